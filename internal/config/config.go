@@ -1,0 +1,71 @@
+// Package config reads every setting of the worker, the CLI and the webhook
+// receiver from the environment, with defaults that match `make dev`. It is
+// the only place that reads the environment.
+package config
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is the whole configuration. Temporal client settings are not here:
+// they come from the SDK's own TEMPORAL_* environment configuration.
+type Config struct {
+	// PostgresDSN is the application database.
+	PostgresDSN string `env:"CARTWRIGHT_PG_DSN" envDefault:"postgres://cartwright:cartwright@127.0.0.1:5432/cartwright?sslmode=disable"`
+	// TaskQueue is the one queue every workflow and activity runs on.
+	TaskQueue string `env:"CARTWRIGHT_TASK_QUEUE" envDefault:"cartwright"`
+	// LogLevel is a zap level name.
+	LogLevel string `env:"CARTWRIGHT_LOG_LEVEL" envDefault:"info"`
+	// LogDevelopment switches zap to human-readable console output.
+	LogDevelopment bool `env:"CARTWRIGHT_LOG_DEV" envDefault:"false"`
+
+	// EvidenceKey is the base64 AES-256 key that encrypts raw evidence
+	// holding PII; EvidenceKeyID names it so keys can rotate.
+	EvidenceKey   string `env:"CARTWRIGHT_EVIDENCE_KEY"`
+	EvidenceKeyID string `env:"CARTWRIGHT_EVIDENCE_KEY_ID" envDefault:"local-1"`
+
+	// ReconcilePendingAfter: audit rows pending longer than this are failed
+	// by reconcile (seed 003 OUTBOX-INV-09). Never below a minute.
+	ReconcilePendingAfter time.Duration `env:"CARTWRIGHT_RECONCILE_PENDING_AFTER" envDefault:"2h"`
+	// ReconcileEvery is the reconcile schedule's interval.
+	ReconcileEvery time.Duration `env:"CARTWRIGHT_RECONCILE_EVERY" envDefault:"15m"`
+
+	// ConfirmWindow is how long a draft order waits for the user.
+	ConfirmWindow time.Duration `env:"CARTWRIGHT_CONFIRM_WINDOW" envDefault:"30m"`
+	// ApprovalWindow is how long a workflow waits for support staff.
+	ApprovalWindow time.Duration `env:"CARTWRIGHT_APPROVAL_WINDOW" envDefault:"24h"`
+	// ApprovalConfidence: compliance answers below it go to support staff
+	// (seed 004 §5.1).
+	ApprovalConfidence float64 `env:"CARTWRIGHT_APPROVAL_CONFIDENCE" envDefault:"0.80"`
+
+	// Stripe: stripe-mock by default; a real test key works by setting
+	// STRIPE_SECRET_KEY and STRIPE_API_BASE=https://api.stripe.com.
+	StripeSecretKey     string `env:"STRIPE_SECRET_KEY" envDefault:"sk_test_123"`
+	StripeAPIBase       string `env:"STRIPE_API_BASE" envDefault:"http://127.0.0.1:12111"`
+	StripeWebhookSecret string `env:"STRIPE_WEBHOOK_SECRET" envDefault:"whsec_local_dev_only"`
+	WebhookAddr         string `env:"CARTWRIGHT_WEBHOOK_ADDR" envDefault:"127.0.0.1:8088"`
+	// OnboardingReturnURL and OnboardingRefreshURL are the account-link
+	// landing pages of the platform's front end.
+	OnboardingReturnURL  string `env:"CARTWRIGHT_ONBOARDING_RETURN_URL" envDefault:"http://localhost:3000/onboarding/return"`
+	OnboardingRefreshURL string `env:"CARTWRIGHT_ONBOARDING_REFRESH_URL" envDefault:"http://localhost:3000/onboarding/refresh"`
+	// OnboardingDeadline ends an onboarding that never completes.
+	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
+}
+
+// Load reads the environment and checks the values that have a floor.
+func Load() (Config, error) {
+	var c Config
+	if err := env.Parse(&c); err != nil {
+		return c, fmt.Errorf("read configuration: %w", err)
+	}
+	if c.ReconcilePendingAfter < time.Minute {
+		return c, fmt.Errorf("CARTWRIGHT_RECONCILE_PENDING_AFTER=%s: must be at least 60s", c.ReconcilePendingAfter)
+	}
+	if c.ApprovalConfidence <= 0 || c.ApprovalConfidence > 1 {
+		return c, fmt.Errorf("CARTWRIGHT_APPROVAL_CONFIDENCE=%v: must be in (0,1]", c.ApprovalConfidence)
+	}
+	return c, nil
+}

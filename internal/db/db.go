@@ -1,0 +1,69 @@
+// Package db owns the application schema: migrations run through goose from
+// the SQL files embedded below, numbered by area (00001–00009 evidence and
+// audit, 00010–00019 commerce, 00020–00029 onboarding, 00030–00039
+// knowledge, 00040– history archive).
+package db
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver goose uses
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrate brings the database at dsn up to the newest migration. It is safe
+// to run concurrently from several workers: goose takes a session lock.
+func Migrate(ctx context.Context, dsn string) error {
+	sqlDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return fmt.Errorf("open database for migrations: %w", err)
+	}
+	defer sqlDB.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, mustSub(),
+		goose.WithSessionLocker(mustLocker()))
+	if err != nil {
+		return fmt.Errorf("prepare migrations: %w", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("run migrations: %w", err)
+	}
+	return nil
+}
+
+// Open connects a pool to dsn and checks it answers.
+func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping postgres: %w", err)
+	}
+	return pool, nil
+}
+
+func mustSub() fs.FS {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic(err) // the embed pattern above guarantees the folder exists
+	}
+	return sub
+}
+
+func mustLocker() lock.SessionLocker {
+	l, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		panic(err) // only fails on invalid options, and we pass none
+	}
+	return l
+}

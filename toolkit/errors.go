@@ -1,0 +1,229 @@
+package toolkit
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// Code is one of the closed set of error codes of seed 000 §4.3. No other
+// string is ever returned to a caller: upstream codes are mapped into this
+// set and kept in Details["upstream_code"].
+type Code string
+
+// The closed error-code set. Adding a code is a contract change (seed 000
+// §4.3 asks for an RFC), so it is deliberately not extensible at run time.
+const (
+	InvalidArgument       Code = "INVALID_ARGUMENT"
+	Unauthorized          Code = "UNAUTHORIZED"
+	Forbidden             Code = "FORBIDDEN"
+	NotFound              Code = "NOT_FOUND"
+	Conflict              Code = "CONFLICT"
+	RateLimited           Code = "RATE_LIMITED"
+	Timeout               Code = "TIMEOUT"
+	UpstreamError         Code = "UPSTREAM_ERROR"
+	NeedsUserConfirmation Code = "NEEDS_USER_CONFIRMATION"
+	ComplianceBlocked     Code = "COMPLIANCE_BLOCKED"
+	PriceChanged          Code = "PRICE_CHANGED"
+	OutOfStock            Code = "OUT_OF_STOCK"
+	AddressInvalid        Code = "ADDRESS_INVALID"
+)
+
+// retryable is the fixed retry table. Only transient conditions retry: a
+// retry of a bad argument or a compliance block would give the same answer
+// and waste the upstream's quota.
+var retryable = map[Code]bool{
+	InvalidArgument:       false,
+	Unauthorized:          false,
+	Forbidden:             false,
+	NotFound:              false,
+	Conflict:              true,
+	RateLimited:           true,
+	Timeout:               true,
+	UpstreamError:         true,
+	NeedsUserConfirmation: false,
+	ComplianceBlocked:     false,
+	PriceChanged:          false,
+	OutOfStock:            false,
+	AddressInvalid:        false,
+}
+
+// Codes lists the closed set, sorted, for tests and documentation.
+func Codes() []Code {
+	out := make([]Code, 0, len(retryable))
+	for c := range retryable {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Valid reports whether c belongs to the closed set.
+func (c Code) Valid() bool { _, ok := retryable[c]; return ok }
+
+// Retryable reports whether an error with this code is worth retrying.
+func (c Code) Retryable() bool { return retryable[c] }
+
+// NonRetryableCodes lists the codes a Temporal RetryPolicy must never retry;
+// activity options use it so the policy and the table cannot drift apart.
+func NonRetryableCodes() []string {
+	var out []string
+	for _, c := range Codes() {
+		if !c.Retryable() {
+			out = append(out, string(c))
+		}
+	}
+	return out
+}
+
+// Error is a tool failure with the recovery fields of seed 004 §3.2. It is
+// the only error type the invoker returns.
+type Error struct {
+	Code               Code           `json:"code"`
+	Message            string         `json:"message"`
+	Details            map[string]any `json:"details,omitempty"`
+	RecoverySuggestion string         `json:"recovery_suggestion,omitempty"`
+	NextSteps          []string       `json:"next_steps,omitempty"`
+	CanRetry           bool           `json:"can_retry"`
+	RetryAfterSeconds  int            `json:"retry_after_seconds,omitempty"`
+
+	cause error
+}
+
+// Errorf builds an Error with a formatted message. An unknown code is turned
+// into UPSTREAM_ERROR with the offending value kept, so the set stays closed
+// even against programming mistakes.
+func Errorf(code Code, format string, args ...any) *Error {
+	e := &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	if !code.Valid() {
+		e.Code = UpstreamError
+		e.Details = map[string]any{"invalid_code": string(code)}
+	}
+	e.CanRetry = e.Code.Retryable()
+	return e
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap exposes the underlying cause for errors.Is / errors.As.
+func (e *Error) Unwrap() error { return e.cause }
+
+// WithCause keeps the underlying error for %w-style inspection. The cause is
+// never serialised: it may hold secrets (URLs, keys) from an SDK.
+func (e *Error) WithCause(err error) *Error { e.cause = err; return e }
+
+// WithDetail adds one diagnostic field.
+func (e *Error) WithDetail(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = value
+	return e
+}
+
+// WithRecovery sets the one-line suggestion and the tools an agent may try next.
+func (e *Error) WithRecovery(suggestion string, nextSteps ...string) *Error {
+	e.RecoverySuggestion = suggestion
+	e.NextSteps = nextSteps
+	return e
+}
+
+// WithRetryAfter records how long the caller should wait (RATE_LIMITED).
+func (e *Error) WithRetryAfter(d time.Duration) *Error {
+	secs := int((d + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	e.RetryAfterSeconds = secs
+	return e
+}
+
+// upstreamCodes maps the lower-case error names of seed 001 (and common
+// database/HTTP conditions) into the closed set.
+var upstreamCodes = map[string]Code{
+	"not_found":         NotFound,
+	"unauthorized":      Unauthorized,
+	"forbidden":         Forbidden,
+	"rate_limited":      RateLimited,
+	"upstream_error":    UpstreamError,
+	"db_error":          UpstreamError,
+	"search_error":      UpstreamError,
+	"timeout":           Timeout,
+	"invalid_account":   NotFound,
+	"invalid_request":   InvalidArgument,
+	"no_evidence":       NotFound,
+	"conflict":          Conflict,
+	"idempotency_error": Conflict,
+}
+
+// FromUpstream maps an upstream error name into the closed set and keeps the
+// original name in details.upstream_code. Unknown names become UPSTREAM_ERROR.
+func FromUpstream(upstreamCode, format string, args ...any) *Error {
+	code, ok := upstreamCodes[upstreamCode]
+	if !ok {
+		code = UpstreamError
+	}
+	return Errorf(code, format, args...).WithDetail("upstream_code", upstreamCode)
+}
+
+// AsError finds the *Error in err's chain, including one carried across
+// Temporal as an ApplicationError. Anything else becomes UPSTREAM_ERROR, so
+// callers always get a code from the closed set.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var te *Error
+	if errors.As(err, &te) {
+		return te
+	}
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		code := Code(ae.Type())
+		out := &Error{}
+		if ae.HasDetails() && ae.Details(out) == nil && out.Code.Valid() {
+			return out
+		}
+		if !code.Valid() {
+			return Errorf(UpstreamError, "%s", ae.Message()).WithDetail("upstream_code", ae.Type())
+		}
+		return Errorf(code, "%s", ae.Message())
+	}
+	var timeoutErr *temporal.TimeoutError
+	if errors.As(err, &timeoutErr) {
+		return Errorf(Timeout, "activity timed out: %s", timeoutErr.TimeoutType())
+	}
+	return Errorf(UpstreamError, "%s", err.Error()).WithCause(err)
+}
+
+// CodeOf returns the closed-set code of any error.
+func CodeOf(err error) Code {
+	if e := AsError(err); e != nil {
+		return e.Code
+	}
+	return ""
+}
+
+// ApplicationError converts err into the Temporal error an activity returns:
+// the type is the code, retryability follows the fixed table, a RATE_LIMITED
+// error's retry_after becomes the next retry delay, and the recovery fields
+// travel as details so the workflow and the auditor see them.
+func ApplicationError(err error) error {
+	if err == nil {
+		return nil
+	}
+	te := AsError(err)
+	opts := temporal.ApplicationErrorOptions{
+		NonRetryable: !te.Code.Retryable(),
+		// The cause may carry secrets from an SDK (URLs, keys): it stays
+		// out of the payload that lands in history.
+		Details: []any{te},
+	}
+	if te.RetryAfterSeconds > 0 {
+		opts.NextRetryDelay = time.Duration(te.RetryAfterSeconds) * time.Second
+	}
+	return temporal.NewApplicationErrorWithOptions(te.Message, string(te.Code), opts)
+}

@@ -1,0 +1,53 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// CallContext locates a tool call in Temporal: the activity that ran it.
+// Outside an activity (tests, the CLI) the fields are empty.
+type CallContext struct {
+	WorkflowID   string `json:"workflow_id"`
+	RunID        string `json:"run_id"`
+	ActivityID   string `json:"activity_id"`
+	ActivityType string `json:"activity_type"`
+	Attempt      int32  `json:"attempt"`
+}
+
+// Snapshot is what the invoker hands to the evidence store after a tool call
+// succeeded: everything DESIGN.md §3 lists. Output is the sanitised data the
+// envelope carries; RawOutput is set only when sanitising changed something,
+// and the store must keep it encrypted.
+type Snapshot struct {
+	Tool           string
+	ToolVersion    string
+	Build          string
+	Call           CallContext
+	RequestID      string
+	CorrelationID  string
+	UserID         string
+	InputDigest    string
+	Output         json.RawMessage
+	OutputHash     string
+	RawOutput      json.RawMessage
+	RulesetVersion string
+	TTL            time.Duration
+	Status         Status
+	CreatedAt      time.Time
+}
+
+// EvidenceSink stores snapshots. The invoker calls Record after output
+// validation and sanitising and puts the returned id into the envelope; an
+// error fails the call (evidence first: no evidence, no answer).
+type EvidenceSink interface {
+	Record(ctx context.Context, s Snapshot) (snapshotID string, err error)
+}
+
+// DiscardEvidence is a sink for tools whose spec does not require evidence
+// and for unit tests of tool logic. It stores nothing and returns no id.
+type DiscardEvidence struct{}
+
+// Record implements EvidenceSink.
+func (DiscardEvidence) Record(context.Context, Snapshot) (string, error) { return "", nil }

@@ -1,0 +1,145 @@
+package toolkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
+	"sync"
+
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// Tool is a registered tool: its spec, its compiled schemas and its handler.
+type Tool struct {
+	Spec    Spec
+	input   *gojsonschema.Schema
+	output  *gojsonschema.Schema
+	handler Handler
+}
+
+// Registry holds the tools a worker serves. Schemas are compiled once, at
+// registration; a tool can be disabled at run time without a redeploy.
+type Registry struct {
+	schemas fs.FS
+
+	mu       sync.RWMutex
+	tools    map[string]*Tool
+	disabled map[string]bool
+}
+
+// NewRegistry returns an empty registry that reads schema files from schemas
+// (normally schemas.FS, the embedded schemas/ folder).
+func NewRegistry(schemas fs.FS) *Registry {
+	return &Registry{schemas: schemas, tools: map[string]*Tool{}, disabled: map[string]bool{}}
+}
+
+// Register checks the spec, loads and compiles both schemas and adds the
+// tool. It refuses a duplicate name, a contradictory spec, and a schema
+// without $schema and $id.
+func (r *Registry) Register(spec Spec, h Handler) error {
+	if h == nil {
+		return fmt.Errorf("tool %s: nil handler", spec.Name)
+	}
+	if err := spec.check(); err != nil {
+		return err
+	}
+	in, err := r.compile(spec.InputSchema)
+	if err != nil {
+		return fmt.Errorf("tool %s: input schema: %w", spec.Name, err)
+	}
+	out, err := r.compile(spec.OutputSchema)
+	if err != nil {
+		return fmt.Errorf("tool %s: output schema: %w", spec.Name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.tools[spec.Name]; dup {
+		return fmt.Errorf("tool %s is already registered", spec.Name)
+	}
+	r.tools[spec.Name] = &Tool{Spec: spec, input: in, output: out, handler: h}
+	return nil
+}
+
+// MustRegister is Register for start-up code, where a bad spec is a bug.
+func (r *Registry) MustRegister(spec Spec, h Handler) {
+	if err := r.Register(spec, h); err != nil {
+		panic(err)
+	}
+}
+
+func (r *Registry) compile(name string) (*gojsonschema.Schema, error) {
+	raw, err := fs.ReadFile(r.schemas, name)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		Schema string `json:"$schema"`
+		ID     string `json:"$id"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if head.Schema == "" || head.ID == "" {
+		return nil, fmt.Errorf("%s: a schema must declare $schema and $id", name)
+	}
+	return gojsonschema.NewSchema(gojsonschema.NewBytesLoader(raw))
+}
+
+// SetEnabled turns a registered tool on or off; a disabled tool is refused
+// in preflight with FORBIDDEN.
+func (r *Registry) SetEnabled(name string, enabled bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[name]; !ok {
+		return fmt.Errorf("tool %s is not registered", name)
+	}
+	r.disabled[name] = !enabled
+	return nil
+}
+
+// lookup returns the tool and whether it is enabled.
+func (r *Registry) lookup(name string) (*Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t := r.tools[name]
+	return t, t != nil && !r.disabled[name]
+}
+
+// Spec returns a registered tool's spec.
+func (r *Registry) Spec(name string) (Spec, bool) {
+	t, _ := r.lookup(name)
+	if t == nil {
+		return Spec{}, false
+	}
+	return t.Spec, true
+}
+
+// Specs lists every registered spec by name, for tools/list and docs.
+func (r *Registry) Specs() []Spec {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Spec, 0, len(r.tools))
+	for _, t := range r.tools {
+		out = append(out, t.Spec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// validate checks doc against s and names every failing field.
+func validate(s *gojsonschema.Schema, doc []byte) ([]string, error) {
+	res, err := s.Validate(gojsonschema.NewBytesLoader(doc))
+	if err != nil {
+		return nil, err
+	}
+	if res.Valid() {
+		return nil, nil
+	}
+	var fields []string
+	for _, e := range res.Errors() {
+		fields = append(fields, e.Field()+": "+e.Description())
+	}
+	sort.Strings(fields)
+	return fields, nil
+}

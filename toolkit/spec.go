@@ -1,0 +1,155 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// Annotations describe a tool's behaviour; policy acts on them (seed 004
+// §2.2), they are not hints.
+type Annotations struct {
+	ReadOnly      bool `json:"read_only"`
+	Idempotent    bool `json:"idempotent"`
+	Destructive   bool `json:"destructive"`
+	OpenWorld     bool `json:"open_world"`
+	SensitiveSink bool `json:"sensitive_sink"`
+}
+
+// RetryPolicy is the tool's retry contract; the workflow's activity options
+// are built from it so the spec is the single source.
+type RetryPolicy struct {
+	InitialInterval time.Duration `json:"initial_interval"`
+	MaxInterval     time.Duration `json:"max_interval"`
+	MaxAttempts     int32         `json:"max_attempts"`
+}
+
+// Spec is a ToolSpec: the machine-readable contract of one tool.
+type Spec struct {
+	// Name is the dotted, stable tool name, e.g. pricing.get_realtime_quote.
+	Name string `json:"name"`
+	// Version is the tool's semver; it goes into every evidence snapshot.
+	Version string `json:"version"`
+	// Description says when to use the tool, its success condition and its
+	// common failures; agents read it.
+	Description string `json:"description"`
+	// InputSchema and OutputSchema are file names under schemas/.
+	InputSchema  string      `json:"input_schema"`
+	OutputSchema string      `json:"output_schema"`
+	Annotations  Annotations `json:"annotations"`
+	// TTL is the freshness window of the answer (seed 000 §4.2).
+	TTL time.Duration `json:"ttl"`
+	// Timeout bounds one execution of the tool.
+	Timeout time.Duration `json:"timeout"`
+	Retry   RetryPolicy   `json:"retry"`
+	// EvidenceRequired makes a missing evidence store a failure.
+	EvidenceRequired bool `json:"evidence_required"`
+	// NeedsConsent: preflight refuses the call unless the request carries
+	// explicit consent (high-risk tools, seed 002 §4.2).
+	NeedsConsent bool `json:"needs_consent"`
+	// NeedsConfirmation: the caller must obtain the user's confirmation
+	// (NEEDS_USER_CONFIRMATION) before a non-dry-run call.
+	NeedsConfirmation bool `json:"needs_confirmation"`
+	// AllowedActors limits who may call; empty means every actor type.
+	AllowedActors []ActorType `json:"allowed_actors,omitempty"`
+	// Provider names the upstream that answers, for meta.provider.
+	Provider string `json:"provider"`
+}
+
+// Output is what a tool handler returns on success.
+type Output struct {
+	// Data must validate against the output schema.
+	Data any
+	// Status is ok, degraded or empty; zero means ok.
+	Status   Status
+	Warnings []string
+	CacheHit bool
+	// Provider overrides Spec.Provider (e.g. "cache").
+	Provider string
+	// RulesetVersion is the version of the rule data the answer depends on.
+	RulesetVersion string
+	// Tainted marks text from outside that must not be trusted as instructions.
+	Tainted bool
+}
+
+// Call is what a handler receives: the request envelope and the input that
+// already passed schema validation.
+type Call struct {
+	Request Request
+	Input   json.RawMessage
+	Spec    Spec
+}
+
+// Bind decodes the validated input into v.
+func (c *Call) Bind(v any) error {
+	if err := json.Unmarshal(c.Input, v); err != nil {
+		return Errorf(InvalidArgument, "input of %s: %v", c.Spec.Name, err)
+	}
+	return nil
+}
+
+// Handler runs a tool. Errors should be *Error; anything else is reported
+// as UPSTREAM_ERROR.
+type Handler func(ctx context.Context, call *Call) (*Output, error)
+
+var (
+	namePattern   = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
+	semverPattern = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+)
+
+// check refuses a spec that is incomplete or contradicts itself.
+func (s Spec) check() error {
+	switch {
+	case !namePattern.MatchString(s.Name):
+		return fmt.Errorf("tool name %q is not a dotted lower-case name", s.Name)
+	case !semverPattern.MatchString(s.Version):
+		return fmt.Errorf("tool %s: version %q is not semver", s.Name, s.Version)
+	case len(s.Description) < 40:
+		return fmt.Errorf("tool %s: description must say when to use it, its success condition and common failures", s.Name)
+	case s.InputSchema == "" || s.OutputSchema == "":
+		return fmt.Errorf("tool %s: input and output schemas are required", s.Name)
+	case s.Timeout <= 0:
+		return fmt.Errorf("tool %s: timeout must be positive", s.Name)
+	case s.TTL < 0:
+		return fmt.Errorf("tool %s: ttl must not be negative", s.Name)
+	case s.Annotations.ReadOnly && s.Annotations.Destructive:
+		return fmt.Errorf("tool %s: a destructive tool cannot be read_only", s.Name)
+	case s.Annotations.ReadOnly && s.Annotations.SensitiveSink:
+		return fmt.Errorf("tool %s: a sensitive sink writes data out, so it cannot be read_only", s.Name)
+	case !s.Annotations.ReadOnly && !s.Annotations.Idempotent:
+		return fmt.Errorf("tool %s: a write tool must be idempotent (seed 000 §4.5)", s.Name)
+	case s.Annotations.Destructive && !s.NeedsConsent:
+		return fmt.Errorf("tool %s: a destructive tool must require consent", s.Name)
+	case s.Retry.MaxAttempts < 0:
+		return fmt.Errorf("tool %s: retry max_attempts must not be negative", s.Name)
+	}
+	for _, a := range s.AllowedActors {
+		if a != ActorUser && a != ActorAgent && a != ActorSystem {
+			return fmt.Errorf("tool %s: unknown actor type %q", s.Name, a)
+		}
+	}
+	return nil
+}
+
+// TemporalRetryPolicy turns the spec's retry contract into a Temporal
+// policy that never retries a non-retryable code.
+func (s Spec) TemporalRetryPolicy() *temporal.RetryPolicy {
+	p := &temporal.RetryPolicy{
+		InitialInterval:        s.Retry.InitialInterval,
+		BackoffCoefficient:     2,
+		MaximumInterval:        s.Retry.MaxInterval,
+		MaximumAttempts:        s.Retry.MaxAttempts,
+		NonRetryableErrorTypes: NonRetryableCodes(),
+	}
+	if p.InitialInterval == 0 {
+		p.InitialInterval = 200 * time.Millisecond
+	}
+	if p.MaximumInterval == 0 {
+		p.MaximumInterval = 10 * time.Second
+	}
+	return p
+}
