@@ -23,6 +23,10 @@ type Tool struct {
 type Registry struct {
 	schemas fs.FS
 
+	// envelope validates request envelopes when the schema folder has
+	// envelope.request.json (the real one does; test folders may not).
+	envelope *gojsonschema.Schema
+
 	mu       sync.RWMutex
 	tools    map[string]*Tool
 	disabled map[string]bool
@@ -31,8 +35,18 @@ type Registry struct {
 // NewRegistry returns an empty registry that reads schema files from schemas
 // (normally schemas.FS, the embedded schemas/ folder).
 func NewRegistry(schemas fs.FS) *Registry {
-	return &Registry{schemas: schemas, tools: map[string]*Tool{}, disabled: map[string]bool{}}
+	r := &Registry{schemas: schemas, tools: map[string]*Tool{}, disabled: map[string]bool{}}
+	if _, err := fs.Stat(schemas, envelopeSchema); err == nil {
+		env, err := r.compile(envelopeSchema)
+		if err != nil {
+			panic(fmt.Sprintf("%s does not compile: %v", envelopeSchema, err)) // a build defect, caught by every test
+		}
+		r.envelope = env
+	}
+	return r
 }
+
+const envelopeSchema = "envelope.request.json"
 
 // Register checks the spec, loads and compiles both schemas and adds the
 // tool. It refuses a duplicate name, a contradictory spec, and a schema

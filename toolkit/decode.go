@@ -1,0 +1,103 @@
+package toolkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gowebpki/jcs"
+)
+
+// MaxBodyBytes bounds a tool call body; larger bodies are refused before
+// they are parsed.
+const MaxBodyBytes = 1 << 20
+
+// ToolCall is a tool call as it arrives from outside (CLI, HTTP, MCP): the
+// tool's name, the request envelope and the tool's input.
+type ToolCall struct {
+	Tool    string          `json:"tool"`
+	Request Request         `json:"request"`
+	Input   json.RawMessage `json:"input"`
+}
+
+// DecodeToolCall parses body strictly: at most MaxBodyBytes, one JSON
+// object, no duplicate keys anywhere, no unknown envelope fields. Every
+// failure is INVALID_ARGUMENT.
+func DecodeToolCall(body []byte) (ToolCall, error) {
+	var c ToolCall
+	if err := decodeStrict(body, &c); err != nil {
+		return ToolCall{}, err
+	}
+	if c.Tool == "" {
+		return ToolCall{}, Errorf(InvalidArgument, "tool call names no tool").WithDetail("fields", []string{"tool"})
+	}
+	if len(c.Input) == 0 {
+		c.Input = json.RawMessage("{}")
+	}
+	return c, nil
+}
+
+// DecodeRequest parses a request envelope with the same strictness.
+func DecodeRequest(body []byte) (Request, error) {
+	var r Request
+	err := decodeStrict(body, &r)
+	return r, err
+}
+
+// ReadBody reads at most MaxBodyBytes from r; a longer body is refused
+// without reading the rest into memory.
+func ReadBody(r io.Reader) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r, MaxBodyBytes+1))
+	if err != nil {
+		return nil, Errorf(InvalidArgument, "read body: %v", err)
+	}
+	if len(body) > MaxBodyBytes {
+		return nil, Errorf(InvalidArgument, "body is larger than %d bytes", MaxBodyBytes)
+	}
+	return body, nil
+}
+
+func decodeStrict(body []byte, v any) error {
+	if len(body) > MaxBodyBytes {
+		return Errorf(InvalidArgument, "body is larger than %d bytes", MaxBodyBytes)
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return Errorf(InvalidArgument, "body must be one JSON object")
+	}
+	// JCS rejects duplicate keys at every depth (RFC 8785 §3.1), which
+	// encoding/json silently resolves to the last one.
+	if _, err := jcs.Transform(trimmed); err != nil {
+		return Errorf(InvalidArgument, "body is not valid JSON: %s", firstLine(err.Error()))
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return Errorf(InvalidArgument, "body does not match the envelope: %s", describeDecodeError(err))
+	}
+	if dec.More() {
+		return Errorf(InvalidArgument, "body holds more than one JSON value")
+	}
+	return nil
+}
+
+func describeDecodeError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return fmt.Sprintf("field %s must be %s", typeErr.Field, typeErr.Type)
+	}
+	return firstLine(err.Error())
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	if len(s) > 200 {
+		return s[:200]
+	}
+	return s
+}

@@ -1,0 +1,379 @@
+package toolkit
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.uber.org/zap"
+)
+
+// Invoker runs every tool call through one pipeline (seed 002 §4–5):
+// preflight → execute under the tool's timeout → output validation →
+// sanitising → evidence → envelope. Nothing reaches a tool that failed
+// preflight, and nothing leaves it that failed output validation.
+type Invoker struct {
+	reg    *Registry
+	sink   EvidenceSink
+	log    *zap.Logger
+	build  string
+	now    func() time.Time
+	hasher func(any) (string, error)
+}
+
+// NewInvoker wires the registry, the evidence store and the logger. A nil
+// sink stores nothing, and a tool whose spec requires evidence then fails.
+func NewInvoker(reg *Registry, sink EvidenceSink, logger *zap.Logger) *Invoker {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	return &Invoker{reg: reg, sink: sink, log: logger, build: BuildHash(), now: time.Now, hasher: CanonicalHash}
+}
+
+// Registry returns the registry the invoker serves.
+func (inv *Invoker) Registry() *Registry { return inv.reg }
+
+// Invoke runs tool name with input for the caller described by req. On
+// failure the error is a *Error with a code from the closed set and the
+// response (still returned) carries it in its error field.
+func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input any) (*Response, error) {
+	start := inv.now()
+	call := callContext(ctx)
+	if req.CorrelationID == "" {
+		req.CorrelationID = correlationID(call)
+	}
+	logger := inv.log.With(
+		zap.String("tool", name),
+		zap.String("request_id", req.RequestID),
+		zap.String("session_id", req.SessionID),
+		zap.String("correlation_id", req.CorrelationID),
+		zap.String("workflow_id", call.WorkflowID),
+		zap.String("activity_id", call.ActivityID),
+		zap.Int32("iteration", call.Attempt),
+	)
+	logger.Info("tool call", zap.String("event", "agent_tool_call"), zap.String("status", "running"))
+
+	resp, err := inv.invoke(ctx, name, req, input, call, start)
+	resp.Meta.DurationMS = inv.now().Sub(start).Milliseconds()
+	fields := []zap.Field{
+		zap.String("event", "agent_tool_done"),
+		zap.Int64("duration_ms", resp.Meta.DurationMS),
+		zap.Int("warnings_count", len(resp.Warnings)),
+		zap.String("provider", resp.Meta.Provider),
+		zap.Bool("cache_hit", resp.Meta.CacheHit),
+	}
+	if err != nil {
+		te := AsError(err)
+		resp.OK, resp.Status, resp.Error = false, StatusError, te
+		logger.Warn("tool call failed", append(fields, zap.String("status", "error"), zap.String("error_code", string(te.Code)))...)
+		return resp, te
+	}
+	logger.Info("tool call done", append(fields, zap.String("status", "completed"), zap.String("snapshot_id", resp.SnapshotID()))...)
+	return resp, nil
+}
+
+func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input any, call CallContext, start time.Time) (*Response, error) {
+	resp := &Response{Tool: name, Warnings: []string{}}
+	tool, enabled := inv.reg.lookup(name)
+	if tool == nil {
+		return resp, Errorf(NotFound, "tool %s is not registered", name)
+	}
+	spec := tool.Spec
+	resp.Version, resp.Meta.Provider = spec.Version, spec.Provider
+	if !enabled {
+		return resp, Errorf(Forbidden, "tool %s is disabled", name)
+	}
+	rawIn, err := inv.preflight(tool, req, input)
+	if err != nil {
+		return resp, err
+	}
+	resp.Meta.InputFingerprint, _ = inv.hasher(rawIn)
+
+	out, err := run(ctx, tool, &Call{Request: req, Input: rawIn, Spec: spec})
+	if err != nil {
+		return resp, err
+	}
+	rawOut, err := json.Marshal(out.Data)
+	if err != nil {
+		return resp, Errorf(UpstreamError, "tool %s returned data that is not JSON: %v", name, err)
+	}
+	if fields, err := validate(tool.output, rawOut); err != nil || len(fields) > 0 {
+		return resp, Errorf(UpstreamError, "tool %s returned output that breaks its schema", name).
+			WithDetail("fields", fields).WithRecovery("report the tool; its answer cannot be trusted")
+	}
+
+	clean, err := sanitizeJSON(rawOut)
+	if err != nil {
+		return resp, Errorf(UpstreamError, "sanitise output of %s: %v", name, err)
+	}
+	resp.Data = clean.json
+	resp.Status = out.Status
+	if resp.Status == "" {
+		resp.Status = StatusOK
+	}
+	resp.OK = true
+	resp.TTLSeconds = int(spec.TTL / time.Second)
+	resp.Warnings = mergeWarnings(out.Warnings, clean.Warnings, req.DryRun)
+	resp.Meta.CacheHit = out.CacheHit
+	resp.Meta.RedactionApplied = clean.Changed
+	resp.Meta.Tainted = out.Tainted || clean.Tainted || spec.Annotations.OpenWorld
+	resp.Meta.RulesetVersion = out.RulesetVersion
+	if out.Provider != "" {
+		resp.Meta.Provider = out.Provider
+	}
+	hash, err := inv.hasher(resp.Data)
+	if err != nil {
+		return resp, Errorf(UpstreamError, "hash output of %s: %v", name, err)
+	}
+	resp.Meta.OutputFingerprint = hash
+
+	if err := inv.record(ctx, resp, spec, req, call, rawIn, rawOut, clean.Changed, hash, start); err != nil {
+		resp.OK, resp.Data = false, nil
+		return resp, err
+	}
+	return resp, nil
+}
+
+// preflight checks the envelope, the caller and the input before the tool
+// is ever called, and returns the input as JSON.
+func (inv *Invoker) preflight(tool *Tool, req Request, input any) (json.RawMessage, error) {
+	spec := tool.Spec
+	if missing := req.missingFields(); len(missing) > 0 {
+		return nil, Errorf(InvalidArgument, "request envelope is missing %v", missing).WithDetail("fields", missing)
+	}
+	if inv.reg.envelope != nil {
+		rawReq, _ := json.Marshal(req)
+		if fields, err := validate(inv.reg.envelope, rawReq); err != nil || len(fields) > 0 {
+			return nil, Errorf(InvalidArgument, "request envelope is invalid: %v", fields).WithDetail("fields", fields)
+		}
+	}
+	if !spec.Annotations.ReadOnly && req.IdempotencyKey == "" {
+		return nil, Errorf(InvalidArgument, "write tool %s needs an idempotency_key", spec.Name).
+			WithDetail("fields", []string{"idempotency_key"})
+	}
+	if !actorAllowed(spec, req.Actor.Type) {
+		return nil, Errorf(Forbidden, "actor type %q may not call %s", req.Actor.Type, spec.Name)
+	}
+	if spec.NeedsConsent && !req.Consent {
+		return nil, Errorf(Forbidden, "%s needs the user's explicit consent", spec.Name).
+			WithRecovery("ask the user for consent, then call again with consent=true")
+	}
+	rawIn, err := json.Marshal(input)
+	if err != nil {
+		return nil, Errorf(InvalidArgument, "input is not JSON: %v", err)
+	}
+	if len(rawIn) == 0 || bytes.Equal(rawIn, []byte("null")) {
+		rawIn = []byte("{}")
+	}
+	fields, err := validate(tool.input, rawIn)
+	if err != nil {
+		return nil, Errorf(InvalidArgument, "input of %s cannot be validated: %v", spec.Name, err)
+	}
+	if len(fields) > 0 {
+		return nil, Errorf(InvalidArgument, "input of %s is invalid: %v", spec.Name, fields).
+			WithDetail("fields", fields).WithRecovery("fix the named fields and call again")
+	}
+	return rawIn, nil
+}
+
+// run calls the handler under the tool's timeout and turns a panic or an
+// untyped error into a code from the closed set.
+func run(ctx context.Context, tool *Tool, call *Call) (out *Output, err error) {
+	ctx, cancel := context.WithTimeout(ctx, tool.Spec.Timeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, Errorf(UpstreamError, "tool %s panicked: %v", tool.Spec.Name, p)
+		}
+	}()
+	out, err = tool.handler(ctx, call)
+	if err != nil {
+		var te *Error
+		if errors.As(err, &te) {
+			return nil, te
+		}
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+			return nil, Errorf(Timeout, "tool %s did not answer within %s", tool.Spec.Name, tool.Spec.Timeout).WithCause(err)
+		}
+		return nil, Errorf(UpstreamError, "tool %s failed: %v", tool.Spec.Name, err).WithCause(err)
+	}
+	if out == nil {
+		return nil, Errorf(UpstreamError, "tool %s returned no output", tool.Spec.Name)
+	}
+	return out, nil
+}
+
+// record stores the evidence snapshot and puts its id into the envelope.
+func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req Request, call CallContext,
+	rawIn, rawOut json.RawMessage, redacted bool, hash string, start time.Time) error {
+	if inv.sink == nil {
+		if spec.EvidenceRequired {
+			return Errorf(UpstreamError, "tool %s requires evidence and no evidence store is configured", spec.Name)
+		}
+		return nil
+	}
+	digest, err := inputDigest(rawIn)
+	if err != nil {
+		return Errorf(UpstreamError, "digest input of %s: %v", spec.Name, err)
+	}
+	snap := Snapshot{
+		Tool: spec.Name, ToolVersion: spec.Version, Build: inv.build, Call: call,
+		RequestID: req.RequestID, CorrelationID: req.CorrelationID, UserID: req.UserID,
+		InputDigest: digest, Output: resp.Data, OutputHash: hash,
+		RulesetVersion: resp.Meta.RulesetVersion, TTL: spec.TTL, Status: resp.Status, CreatedAt: start.UTC(),
+	}
+	if redacted {
+		snap.RawOutput = rawOut
+	}
+	id, err := inv.sink.Record(ctx, snap)
+	if err != nil {
+		if te := (*Error)(nil); errors.As(err, &te) {
+			return te
+		}
+		return Errorf(UpstreamError, "store evidence for %s: %v", spec.Name, err).WithCause(err)
+	}
+	if id == "" {
+		if spec.EvidenceRequired {
+			return Errorf(UpstreamError, "tool %s requires evidence and none was stored", spec.Name)
+		}
+		return nil
+	}
+	resp.Evidence = &Evidence{SnapshotID: id, Sources: []Source{{
+		Type: "tool", Name: spec.Name + "@" + spec.Version, Hash: hash, TS: start.UTC().Format(time.RFC3339Nano),
+	}}}
+	return nil
+}
+
+// inputDigest hashes the sanitised input, so the digest identifies the
+// call without being a dictionary key for the raw PII it may hold.
+func inputDigest(rawIn json.RawMessage) (string, error) {
+	clean, err := sanitizeJSON(rawIn)
+	if err != nil {
+		return "", err
+	}
+	return CanonicalHash(clean.json)
+}
+
+type sanitizedJSON struct {
+	Sanitized
+	json json.RawMessage
+}
+
+func sanitizeJSON(raw []byte) (sanitizedJSON, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // keep integers exact: amounts are minor units
+	if err := dec.Decode(&v); err != nil {
+		return sanitizedJSON{}, err
+	}
+	s := Sanitize(v)
+	b, err := json.Marshal(s.Value)
+	if err != nil {
+		return sanitizedJSON{}, err
+	}
+	return sanitizedJSON{Sanitized: s, json: b}, nil
+}
+
+func mergeWarnings(tool, sanitizer []string, dryRun bool) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	add := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	for _, w := range tool {
+		add(w)
+	}
+	for _, w := range sanitizer {
+		add(w)
+	}
+	if dryRun {
+		add(WarnDryRun)
+	}
+	return out
+}
+
+func actorAllowed(spec Spec, t ActorType) bool {
+	if len(spec.AllowedActors) == 0 {
+		return true
+	}
+	for _, a := range spec.AllowedActors {
+		if a == t {
+			return true
+		}
+	}
+	return false
+}
+
+// missingFields names the envelope fields seed 000 §4.1 makes mandatory.
+func (r Request) missingFields() []string {
+	var missing []string
+	if r.RequestID == "" {
+		missing = append(missing, "request_id")
+	}
+	switch r.Actor.Type {
+	case ActorUser, ActorAgent, ActorSystem:
+	default:
+		missing = append(missing, "actor.type")
+	}
+	if r.Actor.ID == "" {
+		missing = append(missing, "actor.id")
+	}
+	if r.UserID == "" {
+		missing = append(missing, "user_id")
+	}
+	return missing
+}
+
+func callContext(ctx context.Context) CallContext {
+	if !activity.IsActivity(ctx) {
+		return CallContext{}
+	}
+	info := activity.GetInfo(ctx)
+	return CallContext{
+		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt,
+	}
+}
+
+// correlationID is `corr-{16 hex}` (seed 003 §2). Inside an activity it is
+// derived from the workflow and activity ids, so every retry of one call
+// shares it and its two-phase audit row.
+func correlationID(call CallContext) string {
+	if call.WorkflowID != "" {
+		sum := sha256.Sum256([]byte(call.WorkflowID + "/" + call.ActivityID))
+		return "corr-" + hex.EncodeToString(sum[:8])
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "corr-" + hex.EncodeToString(b)
+}
+
+// Run invokes a tool from an activity: it decodes the data into T and
+// converts any failure into the Temporal error the activity returns.
+func Run[T any](ctx context.Context, inv *Invoker, name string, req Request, input any) (T, Response, error) {
+	var zero T
+	resp, err := inv.Invoke(ctx, name, req, input)
+	if err != nil {
+		return zero, *resp, ApplicationError(err)
+	}
+	var out T
+	if err := resp.Decode(&out); err != nil {
+		return zero, *resp, ApplicationError(Errorf(UpstreamError, "%v", err))
+	}
+	return out, *resp, nil
+}
+
+// String renders a request for debugging without its PII-bearing fields.
+func (r Request) String() string {
+	return fmt.Sprintf("request{id=%s actor=%s:%s correlation=%s}", r.RequestID, r.Actor.Type, r.Actor.ID, r.CorrelationID)
+}

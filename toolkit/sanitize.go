@@ -1,0 +1,203 @@
+package toolkit
+
+import (
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// MaxTextBytes caps any one string in a tool's output (seed 004 §4.2 asks
+// for 2–5 KB): longer text is cut and the envelope warns truncated_output.
+const MaxTextBytes = 4096
+
+// Placeholders that replace what sanitising removes. They are stable so
+// tests and dashboards can count them.
+const (
+	maskSecret    = "***"
+	redactedEmail = "[redacted:email]"
+	redactedPhone = "[redacted:phone]"
+	redactedCard  = "[redacted:card]"
+	redactedID    = "[redacted:national_id]"
+)
+
+var (
+	// Keys whose value is a credential whatever it looks like.
+	secretKey = regexp.MustCompile(`(?i)^(access_token|refresh_token|id_token|token|secret|client_secret|password|passwd|api_key|apikey|authorization|signature|sig|private_key|webhook_secret|cookie|set-cookie)$`)
+	// Query parameters that make a URL a bearer credential (signed URLs,
+	// OAuth redirects, cloud signatures).
+	secretParam = regexp.MustCompile(`(?i)^(access_token|token|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|se|sp|sv|code|key|api_key|apikey|client_secret|password)$`)
+
+	urlPattern    = regexp.MustCompile(`https?://[^\s"'<>]+`)
+	bearerPattern = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[a-z0-9._~+/=-]{8,}`)
+	// Stripe, AWS, GitHub, Slack and JWT-shaped credentials.
+	keyPattern = regexp.MustCompile(`\b((sk|rk|pk)_(live|test)_[0-9A-Za-z]{8,}|whsec_[0-9A-Za-z]{8,}|AKIA[0-9A-Z]{16}|gh[pousr]_[0-9A-Za-z]{20,}|xox[abpr]-[0-9A-Za-z-]{10,}|eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,})`)
+
+	emailPattern = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
+	// International (+ and 8–15 digits) or North-American formatted numbers.
+	phonePattern = regexp.MustCompile(`\+\d[\d\s().-]{7,18}\d|\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b|\b\d{3}[.-]\d{3}[.-]\d{4}\b`)
+	// 13–19 digits, optionally grouped; Luhn decides.
+	cardPattern = regexp.MustCompile(`\b\d(?:[ -]?\d){12,18}\b`)
+	// US SSN, UK National Insurance number, PRC resident id.
+	nationalIDPattern = regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b|\b[A-CEGHJ-PR-TW-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b|\b\d{17}[\dXx]\b`)
+	// Text that tries to steer an agent (seed 004 §4.1): kept, but tainted.
+	injectionPattern = regexp.MustCompile(`(?i)(ignore (all |any )?(previous|prior|above) instructions|disregard (the )?(system|previous) prompt|you are now|call the tool|reveal (your|the) (system prompt|secrets?))`)
+)
+
+// Sanitized is the result of sanitising a decoded JSON value.
+type Sanitized struct {
+	Value    any
+	Warnings []string
+	// Changed is true when anything was masked, redacted or truncated: the
+	// raw output then holds something the clear copy must not.
+	Changed bool
+	Tainted bool
+}
+
+type sanitizer struct {
+	warnings map[string]bool
+	changed  bool
+	tainted  bool
+}
+
+// Sanitize masks secrets, redacts PII, truncates long text and flags
+// instruction-like text in a decoded JSON value (maps, slices, strings,
+// numbers, bools, nil). It never mutates its input.
+func Sanitize(v any) Sanitized {
+	s := &sanitizer{warnings: map[string]bool{}}
+	out := s.value("", v)
+	w := make([]string, 0, len(s.warnings))
+	for k := range s.warnings {
+		w = append(w, k)
+	}
+	sort.Strings(w)
+	return Sanitized{Value: out, Warnings: w, Changed: s.changed, Tainted: s.tainted}
+}
+
+func (s *sanitizer) value(key string, v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			out[k] = s.value(k, val)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			out[i] = s.value(key, val)
+		}
+		return out
+	case string:
+		if secretKey.MatchString(key) && x != "" {
+			s.flag(WarnSecretMasked)
+			return maskSecret
+		}
+		return s.text(x)
+	default:
+		return v
+	}
+}
+
+func (s *sanitizer) flag(warning string) {
+	s.warnings[warning] = true
+	s.changed = true
+}
+
+// SanitizeText applies the string rules to one piece of text; log fields
+// and error messages go through it too.
+func SanitizeText(text string) string {
+	s := &sanitizer{warnings: map[string]bool{}}
+	return s.text(text)
+}
+
+func (s *sanitizer) text(t string) string {
+	if injectionPattern.MatchString(t) {
+		s.tainted = true
+		s.warnings[WarnTaintedText] = true
+	}
+	t = s.replace(t, urlPattern, WarnSecretMasked, maskURL)
+	t = s.replace(t, bearerPattern, WarnSecretMasked, func(m string) string {
+		return strings.SplitN(m, " ", 2)[0] + " " + maskSecret
+	})
+	t = s.replace(t, keyPattern, WarnSecretMasked, constant(maskSecret))
+	t = s.replace(t, emailPattern, WarnPIIRedacted, constant(redactedEmail))
+	t = s.replace(t, nationalIDPattern, WarnPIIRedacted, constant(redactedID))
+	t = s.replace(t, cardPattern, WarnPIIRedacted, func(m string) string {
+		if luhn(m) {
+			return redactedCard
+		}
+		return m
+	})
+	t = s.replace(t, phonePattern, WarnPIIRedacted, constant(redactedPhone))
+	if len(t) > MaxTextBytes {
+		cut := MaxTextBytes
+		for cut > 0 && !utf8Start(t[cut]) {
+			cut--
+		}
+		t = t[:cut] + "…"
+		s.flag(WarnTruncatedOutput)
+	}
+	return t
+}
+
+// replace substitutes every match of re through fn and records warning
+// when anything actually changed.
+func (s *sanitizer) replace(t string, re *regexp.Regexp, warning string, fn func(string) string) string {
+	out := re.ReplaceAllStringFunc(t, fn)
+	if out != t {
+		s.flag(warning)
+	}
+	return out
+}
+
+func constant(v string) func(string) string { return func(string) string { return v } }
+
+// maskURL keeps scheme, host and path (useful for support) and masks the
+// values of credential-like query parameters and any user info.
+func maskURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	changed := false
+	if u.User != nil {
+		u.User = url.User(maskSecret)
+		changed = true
+	}
+	q := u.Query()
+	for k := range q {
+		if secretParam.MatchString(k) {
+			q[k] = []string{maskSecret}
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	// Encode escapes the mask; keep it readable for support staff.
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "%2A%2A%2A", maskSecret)
+	return u.String()
+}
+
+func luhn(s string) bool {
+	sum, n := 0, 0
+	for i := len(s) - 1; i >= 0; i-- {
+		c := s[i]
+		if c < '0' || c > '9' {
+			continue
+		}
+		d := int(c - '0')
+		if n%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		n++
+	}
+	return n >= 13 && sum%10 == 0
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
