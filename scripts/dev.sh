@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# dev.sh — what `make dev` runs: the dev stack (PostgreSQL, Temporal dev
+# server with UI on :8233, stripe-mock), the worker, then the main job.
+# Safe to run again: running services are detected and reused; the worker is
+# restarted only when its binary changed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+load_profile dev
+
+# DEV_MAIN_JOB: the starter sub-command (plus arguments) run at the end.
+# Set it empty to skip (`make dev DEV_MAIN_JOB=`).
+DEV_MAIN_JOB=${DEV_MAIN_JOB-sample}
+
+# has_main DIR: the directory holds a buildable main package (the worker and
+# starter are written in parallel with these scripts and may not exist yet).
+has_main() {
+	[ "$(cd "$ROOT" && go list -f '{{.Name}}' "./$1" 2>/dev/null)" = main ]
+}
+
+# worker_polling SINCE: a poller polled our task queue at or after SINCE
+# (UTC, RFC 3339), i.e. the worker we just started really connected. Pollers
+# of a previous worker stay listed for minutes, hence the time check; the
+# timestamps share one format, so comparing them as strings is enough.
+worker_polling() {
+	"$BIN/temporal" task-queue describe --address "127.0.0.1:$TEMPORAL_PORT" \
+		--task-queue cartwright -o json 2>/dev/null |
+		awk -v since="$1" -F'"' '/"lastAccessTime"/ && $4 >= since { ok=1 } END { exit !ok }'
+}
+
+start_worker() {
+	if ! has_main worker; then
+		warn "./worker has no main package yet; not starting a worker"
+		return 0
+	fi
+	log "building worker"
+	(cd "$ROOT" && go build -o "$BIN/worker" ./worker)
+	if pid_alive worker "$BIN/worker"; then
+		if [ "$BIN/worker" -nt "$PID_DIR/worker.pid" ]; then
+			log "worker binary changed; restarting it"
+			stop_pid worker "$BIN/worker"
+		else
+			log "worker already running (pid $(cat "$PID_DIR/worker.pid"))"
+			return 0
+		fi
+	fi
+	local since
+	since=$(date -u +%Y-%m-%dT%H:%M:%S)
+	# Subshell: the env file must not leak into this script's environment.
+	(. "$ENV_FILE" && start_bg worker "$BIN/worker")
+	if ! wait_until 60 "worker (polling task queue 'cartwright')" worker_polling "$since"; then
+		pid_alive worker "$BIN/worker" || { tail -n 30 "$LOG_DIR/worker.log" >&2; die "worker exited; log above"; }
+		die "worker runs but does not poll task queue 'cartwright'; see $LOG_DIR/worker.log"
+	fi
+}
+
+run_main_job() {
+	local sub=${DEV_MAIN_JOB%% *}
+	[ -n "$DEV_MAIN_JOB" ] || { log "DEV_MAIN_JOB is empty; skipping the main job"; return 0; }
+	if ! has_main starter; then
+		warn "./starter has no main package yet; skipping the main job"
+		return 0
+	fi
+	(cd "$ROOT" && go build -o "$BIN/starter" ./starter)
+	# Only run a sub-command the starter actually has (cobra lists them in
+	# --help as "  name   description").
+	if ! "$BIN/starter" --help 2>&1 | grep -Eq "^[[:space:]]+$sub([[:space:]]|$)"; then
+		warn "starter has no '$sub' command yet; skipping the main job"
+		return 0
+	fi
+	log "running main job: starter $DEV_MAIN_JOB"
+	# shellcheck disable=SC2086 # DEV_MAIN_JOB is a command line on purpose
+	(. "$ENV_FILE" && "$BIN/starter" $DEV_MAIN_JOB)
+}
+
+stack_up
+start_worker
+run_main_job
+
+cat <<EOF
+
+  cartwright dev stack is up.
+    Temporal Web UI   http://localhost:$UI_PORT
+    Temporal gRPC     127.0.0.1:$TEMPORAL_PORT  (state: ${TEMPORAL_DB#"$ROOT"/})
+    PostgreSQL        postgres://cartwright:cartwright@127.0.0.1:$PG_PORT/cartwright
+    stripe-mock       http://127.0.0.1:$STRIPE_PORT
+    logs              ${LOG_DIR#"$ROOT"/}/   (temporal.log, stripe-mock.log, worker.log)
+    environment       . ${ENV_FILE#"$ROOT"/}   (then .bin/starter ..., .bin/temporal ...)
+  Stop it all with: make down
+
+EOF

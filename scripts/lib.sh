@@ -1,0 +1,379 @@
+# shellcheck shell=bash
+# Shared helpers for the local stack scripts. Sourced, never executed.
+#
+# Conventions:
+#   - every process we start gets a pid file in $PID_DIR/<name>.pid and a log
+#     in $LOG_DIR/<name>.log; "stop" only ever signals pids from those files,
+#     and only if /proc/<pid>/cmdline still names the binary we started
+#     (a stale pid file must never make us kill an unrelated process);
+#   - "running" means: pid file alive, or (for things we did not start) the
+#     port answers. A port that answers without a pid file is reused, not
+#     restarted, and never stopped by us.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN="$ROOT/.bin"
+
+# Colour only on a terminal, so CI logs stay plain text.
+if [ -t 2 ]; then C_B=$'\033[1;34m' C_Y=$'\033[1;33m' C_R=$'\033[1;31m' C_0=$'\033[0m'
+else C_B='' C_Y='' C_R='' C_0=''; fi
+log()  { printf '%s==>%s %s\n' "$C_B" "$C_0" "$*" >&2; }
+warn() { printf '%swarn:%s %s\n' "$C_Y" "$C_0" "$*" >&2; }
+die()  { printf '%serror:%s %s\n' "$C_R" "$C_0" "$*" >&2; exit 1; }
+
+# as_root CMD...: we run as root in CI; elsewhere fall back to sudo.
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# as_postgres CMD...: the Debian cluster trusts the OS user "postgres" over
+# the Unix socket (peer auth), which is the only superuser access a fresh
+# install has; use it to create our roles.
+as_postgres() {
+	if [ "$(id -un)" = postgres ]; then "$@"
+	elif [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"
+	else sudo -u postgres "$@"; fi
+}
+
+# port_open HOST PORT: true if something accepts TCP connections there.
+# Uses bash's /dev/tcp so we need neither nc nor ss.
+port_open() {
+	(exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+}
+
+# wait_until SECONDS DESCRIPTION CMD...: poll CMD every 0.5 s.
+wait_until() {
+	local secs=$1 what=$2; shift 2
+	local deadline=$((SECONDS + secs))
+	until "$@" >/dev/null 2>&1; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			return 1
+		fi
+		sleep 0.5
+	done
+	log "$what is ready"
+}
+
+# pid_alive NAME BINARY: pid file exists, process exists, and it is still the
+# binary we started (guards against pid reuse after a reboot or crash).
+pid_alive() {
+	local f="$PID_DIR/$1.pid" pid
+	[ -f "$f" ] || return 1
+	pid=$(cat "$f")
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$2"
+}
+
+# start_bg NAME CMD...: start CMD detached (own session, so Ctrl-C on make
+# does not kill the stack), stdout+stderr to the log, pid to the pid file.
+start_bg() {
+	local name=$1; shift
+	mkdir -p "$PID_DIR" "$LOG_DIR"
+	# setsid without -f execs in place (a background job of a non-interactive
+	# shell is not a group leader), so $! is the service's own pid.
+	setsid "$@" >>"$LOG_DIR/$name.log" 2>&1 </dev/null &
+	echo $! >"$PID_DIR/$name.pid"
+	log "started $name (pid $!, log $LOG_DIR/$name.log)"
+}
+
+# stop_pid NAME BINARY: SIGTERM the recorded pid, wait for a graceful exit
+# (the Temporal dev server needs a few seconds to flush its SQLite file),
+# SIGKILL after 30 s. Silently does nothing if we did not start NAME.
+stop_pid() {
+	local name=$1 bin=$2 f="$PID_DIR/$1.pid" pid i
+	[ -f "$f" ] || return 0
+	pid=$(cat "$f")
+	if pid_alive "$name" "$bin"; then
+		log "stopping $name (pid $pid)"
+		kill -TERM "$pid" 2>/dev/null || true
+		for i in $(seq 1 60); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.5
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			warn "$name did not exit after 30 s; sending SIGKILL"
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	fi
+	rm -f "$f"
+}
+
+# ---------------------------------------------------------------- tools
+
+# ensure_tools: build the pinned tool binaries from tools/go.mod into .bin/
+# (once; rebuilt when tools/go.mod or go.sum changes). Building them once and
+# exec'ing the binaries avoids `go tool` re-linking the 250 MB temporal CLI on
+# every call.
+ensure_tools() {
+	make -s -C "$ROOT" tools
+}
+
+# -------------------------------------------------------------- postgres
+
+PG_PORT=${CARTWRIGHT_PG_PORT:-5432}
+
+# pg_cluster: "<version> <name>" of the Debian cluster on $PG_PORT, empty
+# if none.
+pg_cluster() {
+	pg_lsclusters -h 2>/dev/null | awk -v p="$PG_PORT" '$3 == p { print $1, $2; exit }'
+}
+
+# ensure_postgres_installed: Debian's postgresql package if absent.
+ensure_postgres_installed() {
+	if command -v pg_ctlcluster >/dev/null && ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+		return 0
+	fi
+	log "PostgreSQL not found; installing Debian's postgresql package"
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+}
+
+# ensure_postgres_running: start the Debian cluster if nothing answers on
+# $PG_PORT; if we started it, record that in $PID_DIR/postgres.cluster so
+# `down` stops it again (and only then: a system PostgreSQL that was already
+# running is left alone).
+ensure_postgres_running() {
+	if pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; then
+		log "PostgreSQL already running on :$PG_PORT"
+		return 0
+	fi
+	local cl
+	cl=$(pg_cluster)
+	if [ -z "$cl" ]; then
+		# Package present but no cluster on our port (a container image
+		# that skipped it, or CARTWRIGHT_PG_PORT set to a new port): create
+		# one, "main" unless that name is taken.
+		local ver name=main
+		ver=$(ls /usr/lib/postgresql | sort -V | tail -n1)
+		[ ! -d "/etc/postgresql/$ver/main" ] || name="cartwright$PG_PORT"
+		log "creating PostgreSQL cluster $ver/$name on :$PG_PORT"
+		as_root pg_createcluster -p "$PG_PORT" "$ver" "$name" >/dev/null
+		cl="$ver $name"
+	fi
+	log "starting PostgreSQL cluster $cl"
+	# shellcheck disable=SC2086 # "$ver $name" must split into two args
+	as_root pg_ctlcluster $cl start
+	mkdir -p "$PID_DIR"
+	echo "$cl" >"$PID_DIR/postgres.cluster"
+	wait_until 30 "PostgreSQL" pg_isready -q -h 127.0.0.1 -p "$PG_PORT" ||
+		die "PostgreSQL did not become ready; see /var/log/postgresql/"
+}
+
+stop_postgres_if_ours() {
+	local f="$PID_DIR/postgres.cluster"
+	[ -f "$f" ] || return 0
+	log "stopping PostgreSQL cluster $(cat "$f") (started by us)"
+	# shellcheck disable=SC2046
+	as_root pg_ctlcluster $(cat "$f") stop || true
+	rm -f "$f"
+}
+
+# ensure_pg_roles: idempotently create
+#   - cartwright/cartwright, owner of database "cartwright" (the app; the
+#     worker runs its own migrations at start, so no schema here);
+#   - cartwright_admin/cartwright_admin, SUPERUSER, for integration tests
+#     that create and drop a database per test over TCP (root cannot use the
+#     postgres user's peer auth from inside go test).
+ensure_pg_roles() {
+	as_postgres psql -q -X -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres <<-'SQL'
+		DO $$
+		BEGIN
+		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright') THEN
+		    CREATE ROLE cartwright LOGIN PASSWORD 'cartwright';
+		  END IF;
+		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_admin') THEN
+		    CREATE ROLE cartwright_admin LOGIN SUPERUSER PASSWORD 'cartwright_admin';
+		  END IF;
+		END
+		$$;
+		SELECT 'CREATE DATABASE cartwright OWNER cartwright'
+		WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'cartwright')
+		\gexec
+	SQL
+}
+
+# -------------------------------------------------------------- temporal
+
+# Dev-server knobs (DESIGN.md §4): the default transfer-queue poll limit of
+# 20/s adds ~45 ms to every task hand-off at low load, and the default 4
+# task-queue partitions served by few pollers cause ~2 s stalls.
+TEMPORAL_DYNAMIC_CONFIG=(
+	--dynamic-config-value history.transferProcessorMaxPollRPS=1000
+	--dynamic-config-value history.timerProcessorMaxPollRPS=1000
+	--dynamic-config-value history.visibilityProcessorMaxPollRPS=1000
+	--dynamic-config-value matching.numTaskqueueReadPartitions=1
+	--dynamic-config-value matching.numTaskqueueWritePartitions=1
+)
+
+# Custom search attributes the workflows upsert (name:type).
+SEARCH_ATTRIBUTES=(CartwrightFlow:Keyword CartwrightState:Keyword AwaitingApproval:Bool)
+
+temporal_healthy() {
+	"$BIN/temporal" operator cluster health --address "$1" --command-timeout 2s 2>/dev/null | grep -q SERVING
+}
+
+# start_temporal ADDR_PORT UI_PORT DB_FILE(empty = in-memory)
+start_temporal() {
+	local port=$1 ui=$2 db=$3 args
+	if pid_alive temporal "$BIN/temporal"; then
+		log "Temporal dev server already running (pid $(cat "$PID_DIR/temporal.pid"))"
+	elif port_open 127.0.0.1 "$port"; then
+		warn "something we did not start listens on :$port; using it as the Temporal server"
+	else
+		args=(server start-dev --ip 127.0.0.1 --port "$port" --log-level warn "${TEMPORAL_DYNAMIC_CONFIG[@]}")
+		if [ -n "$ui" ]; then args+=(--ui-port "$ui"); else args+=(--headless); fi
+		if [ -n "$db" ]; then args+=(--db-filename "$db"); fi
+		start_bg temporal "$BIN/temporal" "${args[@]}"
+	fi
+	wait_until 90 "Temporal (127.0.0.1:$port)" temporal_healthy "127.0.0.1:$port" ||
+		die "Temporal did not become healthy; see $LOG_DIR/temporal.log"
+}
+
+# register_search_attributes ADDR: `create` is idempotent for an existing
+# attribute of the same type, so this is safe on every run.
+register_search_attributes() {
+	local sa
+	for sa in "${SEARCH_ATTRIBUTES[@]}"; do
+		"$BIN/temporal" operator search-attribute create --address "$1" \
+			--name "${sa%%:*}" --type "${sa#*:}" >/dev/null 2>"$LOG_DIR/sa.err" ||
+			grep -qi "already exists" "$LOG_DIR/sa.err" ||
+			die "registering search attribute $sa failed: $(cat "$LOG_DIR/sa.err")"
+	done
+	rm -f "$LOG_DIR/sa.err"
+	log "search attributes registered: ${SEARCH_ATTRIBUTES[*]}"
+}
+
+# ----------------------------------------------------------- stripe-mock
+
+stripe_mock_ready() {
+	curl -fsS -o /dev/null -u sk_test_123: "http://127.0.0.1:$1/v1/customers"
+}
+
+# start_stripe_mock PORT (plain HTTP; stripe-go talks to it via STRIPE_API_BASE)
+start_stripe_mock() {
+	local port=$1
+	if pid_alive stripe-mock "$BIN/stripe-mock"; then
+		log "stripe-mock already running (pid $(cat "$PID_DIR/stripe-mock.pid"))"
+	elif port_open 127.0.0.1 "$port"; then
+		warn "something we did not start listens on :$port; using it as stripe-mock"
+	else
+		start_bg stripe-mock "$BIN/stripe-mock" -http-addr "127.0.0.1:$port"
+	fi
+	wait_until 30 "stripe-mock (:$port)" stripe_mock_ready "$port" ||
+		die "stripe-mock did not answer; see $LOG_DIR/stripe-mock.log"
+}
+
+# -------------------------------------------------------------- profiles
+
+# load_profile dev|test: where state lives and which ports to use.
+#   dev : persistent (.data/temporal.db), default ports, worker + main job.
+#   test: in-memory Temporal and its own ports, so `make test` never touches
+#         (or is disturbed by) a running `make dev` stack. Both share the one
+#         PostgreSQL server; tests create a database per test.
+load_profile() {
+	PROFILE=$1
+	case $PROFILE in
+	dev)
+		DATA_DIR="$ROOT/.data"
+		TEMPORAL_PORT=7233 UI_PORT=8233 STRIPE_PORT=12111
+		TEMPORAL_DB="$DATA_DIR/temporal.db"
+		WEBHOOK_ADDR=127.0.0.1:8088
+		;;
+	test)
+		DATA_DIR="$ROOT/.data/test"
+		TEMPORAL_PORT=7243 UI_PORT=8243 STRIPE_PORT=12112
+		TEMPORAL_DB=""
+		WEBHOOK_ADDR=127.0.0.1:8098
+		;;
+	*) die "unknown profile '$PROFILE' (want dev or test)" ;;
+	esac
+	PID_DIR="$DATA_DIR/pids"
+	LOG_DIR="$DATA_DIR/logs"
+	ENV_FILE="$DATA_DIR/env"
+	mkdir -p "$PID_DIR" "$LOG_DIR"
+}
+
+# secret_file PATH CMD...: the content of PATH, generated by CMD on first use
+# (dev-only secrets must survive restarts: evidence encrypted with one key
+# must still decrypt after `make down && make dev`).
+secret_file() {
+	local f=$1; shift
+	if [ ! -s "$f" ]; then
+		(umask 077 && "$@" >"$f")
+	fi
+	cat "$f"
+}
+
+# write_env: the environment the worker, starter and tests see, as a file
+# you can `source` (`. .data/env`) to talk to the same stack by hand.
+write_env() {
+	local key whsec
+	key=$(secret_file "$DATA_DIR/evidence.key" sh -c 'head -c 32 /dev/urandom | base64')
+	whsec=$(secret_file "$DATA_DIR/stripe-webhook.secret" sh -c 'printf "whsec_%s\n" "$(head -c 24 /dev/urandom | base64 | tr -d "/+=")"')
+	cat >"$ENV_FILE" <<-EOT
+		# generated by scripts/ for the '$PROFILE' stack; do not edit
+		export CARTWRIGHT_PG_DSN='postgres://cartwright:cartwright@127.0.0.1:$PG_PORT/cartwright?sslmode=disable'
+		export TEMPORAL_ADDRESS='127.0.0.1:$TEMPORAL_PORT'
+		export TEMPORAL_NAMESPACE='default'
+		export CARTWRIGHT_TASK_QUEUE='cartwright'
+		export STRIPE_API_BASE='http://127.0.0.1:$STRIPE_PORT'
+		export STRIPE_SECRET_KEY='sk_test_123'
+		export STRIPE_WEBHOOK_SECRET='$whsec'
+		export CARTWRIGHT_EVIDENCE_KEY='$key'
+		export CARTWRIGHT_WEBHOOK_ADDR='$WEBHOOK_ADDR'
+		export CARTWRIGHT_TEMPORAL_BIN='$BIN/temporal'
+		export CARTWRIGHT_STRIPE_MOCK_BIN='$BIN/stripe-mock'
+	EOT
+	if [ "$PROFILE" = test ]; then
+		cat >>"$ENV_FILE" <<-EOT
+			export CARTWRIGHT_TEST_PG_DSN='postgres://cartwright_admin:cartwright_admin@127.0.0.1:$PG_PORT/postgres?sslmode=disable'
+			export CARTWRIGHT_INTEGRATION=1
+		EOT
+		test_env_extra
+	fi
+}
+
+# stack_up: everything but the worker, for the loaded profile.
+stack_up() {
+	ensure_tools
+	ensure_postgres_installed
+	ensure_postgres_running
+	ensure_pg_roles
+	start_temporal "$TEMPORAL_PORT" "$UI_PORT" "$TEMPORAL_DB"
+	register_search_attributes "127.0.0.1:$TEMPORAL_PORT"
+	start_stripe_mock "$STRIPE_PORT"
+	write_env
+}
+
+# stack_down: stop exactly what this profile started, worker first.
+stack_down() {
+	stop_pid worker "$BIN/worker"
+	stop_pid stripe-mock "$BIN/stripe-mock"
+	stop_pid temporal "$BIN/temporal"
+	stop_postgres_if_ours
+}
+
+stack_status() {
+	local n b
+	for n in temporal:temporal stripe-mock:stripe-mock worker:worker; do
+		b=${n#*:}; n=${n%%:*}
+		if pid_alive "$n" "$BIN/$b"; then
+			echo "$PROFILE $n: running (pid $(cat "$PID_DIR/$n.pid"))"
+		else
+			echo "$PROFILE $n: not started by us"
+		fi
+	done
+	if pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; then
+		echo "$PROFILE postgres: up on :$PG_PORT$([ -f "$PID_DIR/postgres.cluster" ] && echo ' (started by us)')"
+	else
+		echo "$PROFILE postgres: down"
+	fi
+}
+
+# test_env_extra: the names internal/testenv reads (it falls back to the same
+# ports, but exporting them keeps one source of truth).
+test_env_extra() {
+	cat >>"$ENV_FILE" <<-EOT
+		export CARTWRIGHT_TEST_TEMPORAL_ADDRESS='127.0.0.1:$TEMPORAL_PORT'
+		export CARTWRIGHT_TEST_STRIPE_API_BASE='http://127.0.0.1:$STRIPE_PORT'
+	EOT
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# stack.sh dev|test up|down|status|env — the services without the worker.
+# `make dev`/`make test` call the higher-level dev.sh/test.sh; this is the
+# building block and a handy manual switch (e.g. keep a test stack warm:
+# `scripts/stack.sh test up`, then `make test` reuses it and leaves it up).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || die "usage: $0 dev|test up|down|status|env"
+load_profile "$1"
+case $2 in
+up) stack_up ;;
+down) stack_down ;;
+status) stack_status ;;
+env) [ -f "$ENV_FILE" ] && cat "$ENV_FILE" || die "no $ENV_FILE; run '$0 $1 up' first" ;;
+*) die "unknown command '$2'" ;;
+esac

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# test.sh unit|integration|fuzz — what `make test` runs, step by step.
+#   unit        go test -short: no services; testenv skips integration tests.
+#   integration the test stack (in-memory Temporal on :7243, UI :8243,
+#               stripe-mock on :12112, the shared PostgreSQL) is started
+#               unless already up, the whole suite runs against it (fuzz seed
+#               corpora in testdata/fuzz included: plain go test runs them),
+#               and whatever this run started is stopped again, even on
+#               failure.
+#   fuzz        a short coverage-guided run of each target in FUZZ_TARGETS.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+GOTEST_FLAGS=${GOTEST_FLAGS-}
+TEST_TIMEOUT=${TEST_TIMEOUT:-20m}
+# "pkg:FuzzName" pairs; go test -fuzz takes one package and one target a time.
+FUZZ_TARGETS=${FUZZ_TARGETS-./toolkit:FuzzDecodeRequest}
+FUZZ_TIME=${FUZZ_TIME:-10s}
+
+unit() {
+	log "unit tests (go test -short)"
+	# shellcheck disable=SC2086
+	env -u CARTWRIGHT_INTEGRATION -u CARTWRIGHT_TEST_PG_DSN \
+		go test -short $GOTEST_FLAGS ./...
+}
+
+integration() {
+	load_profile test
+	local reuse=""
+	if pid_alive temporal "$BIN/temporal" || port_open 127.0.0.1 "$TEMPORAL_PORT"; then
+		# Someone keeps a test stack warm (scripts/stack.sh test up): use
+		# it and leave it running.
+		reuse=1
+		log "reusing the running test stack"
+	else
+		# Stop what we start, however we leave (failure, Ctrl-C).
+		trap 'stack_down' EXIT
+	fi
+	stack_up
+	log "integration tests against Temporal :$TEMPORAL_PORT, stripe-mock :$STRIPE_PORT, PostgreSQL :$PG_PORT"
+	# shellcheck disable=SC1090
+	. "$ENV_FILE"
+	# shellcheck disable=SC2086
+	go test -count=1 -timeout "$TEST_TIMEOUT" $GOTEST_FLAGS ./...
+	[ -n "$reuse" ] || { trap - EXIT; stack_down; }
+}
+
+fuzz() {
+	local t pkg name
+	for t in $FUZZ_TARGETS; do
+		pkg=${t%%:*} name=${t#*:}
+		# A target that vanished (renamed, moved) must fail loudly rather
+		# than let CI pass without fuzzing.
+		go test -list "^$name\$" "$pkg" | grep -qx "$name" ||
+			die "fuzz target $name not found in $pkg (update FUZZ_TARGETS in the Makefile)"
+		log "fuzzing $pkg $name for $FUZZ_TIME"
+		go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZ_TIME" "$pkg"
+	done
+}
+
+case ${1:-} in
+unit | integration | fuzz) "$1" ;;
+*) die "usage: $0 unit|integration|fuzz" ;;
+esac
