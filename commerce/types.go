@@ -1,0 +1,231 @@
+// Package commerce holds the six cross-border commerce tools of seed 000
+// §4.4 (pricing, shipping, duties and taxes, compliance, total, draft
+// order) and the domain types their inputs and outputs share. The rules
+// they apply live in commerce/rules; this package wires rules, catalog and
+// storage into toolkit handlers.
+package commerce
+
+import "time"
+
+// Money is an exact amount in the minor unit of its currency (cents for
+// USD, yen for JPY, fils for KWD): never a float, so totals add up to the
+// last unit and the hash of a total is stable.
+type Money struct {
+	// Amount is in minor units (e.g. 1999 = 19.99 USD, 1999 = ¥1,999).
+	Amount int64 `json:"amount"`
+	// Currency is the ISO 4217 code.
+	Currency string `json:"currency"`
+}
+
+// Address is a postal address. It is PII: tools validate it, use its
+// country and postal code for rules, and never log or store it in clear.
+type Address struct {
+	// Name is the recipient's name (optional for quoting, needed to ship).
+	Name  string `json:"name,omitempty"`
+	Line1 string `json:"line1"`
+	Line2 string `json:"line2,omitempty"`
+	City  string `json:"city"`
+	// Region is the state, province or prefecture code where the country
+	// uses one (US "CA", CA "ON", AU "NSW"); US and CA taxes depend on it.
+	Region     string `json:"region,omitempty"`
+	PostalCode string `json:"postal_code,omitempty"`
+	// Country is the ISO 3166-1 alpha-2 code.
+	Country string `json:"country"`
+}
+
+// LineItem is what the user wants: a catalog SKU and a quantity.
+type LineItem struct {
+	SKU      string `json:"sku"`
+	Quantity int    `json:"quantity"`
+}
+
+// Dimensions of one packed unit, in millimetres.
+type Dimensions struct {
+	LengthMM int `json:"length_mm"`
+	WidthMM  int `json:"width_mm"`
+	HeightMM int `json:"height_mm"`
+}
+
+// QuoteLine is one priced line of a quote, with the product facts the
+// shipping, duty and compliance rules need.
+type QuoteLine struct {
+	SKU      string `json:"sku"`
+	Title    string `json:"title"`
+	Quantity int    `json:"quantity"`
+	// UnitPrice is in the quote's currency, converted from the catalog's
+	// base price with the FX table named by Quote.FXVersion.
+	UnitPrice Money `json:"unit_price"`
+	// LineTotal is UnitPrice × Quantity, exactly.
+	LineTotal Money `json:"line_total"`
+	// HSCode is the 6-digit Harmonized System subheading.
+	HSCode string `json:"hs_code"`
+	// Origin is the ISO alpha-2 country of origin.
+	Origin   string `json:"origin"`
+	Category string `json:"category"`
+	// WeightGrams is the packed weight of one unit.
+	WeightGrams int        `json:"weight_grams"`
+	Dims        Dimensions `json:"dims"`
+}
+
+// Quote is the answer of pricing.get_realtime_quote.
+type Quote struct {
+	QuoteID   string      `json:"quote_id"`
+	Currency  string      `json:"currency"`
+	Lines     []QuoteLine `json:"lines"`
+	Subtotal  Money       `json:"subtotal"`
+	ExpiresAt time.Time   `json:"expires_at"`
+	// PriceHash is the canonical hash of what was priced (SKU, quantity,
+	// unit price, currency per line). Two quotes with the same prices have
+	// the same hash whatever their id or expiry, so a re-quote compares its
+	// hash with the one the user saw (GetQuoteInput.ExpectedPriceHash).
+	PriceHash string `json:"price_hash"`
+	// FXVersion names the exchange-rate table used (goes into evidence).
+	FXVersion string `json:"fx_version"`
+}
+
+// Service levels of shipping.quote_options.
+const (
+	ServiceEconomy  = "economy"
+	ServiceStandard = "standard"
+	ServiceExpress  = "express"
+)
+
+// ShippingOption is one way to ship the whole order to the destination.
+type ShippingOption struct {
+	// OptionID identifies the option within its answer (e.g. "express").
+	OptionID     string `json:"option_id"`
+	ServiceLevel string `json:"service_level"`
+	Carrier      string `json:"carrier"`
+	Cost         Money  `json:"cost"`
+	// MinDays and MaxDays are the delivery estimate in business days.
+	MinDays int `json:"min_days"`
+	MaxDays int `json:"max_days"`
+	// ChargeableGrams is max(actual, dimensional) weight of the parcel.
+	ChargeableGrams int    `json:"chargeable_grams"`
+	Zone            string `json:"zone"`
+	// TransportMode is "air" or "ground"; compliance rules depend on it.
+	TransportMode string `json:"transport_mode"`
+}
+
+// ShippingQuote is the answer of shipping.quote_options.
+type ShippingQuote struct {
+	Options        []ShippingOption `json:"options"`
+	ExpiresAt      time.Time        `json:"expires_at"`
+	RulesetVersion string           `json:"ruleset_version"`
+}
+
+// Incoterms the duty tool understands: DDP (seller collects duty and tax at
+// checkout) and DAP (the buyer pays them on delivery).
+const (
+	IncotermDDP = "DDP"
+	IncotermDAP = "DAP"
+)
+
+// DutyLine is the duty and tax of one quote line.
+type DutyLine struct {
+	SKU string `json:"sku"`
+	// DutyRateBPS is the duty rate in basis points (1/100 of a percent).
+	DutyRateBPS int   `json:"duty_rate_bps"`
+	Duty        Money `json:"duty"`
+	Tax         Money `json:"tax"`
+}
+
+// DutiesAndTaxes is the answer of tax.estimate_duties_and_taxes.
+type DutiesAndTaxes struct {
+	Currency string     `json:"currency"`
+	Incoterm string     `json:"incoterm"`
+	Lines    []DutyLine `json:"lines"`
+	Duty     Money      `json:"duty"`
+	Tax      Money      `json:"tax"`
+	// TaxName is what the destination calls it: VAT, GST, HST, sales tax.
+	TaxName string `json:"tax_name"`
+	// TaxRateBPS is the headline rate applied, in basis points.
+	TaxRateBPS int `json:"tax_rate_bps"`
+	// DutyDeMinimis / TaxDeMinimis: true when the consignment is under the
+	// destination's threshold and that charge is therefore zero.
+	DutyDeMinimis bool `json:"duty_de_minimis"`
+	TaxDeMinimis  bool `json:"tax_de_minimis"`
+	// CollectedAtCheckout is true for DDP: duty and tax join the total.
+	CollectedAtCheckout bool     `json:"collected_at_checkout"`
+	Notes               []string `json:"notes"`
+	RulesetVersion      string   `json:"ruleset_version"`
+}
+
+// Compliance verdicts. Uncertain is a normal answer that the workflow
+// routes to support staff; block is also returned as COMPLIANCE_BLOCKED.
+const (
+	VerdictAllow     = "allow"
+	VerdictBlock     = "block"
+	VerdictUncertain = "uncertain"
+)
+
+// ComplianceReason explains one rule that fired.
+type ComplianceReason struct {
+	// Code is a stable rule identifier (e.g. "lithium_battery_air").
+	Code    string `json:"code"`
+	SKU     string `json:"sku,omitempty"`
+	Verdict string `json:"verdict"`
+	Message string `json:"message"`
+}
+
+// ComplianceVerdict is the answer of compliance.check_item for the whole
+// basket: the strictest item verdict wins, confidence is the lowest.
+type ComplianceVerdict struct {
+	Verdict        string             `json:"verdict"`
+	Confidence     float64            `json:"confidence"`
+	Reasons        []ComplianceReason `json:"reasons"`
+	RulesetVersion string             `json:"ruleset_version"`
+}
+
+// TotalLine is one line of the total's breakdown.
+type TotalLine struct {
+	SKU       string `json:"sku"`
+	Quantity  int    `json:"quantity"`
+	UnitPrice Money  `json:"unit_price"`
+	LineTotal Money  `json:"line_total"`
+}
+
+// Total is the answer of checkout.compute_total: what the user confirms.
+type Total struct {
+	QuoteID  string      `json:"quote_id"`
+	Currency string      `json:"currency"`
+	Lines    []TotalLine `json:"lines"`
+	Subtotal Money       `json:"subtotal"`
+	Shipping Money       `json:"shipping"`
+	// ShippingOptionID is the chosen option.
+	ShippingOptionID string `json:"shipping_option_id"`
+	Duty             Money  `json:"duty"`
+	Tax              Money  `json:"tax"`
+	Incoterm         string `json:"incoterm"`
+	// GrandTotal is what is charged at checkout: subtotal + shipping, plus
+	// duty and tax under DDP only (under DAP they are due on delivery).
+	GrandTotal Money `json:"grand_total"`
+	// DueOnDelivery is the duty and tax the buyer pays the carrier (DAP).
+	DueOnDelivery Money `json:"due_on_delivery"`
+	// ExpiresAt is the earliest expiry of the quotes the total rests on.
+	ExpiresAt time.Time `json:"expires_at"`
+	// QuoteHash is toolkit.CanonicalHash of the priced content above (every
+	// field except QuoteHash itself, QuoteID and ExpiresAt): the value the
+	// user confirms and checkout.create_draft_order requires.
+	QuoteHash string `json:"quote_hash"`
+}
+
+// Draft order statuses: a dry run answers "validated" and writes nothing.
+const (
+	DraftStatusOpen      = "open"
+	DraftStatusValidated = "validated"
+)
+
+// DraftOrder is the answer of checkout.create_draft_order.
+type DraftOrder struct {
+	// DraftOrderID is "do_" + 26 Crockford base32 characters; empty on a
+	// dry run.
+	DraftOrderID string    `json:"draft_order_id"`
+	ExpiresAt    time.Time `json:"expires_at"`
+	Status       string    `json:"status"`
+	QuoteHash    string    `json:"quote_hash"`
+	GrandTotal   Money     `json:"grand_total"`
+	// Replayed is true when the idempotency key had already created this
+	// draft order and the same one is returned.
+	Replayed bool `json:"replayed"`
+}
