@@ -1,0 +1,104 @@
+package evidence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// Problem kinds Verify reports.
+const (
+	ProblemMissingRow   = "missing_row"   // a chain sequence number has no row (deleted)
+	ProblemEditedRow    = "edited_row"    // a row's content no longer matches its content hash
+	ProblemEditedOutput = "edited_output" // a row's output no longer matches its output hash
+	ProblemBrokenLink   = "broken_link"   // prev_chain_hash or chain_hash does not follow the chain
+	ProblemTruncated    = "truncated"     // the chain head names rows that are gone (deleted tail)
+)
+
+// Problem is one defect Verify found, naming the row.
+type Problem struct {
+	Kind       string `json:"kind"`
+	ChainSeq   int64  `json:"chain_seq"`
+	SnapshotID string `json:"snapshot_id,omitempty"`
+	Detail     string `json:"detail"`
+}
+
+// VerifyReport is the result of walking one workflow's chain.
+type VerifyReport struct {
+	WorkflowID string `json:"workflow_id"`
+	Rows       int    `json:"rows"`
+	OK         bool   `json:"ok"`
+	// First is the first defect in chain order; Problems lists them all.
+	First    *Problem  `json:"first,omitempty"`
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+func (v *VerifyReport) add(p Problem) {
+	v.Problems = append(v.Problems, p)
+	if v.First == nil {
+		first := p
+		v.First = &first
+	}
+	v.OK = false
+}
+
+// Verify walks a workflow's chain and reports every missing sequence
+// number, edited row, edited output and broken link, the first of them
+// named in First. An empty chain is OK. The error is only for failing to
+// read.
+func (s *Store) Verify(ctx context.Context, workflowID string) (VerifyReport, error) {
+	rep := VerifyReport{WorkflowID: workflowID, OK: true}
+	rows, err := s.chain(ctx, workflowID)
+	if err != nil {
+		return rep, err
+	}
+	rep.Rows = len(rows)
+	prevHash, wantSeq := "", int64(1)
+	for _, r := range rows {
+		if r.ChainSeq > wantSeq {
+			rep.add(Problem{Kind: ProblemMissingRow, ChainSeq: wantSeq,
+				Detail: fmt.Sprintf("rows %d..%d are missing before %s", wantSeq, r.ChainSeq-1, r.SnapshotID)})
+		}
+		wantSeq = r.ChainSeq + 1
+		if h, err := toolkit.CanonicalHash(r.Output); err != nil || h != r.OutputHash {
+			rep.add(Problem{Kind: ProblemEditedOutput, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID,
+				Detail: fmt.Sprintf("output hashes to %s, row says %s", h, r.OutputHash)})
+		}
+		if h, err := r.contentHash(); err != nil || h != r.ContentHash {
+			rep.add(Problem{Kind: ProblemEditedRow, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID,
+				Detail: fmt.Sprintf("content hashes to %s, row says %s", h, r.ContentHash)})
+		}
+		if r.PrevChainHash != prevHash {
+			rep.add(Problem{Kind: ProblemBrokenLink, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID,
+				Detail: fmt.Sprintf("prev_chain_hash %s does not match the previous row's chain_hash %s", r.PrevChainHash, prevHash)})
+		}
+		if want := chainHash(r.PrevChainHash, r.ContentHash); r.ChainHash != want {
+			rep.add(Problem{Kind: ProblemBrokenLink, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID,
+				Detail: fmt.Sprintf("chain_hash %s, recomputed %s", r.ChainHash, want)})
+		}
+		prevHash = r.ChainHash
+	}
+	var headSeq int64
+	var headHash string
+	err = s.pool.QueryRow(ctx, `SELECT last_seq, last_hash FROM evidence_chain_heads WHERE chain_key = $1`, workflowID).
+		Scan(&headSeq, &headHash)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		if len(rows) > 0 {
+			rep.add(Problem{Kind: ProblemTruncated, Detail: "the chain has rows but no head"})
+		}
+	case err != nil:
+		return rep, dbError("read chain head", err)
+	case headSeq >= wantSeq:
+		rep.add(Problem{Kind: ProblemTruncated, ChainSeq: wantSeq,
+			Detail: fmt.Sprintf("the head names row %d, the last row present is %d", headSeq, wantSeq-1)})
+	case headSeq == wantSeq-1 && headHash != prevHash:
+		rep.add(Problem{Kind: ProblemBrokenLink, ChainSeq: headSeq,
+			Detail: fmt.Sprintf("the head's hash %s is not the last row's chain_hash %s", headHash, prevHash)})
+	}
+	return rep, nil
+}
