@@ -220,7 +220,7 @@ func ApplicationError(err error) error {
 		NonRetryable: !te.Code.Retryable(),
 		// The cause may carry secrets from an SDK (URLs, keys): it stays
 		// out of the payload that lands in history.
-		Details: []any{te},
+		Details: []any{*te},
 	}
 	if te.RetryAfterSeconds > 0 {
 		opts.NextRetryDelay = time.Duration(te.RetryAfterSeconds) * time.Second

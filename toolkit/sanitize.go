@@ -28,7 +28,7 @@ var (
 	// OAuth redirects, cloud signatures).
 	secretParam = regexp.MustCompile(`(?i)^(access_token|token|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|se|sp|sv|code|key|api_key|apikey|client_secret|password)$`)
 
-	urlPattern    = regexp.MustCompile(`https?://[^\s"'<>]+`)
+	urlPattern    = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
 	bearerPattern = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[a-z0-9._~+/=-]{8,}`)
 	// Stripe, AWS, GitHub, Slack and JWT-shaped credentials.
 	keyPattern = regexp.MustCompile(`\b((sk|rk|pk)_(live|test)_[0-9A-Za-z]{8,}|whsec_[0-9A-Za-z]{8,}|AKIA[0-9A-Z]{16}|gh[pousr]_[0-9A-Za-z]{20,}|xox[abpr]-[0-9A-Za-z-]{10,}|eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,})`)
