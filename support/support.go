@@ -1,0 +1,174 @@
+// Package support is the support-staff side of human-in-the-loop decisions
+// (seed 004 §5): the staff roster in PostgreSQL and the tool
+// support.record_approval, which checks an approver against the roster and
+// records the decision. It runs through the toolkit invoker like every
+// other tool, so each decision and its approver land in an evidence
+// snapshot that an auditor can match against the workflow history.
+package support
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// RecordApprovalTool is the tool's registered name.
+const RecordApprovalTool = "support.record_approval"
+
+// Decisions an approver can make.
+const (
+	DecisionApprove = "approve"
+	DecisionReject  = "reject"
+)
+
+// Staff roles (the CHECK of migration 00005_staff.sql).
+const (
+	RoleSupport    = "support"
+	RoleCompliance = "compliance"
+	RoleAdmin      = "admin"
+)
+
+// RecordApprovalArgs is the tool's input (schemas/support.record_approval.input.json).
+type RecordApprovalArgs struct {
+	// Flow is the flow that asked, e.g. draft_order.
+	Flow string `json:"flow"`
+	// Subject says what is decided, without personal data.
+	Subject string `json:"subject"`
+	// ApprovalID is the request the decision answers.
+	ApprovalID string `json:"approval_id"`
+	// Decision is approve or reject.
+	Decision string `json:"decision"`
+	// Approver is the deciding staff member's id.
+	Approver string `json:"approver"`
+	// Reason says why; the workflow requires one for a rejection.
+	Reason string `json:"reason,omitempty"`
+	// AllowedRoles limits who may decide; empty means any active staff.
+	AllowedRoles []string `json:"allowed_roles,omitempty"`
+}
+
+// ApprovalRecord is the tool's output data
+// (schemas/support.record_approval.output.json): the decision as recorded.
+type ApprovalRecord struct {
+	Flow          string `json:"flow"`
+	Subject       string `json:"subject"`
+	ApprovalID    string `json:"approval_id"`
+	Decision      string `json:"decision"`
+	Approver      string `json:"approver"`
+	ApproverRole  string `json:"approver_role"`
+	Reason        string `json:"reason,omitempty"`
+	StaffVerified bool   `json:"staff_verified"`
+}
+
+// StaffMember is one row of the staff roster.
+type StaffMember struct {
+	ID     string
+	Role   string
+	Active bool
+}
+
+// Roster looks staff members up; found is false for an unknown id.
+type Roster interface {
+	Lookup(ctx context.Context, staffID string) (m StaffMember, found bool, err error)
+}
+
+// PGRoster reads the staff table of migration 00005_staff.sql.
+type PGRoster struct{ Pool *pgxpool.Pool }
+
+// Lookup implements Roster.
+func (r PGRoster) Lookup(ctx context.Context, staffID string) (StaffMember, bool, error) {
+	m := StaffMember{ID: staffID}
+	err := r.Pool.QueryRow(ctx, `SELECT role, active FROM staff WHERE staff_id = $1`, staffID).Scan(&m.Role, &m.Active)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return StaffMember{}, false, nil
+	}
+	if err != nil {
+		return StaffMember{}, false, fmt.Errorf("read staff roster: %w", err)
+	}
+	return m, true, nil
+}
+
+// RecordApprovalSpec is the tool's contract. It only reads the roster, so it
+// is read-only and safe to retry; its record is the evidence snapshot the
+// invoker writes, which is why evidence is mandatory.
+var RecordApprovalSpec = toolkit.Spec{
+	Name:    RecordApprovalTool,
+	Version: "1.0.0",
+	Description: "Records a support-staff decision (approve or reject) on an approval request a workflow issued " +
+		"(seed 004 §5). Use it when a staff member answers an approval signal. Succeeds when the approver is an " +
+		"active staff member whose role may decide the request; the returned record and its evidence snapshot are " +
+		"the audit trail. Fails with NOT_FOUND for an approver missing from the roster and FORBIDDEN for an " +
+		"inactive approver or a role not allowed to decide; ask a listed, active staff member to decide instead.",
+	InputSchema:      "support.record_approval.input.json",
+	OutputSchema:     "support.record_approval.output.json",
+	Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
+	TTL:              0,
+	Timeout:          5 * time.Second,
+	Retry:            toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 10 * time.Second, MaxAttempts: 5},
+	EvidenceRequired: true,
+	// A decision comes from a person, relayed by the workflow (system) or
+	// entered directly (user); never from an agent.
+	AllowedActors: []toolkit.ActorType{toolkit.ActorUser, toolkit.ActorSystem},
+	Provider:      "postgres:staff",
+}
+
+// RegisterTools registers the support tools into reg, reading the roster
+// from pool.
+func RegisterTools(reg *toolkit.Registry, pool *pgxpool.Pool) error {
+	return reg.Register(RecordApprovalSpec, RecordApprovalHandler(PGRoster{Pool: pool}))
+}
+
+// RecordApprovalHandler checks the approver against roster and returns the
+// decision as the record to keep.
+func RecordApprovalHandler(roster Roster) toolkit.Handler {
+	return func(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
+		var in RecordApprovalArgs
+		if err := call.Bind(&in); err != nil {
+			return nil, err
+		}
+		if in.Decision == DecisionReject && in.Reason == "" {
+			return nil, toolkit.Errorf(toolkit.InvalidArgument, "a rejection needs a reason").
+				WithDetail("fields", []string{"reason"}).WithRecovery("send the decision again with a reason")
+		}
+		m, found, err := roster.Lookup(ctx, in.Approver)
+		if err != nil {
+			return nil, toolkit.FromUpstream("db_error", "check approver: %v", err).WithCause(err)
+		}
+		if !found {
+			return nil, toolkit.Errorf(toolkit.NotFound, "approver %s is not on the staff roster", in.Approver).
+				WithDetail("approver", in.Approver).
+				WithRecovery("ask an active staff member listed in the staff table to decide")
+		}
+		if !m.Active {
+			return nil, toolkit.Errorf(toolkit.Forbidden, "approver %s is no longer an active staff member", in.Approver).
+				WithDetail("approver", in.Approver).
+				WithRecovery("ask an active staff member to decide")
+		}
+		if !roleAllowed(m.Role, in.AllowedRoles) {
+			return nil, toolkit.Errorf(toolkit.Forbidden, "role %s may not decide this request", m.Role).
+				WithDetail("approver", in.Approver).WithDetail("allowed_roles", in.AllowedRoles).
+				WithRecovery("ask a staff member with an allowed role to decide")
+		}
+		return &toolkit.Output{Data: ApprovalRecord{
+			Flow: in.Flow, Subject: in.Subject, ApprovalID: in.ApprovalID, Decision: in.Decision,
+			Approver: m.ID, ApproverRole: m.Role, Reason: in.Reason, StaffVerified: true,
+		}}, nil
+	}
+}
+
+func roleAllowed(role string, allowed []string) bool {
+	if len(allowed) == 0 {
+		return true
+	}
+	for _, r := range allowed {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
