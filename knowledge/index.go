@@ -27,11 +27,11 @@ const (
 	// candidates is how many sections each signal contributes at most
 	// (at least top_k×4).
 	candidates = 20
-	// coveragePrior is added to the claim's total IDF weight before dividing:
-	// about half the weight of one rare word. It keeps a two-word claim that
-	// shares one word with a section ("refund order") from reaching 0.5
-	// coverage, while barely moving long claims.
-	coveragePrior = 1.5
+	// coveragePrior, times the weight of the rarest word, is added to the
+	// claim's total IDF weight before dividing: about half a rare word. It
+	// keeps a two-word claim that shares one word with a section ("refund
+	// order") from reaching 0.5 coverage, while barely moving long claims.
+	coveragePrior = 0.45
 
 	// GroundedThreshold is the confidence the best citation needs for a
 	// claim to count as grounded. Confidence (see Cite) is mostly the
@@ -402,13 +402,15 @@ func (ix *Index) rank(ctx context.Context, claim string, topK int) ([]*candidate
 	}
 	// The third signal, coverage, is computed here for every section from
 	// the lexemes read at Load; its top sections join the candidates.
+	// Sums run in a fixed order so that equal scores stay bit-for-bit equal
+	// from run to run (ties are then broken by section id).
 	weights, total := ix.claimWeights(claimLex)
 	cov := make([]*candidate, 0, len(ix.sections))
 	for id := range ix.sections {
 		var got float64
-		for l, w := range weights {
-			if ix.lexemes[id][l] {
-				got += w
+		for _, w := range weights {
+			if ix.lexemes[id][w.lexeme] {
+				got += w.weight
 			}
 		}
 		if got == 0 {
@@ -418,7 +420,7 @@ func (ix *Index) rank(ctx context.Context, claim string, topK int) ([]*candidate
 		if !ok {
 			c = &candidate{id: id}
 		}
-		c.coverage = got / (total + coveragePrior)
+		c.coverage = got / (total + coveragePrior*ix.idfMax)
 		cov = append(cov, c)
 	}
 	assignRanks(cov, func(c *candidate) float64 { return c.coverage }, func(c *candidate, r int) { c.covRank = r })
@@ -482,25 +484,30 @@ func assignRanks(cands []*candidate, score func(*candidate) float64, set func(*c
 	}
 }
 
-// claimWeights gives each of the claim's lexemes its IDF weight; filler
-// words weigh nothing.
-func (ix *Index) claimWeights(lexemes []string) (map[string]float64, float64) {
-	w := map[string]float64{}
+type weighted struct {
+	lexeme string
+	weight float64
+}
+
+// claimWeights gives each of the claim's lexemes its IDF weight, in lexeme
+// order; filler words weigh nothing.
+func (ix *Index) claimWeights(lexemes []string) ([]weighted, float64) {
+	sorted := append([]string(nil), lexemes...)
+	sort.Strings(sorted)
+	var out []weighted
 	var total float64
-	for _, l := range lexemes {
-		if fillerStems[l] {
+	for i, l := range sorted {
+		if fillerStems[l] || (i > 0 && sorted[i-1] == l) {
 			continue
 		}
 		v, ok := ix.idf[l]
 		if !ok {
 			v = ix.idfMax
 		}
-		if _, dup := w[l]; !dup {
-			w[l] = v
-			total += v
-		}
+		out = append(out, weighted{l, v})
+		total += v
 	}
-	return w, total
+	return out, total
 }
 
 // keyMatches finds the sections whose requirement keys the claim names, with
