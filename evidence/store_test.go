@@ -1,0 +1,184 @@
+package evidence
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+func TestRecordReadVerify(t *testing.T) {
+	s, pool := newTestStore(t)
+	ctx := ctxT(t)
+	wf := "draft-order/u1/k1"
+
+	var ids []string
+	for i := 1; i <= 3; i++ {
+		snap := snapshot(t, wf, i, map[string]any{"n": i, "amount_minor": 1250})
+		if i == 2 {
+			snap.RawOutput = json.RawMessage(`{"n":2,"amount_minor":1250,"email":"jane@example.com"}`)
+		}
+		id, err := s.Record(ctx, snap)
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if !strings.HasPrefix(id, "ev_") || len(id) != 29 {
+			t.Fatalf("snapshot id %q is not ev_ + 26 chars", id)
+		}
+		ids = append(ids, id)
+	}
+
+	got, err := s.Get(ctx, ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ChainSeq != 2 || got.Tool != "test.echo" || got.ActivityID != "2" || got.Attempt != 1 || !got.HasRaw ||
+		got.RawKeyID != "test-1" || got.UserIDHash != HashUserID("user-42") || got.TTLSeconds != 300 {
+		t.Fatalf("unexpected record: %+v", got)
+	}
+	want, _ := toolkit.CanonicalHash(json.RawMessage(`{"amount_minor":1250,"n":2}`))
+	if got.OutputHash != want {
+		t.Fatalf("output hash %s, want %s", got.OutputHash, want)
+	}
+
+	raw, err := s.ReadRaw(ctx, ids[1], "alice.support", "ticket 123: customer dispute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "jane@example.com") {
+		t.Fatalf("raw output not decrypted: %s", raw)
+	}
+	// A snapshot without raw output returns its (already clean) output.
+	if raw, err := s.ReadRaw(ctx, ids[0], "alice.support", "audit"); err != nil || !strings.Contains(string(raw), `"n": 1`) && !strings.Contains(string(raw), `"n":1`) {
+		t.Fatalf("read of clean snapshot: %s, %v", raw, err)
+	}
+	var logged int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM evidence_access_log WHERE reader = 'alice.support'`).Scan(&logged); err != nil || logged != 2 {
+		t.Fatalf("access log rows = %d (%v), want 2", logged, err)
+	}
+	for _, bad := range [][2]string{{"", "why"}, {"who", " "}} {
+		if _, err := s.ReadRaw(ctx, ids[1], bad[0], bad[1]); toolkit.CodeOf(err) != toolkit.InvalidArgument {
+			t.Fatalf("ReadRaw(%q,%q) = %v, want INVALID_ARGUMENT", bad[0], bad[1], err)
+		}
+	}
+	if _, err := s.ReadRaw(ctx, "ev_00000000000000000000000000", "who", "why"); toolkit.CodeOf(err) != toolkit.NotFound || !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ReadRaw of a missing id = %v, want NOT_FOUND", err)
+	}
+
+	rep, err := s.Verify(ctx, wf)
+	if err != nil || !rep.OK || rep.Rows != 3 {
+		t.Fatalf("verify: %+v, %v", rep, err)
+	}
+	list, err := s.SnapshotsForWorkflow(ctx, wf)
+	if err != nil || len(list) != 3 || list[0].SnapshotID != ids[0] || list[2].PrevChainHash != list[1].ChainHash {
+		t.Fatalf("SnapshotsForWorkflow: %d rows, %v", len(list), err)
+	}
+}
+
+func TestRecordIsIdempotent(t *testing.T) {
+	s, pool := newTestStore(t)
+	ctx := ctxT(t)
+	snap := snapshot(t, "wf-idem", 1, map[string]any{"x": 1})
+	first, err := s.Record(ctx, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same attempt written again, and a later attempt with the same answer.
+	again, err := s.Record(ctx, snap)
+	if err != nil || again != first {
+		t.Fatalf("retried write gave %s (%v), want %s", again, err, first)
+	}
+	snap.Call.Attempt = 2
+	if id, err := s.Record(ctx, snap); err != nil || id != first {
+		t.Fatalf("attempt 2 with the same output gave %s (%v), want %s", id, err, first)
+	}
+	// A different answer is new evidence.
+	other := snapshot(t, "wf-idem", 1, map[string]any{"x": 2})
+	other.Call.Attempt = 3
+	if id, err := s.Record(ctx, other); err != nil || id == first {
+		t.Fatalf("a different output reused %s (%v)", id, err)
+	}
+	var n int
+	_ = pool.QueryRow(ctx, `SELECT count(*) FROM evidence_snapshots WHERE workflow_id = 'wf-idem'`).Scan(&n)
+	if n != 2 {
+		t.Fatalf("%d rows, want 2", n)
+	}
+}
+
+func TestRecordConcurrentChain(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := ctxT(t)
+	const n = 40
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 1; i <= n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, err := s.Record(ctx, snapshot(t, "wf-conc", i, map[string]any{"i": i}))
+			errs <- err
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := s.Verify(ctx, "wf-conc")
+	if err != nil || !rep.OK || rep.Rows != n {
+		t.Fatalf("verify after concurrent writes: %+v, %v", rep, err)
+	}
+}
+
+func TestRecordRejectsBadSnapshots(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := ctxT(t)
+	snap := snapshot(t, "wf-bad", 1, map[string]any{"x": 1})
+	snap.OutputHash = "sha256:" + strings.Repeat("0", 64)
+	if _, err := s.Record(ctx, snap); toolkit.CodeOf(err) != toolkit.InvalidArgument {
+		t.Fatalf("mismatched output hash: %v", err)
+	}
+	outside := snapshot(t, "", 1, map[string]any{"x": 1})
+	outside.Call = toolkit.CallContext{}
+	outside.RequestID = ""
+	if _, err := s.Record(ctx, outside); toolkit.CodeOf(err) != toolkit.InvalidArgument {
+		t.Fatalf("no workflow and no request id: %v", err)
+	}
+	outside.RequestID = "req-cli-1"
+	a, err := s.Record(ctx, outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.Record(ctx, outside); err != nil || a != b {
+		t.Fatalf("outside an activity the same request and tool gave %s and %s (%v)", a, b, err)
+	}
+}
+
+func TestAppendOnly(t *testing.T) {
+	s, pool := newTestStore(t)
+	ctx := ctxT(t)
+	id, err := s.Record(ctx, snapshot(t, "wf-ao", 1, map[string]any{"x": 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadRaw(ctx, id, "bob.compliance", "append-only test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`UPDATE evidence_snapshots SET output_hash = output_hash WHERE snapshot_id = $1`,
+		`DELETE FROM evidence_snapshots WHERE snapshot_id = $1`,
+		`DELETE FROM evidence_access_log WHERE snapshot_id = $1`,
+	} {
+		if _, err := pool.Exec(ctx, sql, id); err == nil || !strings.Contains(err.Error(), "append-only") {
+			t.Fatalf("%s: %v, want append-only refusal", sql, err)
+		}
+	}
+	if _, err := pool.Exec(ctx, `TRUNCATE evidence_snapshots CASCADE`); err == nil {
+		t.Fatal("TRUNCATE was allowed")
+	}
+}
