@@ -1,0 +1,185 @@
+package address
+
+import (
+	"strings"
+	"testing"
+)
+
+func base(country, region, postal string) Address {
+	return Address{Name: "A. Person", Line1: "1 Main Street", City: "Town", Region: region, PostalCode: postal, Country: country}
+}
+
+// codes returns "field:CODE" for each error-severity problem.
+func codes(ps []Problem) []string {
+	var out []string
+	for _, p := range ps {
+		if p.Severity == SeverityError {
+			out = append(out, p.Field+":"+p.Code)
+		}
+	}
+	return out
+}
+
+func TestPostalFormatsValid(t *testing.T) {
+	valid := []struct{ country, region, postal string }{
+		{"US", "CA", "94105"}, {"US", "NY", "10001-1234"}, {"US", "TX", "88510"},
+		{"CA", "ON", "K1A 0B1"}, {"CA", "BC", "v6b4y8"}, {"CA", "QC", "H3Z 2Y7"},
+		{"GB", "", "SW1A 1AA"}, {"GB", "", "m11ae"}, {"GB", "", "EC1A 1BB"}, {"GB", "", "B33 8TH"},
+		{"DE", "", "10115"}, {"NL", "", "1012 AB"}, {"NL", "", "1012ab"},
+		{"JP", "", "100-0001"}, {"JP", "", "1000001"},
+		{"AU", "NSW", "2000"}, {"AU", "VIC", "3000"}, {"AU", "ACT", "2600"},
+		{"BR", "", "01310-100"}, {"IN", "", "110001"}, {"IE", "", "D02 X285"}, {"IE", "", "d6wfh30"},
+		{"FR", "", "75001"}, {"IT", "", "00184"}, {"ES", "", "28001"}, {"PT", "", "1000-001"},
+		{"PL", "", "00-950"}, {"SE", "", "11122"}, {"CZ", "", "110 00"}, {"AT", "", "1010"},
+		{"CH", "", "8001"}, {"NO", "", "0150"}, {"NZ", "", "6011"}, {"KR", "", "03154"},
+		{"SG", "", "018956"}, {"LV", "", "1050"}, {"LV", "", "LV-1050"}, {"LU", "", "L-1111"},
+		{"MT", "", "VLT1117"}, {"HK", "", ""}, {"IE", "", ""}, {"FI", "", "00100"}, {"GR", "", "10557"},
+		{"EE", "", "10111"}, {"RO", "", "010011"}, {"HU", "", "1051"}, {"SK", "", "81101"},
+	}
+	for _, v := range valid {
+		a := base(v.country, v.region, v.postal)
+		if err := Check(a); err != nil {
+			t.Errorf("%s %q %q: unexpected %v", v.country, v.region, v.postal, err)
+		}
+	}
+}
+
+func TestPostalFormatsInvalid(t *testing.T) {
+	invalid := []struct{ country, region, postal string }{
+		{"US", "CA", "9410"}, {"US", "CA", "94105-12"}, {"US", "CA", "ABCDE"},
+		{"CA", "ON", "D1A 0B1"}, {"CA", "ON", "K1A0B"}, {"CA", "ON", "12345"},
+		{"GB", "", "SW1A"}, {"GB", "", "12345"}, {"GB", "", "SW1A 1AI"},
+		{"DE", "", "1011"}, {"DE", "", "101155"}, {"NL", "", "0123 AB"}, {"NL", "", "1012 SA"},
+		{"JP", "", "100-001"}, {"AU", "NSW", "200"}, {"BR", "", "0131-100"},
+		{"IN", "", "011001"}, {"IE", "", "B02 X285"}, {"ES", "", "53001"}, {"PT", "", "1000"},
+		{"SE", "", "01122"}, {"CH", "", "0800"}, {"SG", "", "01895"}, {"KR", "", "0315"},
+	}
+	for _, v := range invalid {
+		got := codes(Validate(base(v.country, v.region, v.postal)))
+		if len(got) != 1 || got[0] != "postal_code:INVALID_FORMAT" {
+			t.Errorf("%s %q: got %v, want postal_code:INVALID_FORMAT", v.country, v.postal, got)
+		}
+	}
+}
+
+func TestRequiredFieldsAndRegions(t *testing.T) {
+	got := codes(Validate(Address{}))
+	want := "city:REQUIRED country:REQUIRED line1:REQUIRED name:REQUIRED"
+	if strings.Join(got, " ") != want {
+		t.Errorf("empty address: %v", got)
+	}
+	// US, CA, AU need a region from their list.
+	for _, cc := range []string{"US", "CA", "AU"} {
+		if !RequiresRegion(cc) {
+			t.Errorf("%s should require a region", cc)
+		}
+	}
+	if got := codes(Validate(base("US", "", "94105"))); strings.Join(got, " ") != "region:REQUIRED" {
+		t.Errorf("US without state: %v", got)
+	}
+	if got := codes(Validate(base("US", "XX", "94105"))); strings.Join(got, " ") != "region:UNKNOWN_REGION" {
+		t.Errorf("US bad state: %v", got)
+	}
+	if got := codes(Validate(base("CA", "ZZ", "K1A 0B1"))); strings.Join(got, " ") != "region:UNKNOWN_REGION" {
+		t.Errorf("CA bad province: %v", got)
+	}
+	if got := codes(Validate(base("AU", "Tasmania", "7000"))); len(got) != 0 {
+		t.Errorf("AU region by name: %v", got)
+	}
+	if got := codes(Validate(base("DE", "", ""))); strings.Join(got, " ") != "postal_code:REQUIRED" {
+		t.Errorf("DE without postcode: %v", got)
+	}
+	if got := codes(Validate(base("XX", "", "1"))); strings.Join(got, " ") != "country:UNKNOWN_COUNTRY" {
+		t.Errorf("bad country: %v", got)
+	}
+	if len(Regions("US")) != 59 || len(Regions("CA")) != 13 || len(Regions("AU")) != 8 {
+		t.Errorf("region counts US %d CA %d AU %d", len(Regions("US")), len(Regions("CA")), len(Regions("AU")))
+	}
+}
+
+func TestRegionPostalMismatchIsWarning(t *testing.T) {
+	a := base("CA", "BC", "K1A 0B1") // Ottawa code, BC province
+	if err := Check(a); err != nil {
+		t.Fatalf("mismatch must not fail: %v", err)
+	}
+	ps := Validate(a)
+	if len(ps) != 1 || ps[0].Code != CodeRegionMismatch || ps[0].Severity != SeverityWarning {
+		t.Errorf("CA mismatch: %+v", ps)
+	}
+	if ps := Validate(base("AU", "VIC", "2000")); len(ps) != 1 || ps[0].Code != CodeRegionMismatch {
+		t.Errorf("AU mismatch: %+v", ps)
+	}
+	if ps := Validate(base("US", "CA", "10001")); len(ps) != 1 || ps[0].Code != CodeRegionMismatch {
+		t.Errorf("US mismatch: %+v", ps)
+	}
+	if ps := Validate(base("US", "TX", "88510")); len(ps) != 0 {
+		t.Errorf("El Paso TX 885xx flagged: %+v", ps)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	cases := []struct{ in, out Address }{
+		{Address{Country: "gb", PostalCode: " sw1a1aa "}, Address{Country: "GB", PostalCode: "SW1A 1AA"}},
+		{Address{Country: "NL", PostalCode: "1012ab"}, Address{Country: "NL", PostalCode: "1012 AB"}},
+		{Address{Country: "JP", PostalCode: "1000001"}, Address{Country: "JP", PostalCode: "100-0001"}},
+		{Address{Country: "CA", PostalCode: "k1a0b1", Region: "Ontario"}, Address{Country: "CA", PostalCode: "K1A 0B1", Region: "ON"}},
+		{Address{Country: "US", Region: "california"}, Address{Country: "US", Region: "CA"}},
+		{Address{Country: "LV", PostalCode: "1050"}, Address{Country: "LV", PostalCode: "LV-1050"}},
+	}
+	for _, c := range cases {
+		if got := Normalize(c.in); got != c.out {
+			t.Errorf("Normalize(%+v) = %+v, want %+v", c.in, got, c.out)
+		}
+	}
+}
+
+func TestErrorHelper(t *testing.T) {
+	err := Check(base("US", "", "123"))
+	e, ok := AsError(err)
+	if !ok {
+		t.Fatalf("not an *Error: %v", err)
+	}
+	if f := e.Fields(); strings.Join(f, ",") != "postal_code,region" {
+		t.Errorf("fields %v", f)
+	}
+	// The message names fields and codes, never the submitted value.
+	if strings.Contains(err.Error(), "123") {
+		t.Errorf("error leaks value: %v", err)
+	}
+	if Check(base("DE", "", "10115")) != nil || !Valid(base("DE", "", "10115")) {
+		t.Error("valid DE address rejected")
+	}
+}
+
+func TestTextChecks(t *testing.T) {
+	a := base("DE", "", "10115")
+	a.Line1 = "Street\x00"
+	a.City = strings.Repeat("x", 65)
+	got := strings.Join(codes(Validate(a)), " ")
+	if got != "city:TOO_LONG line1:INVALID_CHARACTERS" {
+		t.Errorf("text checks: %s", got)
+	}
+	a = base("DE", "", "\xff\xfe")
+	if got := strings.Join(codes(Validate(a)), " "); got != "postal_code:INVALID_CHARACTERS" {
+		t.Errorf("invalid utf8: %s", got)
+	}
+}
+
+func TestDataCoverage(t *testing.T) {
+	if RulesetVersion() != "address-2026.11.1" || len(Sources()) == 0 {
+		t.Fatalf("version %q sources %d", RulesetVersion(), len(Sources()))
+	}
+	tb, err := rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.iso) != 249 {
+		t.Errorf("ISO 3166-1 list has %d codes, want 249", len(tb.iso))
+	}
+	// Every tax destination has postal rules.
+	for _, cc := range strings.Fields("AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE GB CH NO US CA AU NZ JP KR SG BR IN") {
+		if _, ok := tb.countries[cc]; !ok {
+			t.Errorf("no rules for %s", cc)
+		}
+	}
+}

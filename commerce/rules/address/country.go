@@ -1,0 +1,116 @@
+package address
+
+import (
+	"fmt"
+	"strings"
+)
+
+// country applies the country-specific rules: postal code, region.
+func (v *validator) country(c *countryRules, a Address) {
+	postal := strings.TrimSpace(a.PostalCode)
+	switch {
+	case c.Postal == nil:
+		if postal != "" && !v.has(FieldPostalCode) {
+			v.add(FieldPostalCode, CodeNotUsed, SeverityWarning, c.Name+" does not use postal codes; it will be ignored")
+		}
+	case postal == "":
+		if c.Postal.Required && !v.has(FieldPostalCode) {
+			v.add(FieldPostalCode, CodeRequired, SeverityError, fmt.Sprintf("postal code is required in %s (e.g. %s)", c.Name, c.Postal.Example))
+		}
+	case !v.has(FieldPostalCode):
+		if !c.Postal.re.MatchString(c.Postal.canonical(postal)) {
+			v.add(FieldPostalCode, CodeInvalidFormat, SeverityError, fmt.Sprintf("postal code must look like %s in %s", c.Postal.Example, c.Name))
+		}
+	}
+
+	if c.Region == nil || v.has(FieldRegion) {
+		return
+	}
+	region := strings.TrimSpace(a.Region)
+	if region == "" {
+		if c.Region.Required {
+			v.add(FieldRegion, CodeRequired, SeverityError, fmt.Sprintf("region (state/province) is required in %s", c.Name))
+		}
+		return
+	}
+	r, ok := c.Region.lookup(region)
+	if !ok {
+		v.add(FieldRegion, CodeUnknownRegion, SeverityError, fmt.Sprintf("region must be one of the %d %s codes, e.g. %s", len(c.Region.Values), c.Name, c.Region.Values[0].Code))
+		return
+	}
+	if c.Postal != nil && postal != "" && !v.has(FieldPostalCode) && !r.matchesPostal(c.Postal.canonical(postal)) {
+		v.add(FieldPostalCode, CodeRegionMismatch, SeverityWarning, fmt.Sprintf("postal code does not usually belong to %s", r.Code))
+	}
+}
+
+// Normalize returns a copy of a with surrounding space trimmed, the
+// country upper-cased, the postal code in its canonical form (upper case,
+// national spacing: "sw1a1aa" → "SW1A 1AA", "1012ab" → "1012 AB",
+// "1000001" in JP → "100-0001") and a region name replaced by its code
+// ("California" → "CA"). It does not validate: call Validate on the result.
+func Normalize(a Address) Address {
+	out := Address{
+		Name:       strings.TrimSpace(a.Name),
+		Line1:      strings.TrimSpace(a.Line1),
+		Line2:      strings.TrimSpace(a.Line2),
+		City:       strings.TrimSpace(a.City),
+		Region:     strings.TrimSpace(a.Region),
+		PostalCode: strings.TrimSpace(a.PostalCode),
+		Country:    strings.ToUpper(strings.TrimSpace(a.Country)),
+	}
+	t, err := rules()
+	if err != nil {
+		return out
+	}
+	c, ok := t.countries[out.Country]
+	if !ok {
+		out.PostalCode = strings.ToUpper(out.PostalCode)
+		return out
+	}
+	if c.Postal != nil && out.PostalCode != "" {
+		out.PostalCode = c.Postal.canonical(out.PostalCode)
+	}
+	if c.Region != nil && out.Region != "" {
+		if r, ok := c.Region.lookup(out.Region); ok {
+			out.Region = r.Code
+		}
+	}
+	return out
+}
+
+// Regions lists the region codes of a country that has a validated list
+// (US, CA, AU), or nil.
+func Regions(country string) []string {
+	t, err := rules()
+	if err != nil {
+		return nil
+	}
+	c, ok := t.countries[strings.ToUpper(country)]
+	if !ok || c.Region == nil {
+		return nil
+	}
+	out := make([]string, len(c.Region.Values))
+	for i, r := range c.Region.Values {
+		out[i] = r.Code
+	}
+	return out
+}
+
+// RequiresRegion reports whether addresses in country must carry a region.
+func RequiresRegion(country string) bool {
+	t, err := rules()
+	if err != nil {
+		return false
+	}
+	c, ok := t.countries[strings.ToUpper(country)]
+	return ok && c.Region != nil && c.Region.Required
+}
+
+// SupportedCountries lists the countries with postal rules, sorted.
+func SupportedCountries() []string {
+	t, err := rules()
+	if err != nil {
+		return nil
+	}
+	return append([]string(nil), t.sorted...)
+}
