@@ -21,13 +21,14 @@ TOOL_PKGS := github.com/temporalio/cli/cmd/temporal \
 # ./starter has no such command; `make dev DEV_MAIN_JOB=` skips it always.
 DEV_MAIN_JOB ?= sample
 # Fuzz targets `make test` runs briefly, as pkg:FuzzName (space-separated).
-FUZZ_TARGETS ?= ./toolkit:FuzzDecodeRequest
+FUZZ_TARGETS ?= ./toolkit:FuzzDecodeToolCall
 FUZZ_TIME ?= 10s
-# Timeout of the integration `go test` run; extra flags for both runs
-# (e.g. GOTEST_FLAGS=-race or GOTEST_FLAGS='-run TestDraftOrder').
+# Timeout of the integration `go test` run; packages and extra flags for both
+# runs (e.g. TEST_PKGS=./workflows/... GOTEST_FLAGS='-race -run TestDraft').
 TEST_TIMEOUT ?= 20m
+TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
-export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT GOTEST_FLAGS
+export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
 .PHONY: help tools build dev down status test test-unit test-integration fuzz lint clean
 

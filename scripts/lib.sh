@@ -256,7 +256,9 @@ start_stripe_mock() {
 	elif port_open 127.0.0.1 "$port"; then
 		warn "something we did not start listens on :$port; using it as stripe-mock"
 	else
-		start_bg stripe-mock "$BIN/stripe-mock" -http-addr "127.0.0.1:$port"
+		# Given only an HTTP address, stripe-mock also binds HTTPS on
+		# :12112 (the test stack's port); park HTTPS on a random port.
+		start_bg stripe-mock "$BIN/stripe-mock" -http-addr "127.0.0.1:$port" -https-addr 127.0.0.1:0
 	fi
 	wait_until 30 "stripe-mock (:$port)" stripe_mock_ready "$port" ||
 		die "stripe-mock did not answer; see $LOG_DIR/stripe-mock.log"
@@ -286,6 +288,11 @@ load_profile() {
 		;;
 	*) die "unknown profile '$PROFILE' (want dev or test)" ;;
 	esac
+	# Escape hatch for port clashes (another checkout's stack on the same
+	# machine): STACK_TEMPORAL_PORT=7253 STACK_UI_PORT=8253 ... make test
+	TEMPORAL_PORT=${STACK_TEMPORAL_PORT:-$TEMPORAL_PORT}
+	UI_PORT=${STACK_UI_PORT:-$UI_PORT}
+	STRIPE_PORT=${STACK_STRIPE_PORT:-$STRIPE_PORT}
 	PID_DIR="$DATA_DIR/pids"
 	LOG_DIR="$DATA_DIR/logs"
 	ENV_FILE="$DATA_DIR/env"

@@ -13,16 +13,17 @@ set -euo pipefail
 cd "$ROOT"
 
 GOTEST_FLAGS=${GOTEST_FLAGS-}
+TEST_PKGS=${TEST_PKGS:-./...}
 TEST_TIMEOUT=${TEST_TIMEOUT:-20m}
 # "pkg:FuzzName" pairs; go test -fuzz takes one package and one target a time.
-FUZZ_TARGETS=${FUZZ_TARGETS-./toolkit:FuzzDecodeRequest}
+FUZZ_TARGETS=${FUZZ_TARGETS-./toolkit:FuzzDecodeToolCall}
 FUZZ_TIME=${FUZZ_TIME:-10s}
 
 unit() {
 	log "unit tests (go test -short)"
 	# shellcheck disable=SC2086
 	env -u CARTWRIGHT_INTEGRATION -u CARTWRIGHT_TEST_PG_DSN \
-		go test -short $GOTEST_FLAGS ./...
+		go test -short $GOTEST_FLAGS $TEST_PKGS
 }
 
 integration() {
@@ -42,7 +43,7 @@ integration() {
 	# shellcheck disable=SC1090
 	. "$ENV_FILE"
 	# shellcheck disable=SC2086
-	go test -count=1 -timeout "$TEST_TIMEOUT" $GOTEST_FLAGS ./...
+	go test -count=1 -timeout "$TEST_TIMEOUT" $GOTEST_FLAGS $TEST_PKGS
 	[ -n "$reuse" ] || { trap - EXIT; stack_down; }
 }
 
@@ -52,7 +53,9 @@ fuzz() {
 		pkg=${t%%:*} name=${t#*:}
 		# A target that vanished (renamed, moved) must fail loudly rather
 		# than let CI pass without fuzzing.
-		go test -list "^$name\$" "$pkg" | grep -qx "$name" ||
+		local list
+		list=$(go test -list "^$name\$" "$pkg") || die "go test -list $pkg failed: $list"
+		grep -qx "$name" <<<"$list" ||
 			die "fuzz target $name not found in $pkg (update FUZZ_TARGETS in the Makefile)"
 		log "fuzzing $pkg $name for $FUZZ_TIME"
 		go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZ_TIME" "$pkg"
