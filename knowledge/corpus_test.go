@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"unicode"
 )
 
 func TestEmbeddedCorpus(t *testing.T) {
@@ -126,4 +127,33 @@ func TestLRU(t *testing.T) {
 	if _, ok := off.get("x"); ok {
 		t.Error("capacity 0 must disable the cache")
 	}
+}
+
+// FuzzClaimText: whatever the claim, the OR query holds only words joined by
+// " or " (no websearch operator survives), and normalising is idempotent, so
+// a cached answer's key is stable.
+func FuzzClaimText(f *testing.F) {
+	for _, s := range []string{"individual.verification.document", `"a" -b or c`, "person_1x.dob.day?", "  ??  ", "需要上传身份证件", "tos_acceptance.ip; DROP TABLE x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, claim string) {
+		q := orQuery(claim)
+		for _, term := range strings.Split(q, " or ") {
+			if q == "" {
+				break
+			}
+			if term == "" || term == "or" {
+				t.Fatalf("orQuery(%q) = %q: empty or operator term", claim, q)
+			}
+			for _, r := range term {
+				if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					t.Fatalf("orQuery(%q) = %q: %q in a term", claim, q, r)
+				}
+			}
+		}
+		n := normalizeClaim(claim)
+		if normalizeClaim(n) != n {
+			t.Fatalf("normalizeClaim not idempotent: %q -> %q -> %q", claim, n, normalizeClaim(n))
+		}
+	})
 }

@@ -339,12 +339,16 @@ func (ix *Index) Cite(ctx context.Context, claim string, topK int) (CiteResult, 
 	if !utf8.ValidString(claim) {
 		return CiteResult{}, fmt.Errorf("%w: claim is not valid UTF-8", ErrInvalidArgument)
 	}
-	key := fmt.Sprintf("%d|%s", topK, normalizeClaim(claim))
+	// The search itself runs on the normalised claim, so an answer is a
+	// function of (corpus version, normalised claim, top_k) alone and a
+	// cached answer is exactly what a fresh search would return.
+	norm := normalizeClaim(claim)
+	key := fmt.Sprintf("%d|%s", topK, norm)
 	if r, ok := ix.cache.get(key); ok {
 		r.CacheHit = true
 		return r, nil
 	}
-	cands, err := ix.rank(ctx, claim, topK)
+	cands, err := ix.rank(ctx, norm, topK)
 	if err != nil {
 		return CiteResult{}, err
 	}
@@ -367,12 +371,13 @@ func (ix *Index) Cite(ctx context.Context, claim string, topK int) (CiteResult, 
 	return res, nil
 }
 
-// rank runs the search and scores every candidate, best first.
+// rank runs the search for a normalised claim and scores every candidate,
+// best first.
 func (ix *Index) rank(ctx context.Context, claim string, topK int) ([]*candidate, error) {
 	limit := max(candidates, topK*4)
 	text := strings.Join(words(claim), " ")
 	rows, err := ix.pool.Query(ctx, searchSQL, ix.version, orQuery(claim),
-		strings.ToLower(claim), limit, text)
+		claim, limit, text)
 	if err != nil {
 		return nil, fmt.Errorf("knowledge: search: %w", err)
 	}

@@ -136,7 +136,7 @@ func TestGroundingCalibration(t *testing.T) {
 	ix := load(t, testenv.Postgres(t), WithCache(0, 0))
 	ctx := context.Background()
 	best := func(claim string) (float64, string) {
-		cands, err := ix.rank(ctx, claim, 3)
+		cands, err := ix.rank(ctx, normalizeClaim(claim), 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,6 +191,14 @@ func TestCiteCache(t *testing.T) {
 		if !sameResult(r, first) {
 			t.Fatalf("cached answer differs: %+v vs %+v", r, first)
 		}
+	}
+	// Stripe's person ids are folded: every person's document claim is one
+	// cache entry.
+	if _, err := ix.Cite(ctx, "person_1AbC.verification.document is past due", 3); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := ix.Cite(ctx, "person_9XyZ.verification.document is past due", 3); err != nil || !r.CacheHit {
+		t.Fatalf("other person id: want cache hit, got %+v %v", r, err)
 	}
 	if r, _ := ix.Cite(ctx, "individual.verification.document is past due", 2); r.CacheHit {
 		t.Error("another top_k must not hit")
