@@ -132,6 +132,9 @@ type DutyLine struct {
 
 // DutiesAndTaxes is the answer of tax.estimate_duties_and_taxes.
 type DutiesAndTaxes struct {
+	// Country and Region are the destination the estimate is for.
+	Country  string     `json:"country"`
+	Region   string     `json:"region,omitempty"`
 	Currency string     `json:"currency"`
 	Incoterm string     `json:"incoterm"`
 	Lines    []DutyLine `json:"lines"`
@@ -197,10 +200,16 @@ type Total struct {
 	Duty             Money  `json:"duty"`
 	Tax              Money  `json:"tax"`
 	Incoterm         string `json:"incoterm"`
+	// ShipToCountry and ShipToRegion are the destination duty and tax were
+	// computed for; the draft order's address must match them.
+	ShipToCountry string `json:"ship_to_country"`
+	ShipToRegion  string `json:"ship_to_region,omitempty"`
 	// GrandTotal is what is charged at checkout: subtotal + shipping, plus
-	// duty and tax under DDP only (under DAP they are due on delivery).
+	// duty and tax when the estimate says they are collected at checkout
+	// (DDP, or a seller-collected sales tax); otherwise they are due on
+	// delivery.
 	GrandTotal Money `json:"grand_total"`
-	// DueOnDelivery is the duty and tax the buyer pays the carrier (DAP).
+	// DueOnDelivery is the duty and tax the buyer pays the carrier.
 	DueOnDelivery Money `json:"due_on_delivery"`
 	// ExpiresAt is the earliest expiry of the quotes the total rests on.
 	ExpiresAt time.Time `json:"expires_at"`

@@ -1,0 +1,116 @@
+package commerce
+
+import (
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// ToolDeps is what the commerce tools need. Pool, Audit and Sealer are
+// required; every provider left nil gets its built-in implementation
+// (PostgreSQL catalog and drafts, ECB FX table, the rules packages), and
+// any of them can be replaced by an adapter to a real upstream.
+type ToolDeps struct {
+	Pool *pgxpool.Pool
+	// Audit is the two-phase audit (*evidence.Store).
+	Audit AuditLog
+	// Sealer encrypts shipping addresses at rest (*evidence.AESGCM).
+	Sealer AddressSealer
+	// Clock is time.Now unless a test sets it.
+	Clock func() time.Time
+
+	Catalog    Catalog
+	FX         FXTable
+	Addresses  AddressValidator
+	Shipping   ShippingRater
+	Tax        TaxEstimator
+	Compliance ComplianceChecker
+	Drafts     DraftStore
+}
+
+// tools holds the resolved dependencies the handlers close over.
+type tools struct {
+	catalog    Catalog
+	fx         FXTable
+	addresses  AddressValidator
+	shipping   ShippingRater
+	tax        TaxEstimator
+	compliance ComplianceChecker
+	drafts     DraftStore
+	audit      AuditLog
+	sealer     AddressSealer
+	now        func() time.Time
+}
+
+func newTools(d ToolDeps) (*tools, error) {
+	if d.Audit == nil {
+		return nil, errors.New("commerce: an audit log is required (checkout.create_draft_order is a write)")
+	}
+	if d.Sealer == nil {
+		return nil, errors.New("commerce: an address sealer is required: addresses are never stored in clear")
+	}
+	needPool := d.Catalog == nil || d.Drafts == nil
+	if needPool && d.Pool == nil {
+		return nil, errors.New("commerce: a pool is required for the built-in catalog and draft store")
+	}
+	t := &tools{catalog: d.Catalog, fx: d.FX, addresses: d.Addresses, shipping: d.Shipping, tax: d.Tax,
+		compliance: d.Compliance, drafts: d.Drafts, audit: d.Audit, sealer: d.Sealer, now: d.Clock}
+	if t.catalog == nil {
+		t.catalog = PGCatalog{Pool: d.Pool}
+	}
+	if t.drafts == nil {
+		t.drafts = PGDrafts{Pool: d.Pool}
+	}
+	if t.fx == nil {
+		fx, err := BuiltinFX()
+		if err != nil {
+			return nil, err
+		}
+		t.fx = fx
+	}
+	if t.addresses == nil {
+		t.addresses = RulesAddressValidator{}
+	}
+	if t.shipping == nil {
+		t.shipping = RulesShipping{}
+	}
+	if t.tax == nil {
+		t.tax = RulesTax{}
+	}
+	if t.compliance == nil {
+		t.compliance = RulesCompliance{}
+	}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	base := t.now
+	t.now = func() time.Time { return base().UTC() }
+	return t, nil
+}
+
+// RegisterTools registers the six commerce tools into reg.
+func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
+	t, err := newTools(deps)
+	if err != nil {
+		return err
+	}
+	for _, r := range []struct {
+		spec toolkit.Spec
+		h    toolkit.Handler
+	}{
+		{quoteSpec(), t.getQuote},
+		{shippingSpec(), t.quoteShipping},
+		{dutiesSpec(), t.estimateDuties},
+		{complianceSpec(), t.checkCompliance},
+		{totalSpec(), t.computeTotal},
+		{draftSpec(), t.createDraftOrder},
+	} {
+		if err := reg.Register(r.spec, r.h); err != nil {
+			return err
+		}
+	}
+	return nil
+}

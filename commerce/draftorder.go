@@ -1,0 +1,226 @@
+package commerce
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// DraftOrderTTL is how long a draft order stays open. The idempotency
+// record is the draft row itself, kept at least this long plus the
+// reconcile buffer (seed 000 §4.5 asks for ≥ validity + buffer).
+const DraftOrderTTL = 24 * time.Hour
+
+// AuditLog is the part of the evidence store's two-phase audit the draft
+// order uses (*evidence.Store implements it).
+type AuditLog interface {
+	WritePending(ctx context.Context, e evidence.AuditEntry) (int64, error)
+	Finalize(ctx context.Context, correlationID string, status evidence.AuditStatus, patch map[string]any) (bool, error)
+}
+
+// AddressSealer encrypts a shipping address for storage (evidence.AESGCM
+// implements it).
+type AddressSealer interface {
+	KeyID() string
+	Seal(plaintext, aad []byte) (nonce, ciphertext []byte, err error)
+}
+
+func draftSpec() toolkit.Spec {
+	return toolkit.Spec{
+		Name:    ToolCreateDraftOrder,
+		Version: "1.0.0",
+		Description: "Create the draft order for a total the user has confirmed. Use it only after the user confirmed the " +
+			"exact total: pass the total from checkout.compute_total, the confirmed quote_hash and the shipping address; " +
+			"the request needs an idempotency_key (one draft per user and key, a repeat returns the same draft) and may " +
+			"set dry_run to validate without writing. Success: draft_order_id and expires_at (24 h), status open " +
+			"(validated on a dry run), replayed=true for a repeat. Common failures: NEEDS_USER_CONFIRMATION (hash not " +
+			"the one confirmed, or the total expired: re-quote and confirm again), CONFLICT (key already used for a " +
+			"different total), ADDRESS_INVALID (fields named), INVALID_ARGUMENT (total does not add up), UPSTREAM_ERROR " +
+			"(audit or database unavailable; nothing was written, retry).",
+		InputSchema:  ToolCreateDraftOrder + ".input.json",
+		OutputSchema: ToolCreateDraftOrder + ".output.json",
+		// A write, but idempotent by its scope; not destructive (a draft
+		// commits nobody to pay), so no consent step beyond confirmation.
+		Annotations:       toolkit.Annotations{ReadOnly: false, Idempotent: true},
+		TTL:               0,
+		Timeout:           10 * time.Second,
+		Retry:             toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 10 * time.Second, MaxAttempts: 8},
+		EvidenceRequired:  true,
+		NeedsConfirmation: true,
+		Provider:          "orders-postgres",
+	}
+}
+
+func (t *tools) createDraftOrder(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
+	var in CreateDraftOrderArgs
+	if err := call.Bind(&in); err != nil {
+		return nil, err
+	}
+	req := call.Request
+	if err := verifyTotal(in.Total); err != nil {
+		return nil, err
+	}
+	if in.ConfirmedQuoteHash != in.Total.QuoteHash {
+		return nil, toolkit.Errorf(toolkit.NeedsUserConfirmation, "the user confirmed a different total").
+			WithDetail("quote_hash", in.Total.QuoteHash).
+			WithRecovery("show this total and its quote_hash to the user and wait for their confirmation")
+	}
+	shipTo, err := t.checkAddress("ship_to", in.ShipTo)
+	if err != nil {
+		return nil, err
+	}
+	in.ShipTo = shipTo
+	if in.ShipTo.Country != in.Total.ShipToCountry || (in.Total.ShipToRegion != "" && in.ShipTo.Region != in.Total.ShipToRegion) {
+		return nil, toolkit.Errorf(toolkit.AddressInvalid, "ship_to is not the destination the total was computed for").
+			WithDetail("fields", []string{"ship_to.country", "ship_to.region"}).
+			WithRecovery("re-estimate shipping, duties and the total for this address", ToolQuoteShipping, ToolDutiesAndTaxes, ToolComputeTotal)
+	}
+	now := t.now()
+	scope := DraftScope{UserIDHash: evidence.HashUserID(req.UserID), Tool: ToolCreateDraftOrder, IdempotencyKey: req.IdempotencyKey}
+
+	if req.DryRun {
+		// Validate only: no row, no audit (seed 000 §4.1).
+		if err := t.checkNotExpired(in.Total, now); err != nil {
+			return nil, err
+		}
+		return t.draftOutput(DraftOrder{Status: DraftStatusValidated, ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
+			QuoteHash: in.Total.QuoteHash, GrandTotal: in.Total.GrandTotal}), nil
+	}
+	// A repeat answers from the stored draft, even after the total expired:
+	// the side effect already happened once.
+	if got, err := t.drafts.Find(ctx, scope); err != nil {
+		return nil, err
+	} else if got != nil {
+		return t.replay(ctx, req, *got, in.Total.QuoteHash)
+	}
+	if err := t.checkNotExpired(in.Total, now); err != nil {
+		return nil, err
+	}
+	return t.insertDraft(ctx, req, scope, in, now)
+}
+
+// insertDraft is the two-phase write: audit pending, insert, finalise.
+func (t *tools) insertDraft(ctx context.Context, req toolkit.Request, scope DraftScope, in CreateDraftOrderArgs, now time.Time) (*toolkit.Output, error) {
+	id, err := newID("do_", now)
+	if err != nil {
+		return nil, err
+	}
+	sealed, err := t.sealAddress(id, in.ShipTo)
+	if err != nil {
+		return nil, err
+	}
+	call := activityCall(ctx)
+	payload, _ := json.Marshal(map[string]any{"scope": scope, "quote_hash": in.Total.QuoteHash})
+	sum := sha256.Sum256(payload)
+	// Audit first: if the pending row cannot be written, nothing is inserted.
+	if _, err := t.audit.WritePending(ctx, evidence.AuditEntry{
+		CorrelationID: req.CorrelationID, Tool: ToolCreateDraftOrder, UserID: req.UserID, ActorType: req.Actor.Type,
+		Action: evidence.ActionAllow, Reason: "create draft order for a confirmed total",
+		PayloadSHA: hex.EncodeToString(sum[:]), Call: call,
+		Refs: map[string]any{"quote_hash": in.Total.QuoteHash, "quote_id": in.Total.QuoteID,
+			"grand_total": in.Total.GrandTotal, "idempotency_key": req.IdempotencyKey},
+	}); err != nil {
+		return nil, auditError(err)
+	}
+	stored, inserted, err := t.drafts.Insert(ctx, NewDraft{
+		Scope: scope, DraftOrderID: id, Total: in.Total, ShipTo: sealed, CorrelationID: req.CorrelationID,
+		WorkflowID: call.WorkflowID, RunID: call.RunID, CreatedAt: now, ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
+	})
+	if err != nil {
+		// Best effort: a failed finalise leaves the row pending and
+		// reconcile closes it; the insert error is what the caller needs.
+		_, _ = t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditFailed, map[string]any{"error_type": "db_error"})
+		return nil, err
+	}
+	if !inserted {
+		// A concurrent call with the same key won the race.
+		return t.replay(ctx, req, stored, in.Total.QuoteHash)
+	}
+	if _, err := t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditSuccess,
+		map[string]any{"draft_order_id": stored.DraftOrderID}); err != nil {
+		// The draft exists; a retry finds it and finalises then.
+		return nil, auditError(err)
+	}
+	return t.draftOutput(draftFrom(stored, false)), nil
+}
+
+// replay answers a repeat of an idempotency key. The same key with a
+// different total is a CONFLICT, never a second draft. A pending audit of
+// this correlation id (an earlier attempt that crashed after inserting)
+// is finalised here.
+func (t *tools) replay(ctx context.Context, req toolkit.Request, got StoredDraft, quoteHash string) (*toolkit.Output, error) {
+	if got.QuoteHash != quoteHash {
+		return nil, toolkit.Errorf(toolkit.Conflict, "idempotency key %s already created a draft order for a different total", req.IdempotencyKey).
+			WithDetail("draft_order_id", got.DraftOrderID).
+			WithRecovery("use a new idempotency key for a new order")
+	}
+	_, err := t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditSuccess,
+		map[string]any{"draft_order_id": got.DraftOrderID, "replayed": true})
+	if err != nil && !errors.Is(err, evidence.ErrAuditNotFound) {
+		return nil, auditError(err)
+	}
+	return t.draftOutput(draftFrom(got, true)), nil
+}
+
+func (t *tools) checkNotExpired(total Total, now time.Time) error {
+	if !now.Before(total.ExpiresAt) {
+		return toolkit.Errorf(toolkit.NeedsUserConfirmation, "the total expired at %s", total.ExpiresAt.UTC().Format(time.RFC3339)).
+			WithDetail("expires_at", total.ExpiresAt).
+			WithRecovery("re-quote, recompute the total and ask the user to confirm it", ToolGetQuote, ToolComputeTotal)
+	}
+	return nil
+}
+
+// sealAddress encrypts the full address bound to the draft id. Why not a
+// hash: the draft must be fulfilled to this address later, and an address
+// is low-entropy, so a plain hash could be reversed by guessing.
+func (t *tools) sealAddress(draftID string, a Address) (SealedAddress, error) {
+	plain, err := json.Marshal(a)
+	if err != nil {
+		return SealedAddress{}, err
+	}
+	nonce, ct, err := t.sealer.Seal(plain, []byte("cartwright/draft-order/ship-to/v1\x00"+draftID))
+	if err != nil {
+		return SealedAddress{}, toolkit.Errorf(toolkit.UpstreamError, "seal shipping address: %v", err)
+	}
+	return SealedAddress{Country: a.Country, Region: a.Region, PostalCode: a.PostalCode,
+		Ciphertext: ct, Nonce: nonce, KeyID: t.sealer.KeyID()}, nil
+}
+
+func (t *tools) draftOutput(d DraftOrder) *toolkit.Output {
+	return &toolkit.Output{Data: d}
+}
+
+func draftFrom(s StoredDraft, replayed bool) DraftOrder {
+	return DraftOrder{DraftOrderID: s.DraftOrderID, ExpiresAt: s.ExpiresAt, Status: s.Status,
+		QuoteHash: s.QuoteHash, GrandTotal: s.GrandTotal, Replayed: replayed}
+}
+
+// auditError keeps a toolkit error (CONFLICT for an audit closed as
+// failed, UPSTREAM_ERROR for a database outage) and reports anything else
+// as a retryable UPSTREAM_ERROR: without its audit the write cannot go on.
+func auditError(err error) error {
+	var te *toolkit.Error
+	if errors.As(err, &te) {
+		return te
+	}
+	return toolkit.Errorf(toolkit.UpstreamError, "audit unavailable: %v", err).WithCause(err)
+}
+
+// activityCall locates the call in Temporal for the audit row.
+func activityCall(ctx context.Context) toolkit.CallContext {
+	if !activity.IsActivity(ctx) {
+		return toolkit.CallContext{}
+	}
+	info := activity.GetInfo(ctx)
+	return toolkit.CallContext{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt}
+}

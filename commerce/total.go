@@ -1,0 +1,229 @@
+package commerce
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/commerce/rules/money"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+func totalSpec() toolkit.Spec {
+	return toolkit.Spec{
+		Name:    ToolComputeTotal,
+		Version: "1.0.0",
+		Description: "Add up an order exactly: the quote's lines, the chosen shipping option, and the duty and tax estimate, " +
+			"all in integer minor units of one currency. Use it after pricing, shipping and duties, and show its result " +
+			"to the user for confirmation. Success: a breakdown (lines, subtotal, shipping, duty, tax, grand_total, " +
+			"due_on_delivery) and the quote_hash the user confirms and checkout.create_draft_order requires. Common " +
+			"failures: INVALID_ARGUMENT when the inputs mix currencies, a line total is not unit price times quantity, " +
+			"or the quote's price_hash does not match its lines.",
+		InputSchema:      ToolComputeTotal + ".input.json",
+		OutputSchema:     ToolComputeTotal + ".output.json",
+		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
+		TTL:              QuoteTTL,
+		Timeout:          2 * time.Second,
+		Retry:            toolkit.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaxInterval: 2 * time.Second, MaxAttempts: 3},
+		EvidenceRequired: true,
+		Provider:         "builtin",
+	}
+}
+
+func (t *tools) computeTotal(_ context.Context, call *toolkit.Call) (*toolkit.Output, error) {
+	var in ComputeTotalArgs
+	if err := call.Bind(&in); err != nil {
+		return nil, err
+	}
+	total, err := ComputeTotal(in)
+	if err != nil {
+		return nil, err
+	}
+	return &toolkit.Output{Data: total, RulesetVersion: money.RulesetVersion()}, nil
+}
+
+// ComputeTotal is the pure arithmetic of checkout.compute_total.
+func ComputeTotal(in ComputeTotalArgs) (Total, error) {
+	q, cur := in.Quote, in.Quote.Currency
+	if err := oneCurrency(cur, in); err != nil {
+		return Total{}, err
+	}
+	if err := checkLines(q); err != nil {
+		return Total{}, err
+	}
+	t := Total{
+		QuoteID: q.QuoteID, Currency: cur, Subtotal: q.Subtotal, Shipping: in.Shipping.Cost,
+		ShippingOptionID: in.Shipping.OptionID, Duty: in.Duties.Duty, Tax: in.Duties.Tax,
+		Incoterm: in.Duties.Incoterm, ShipToCountry: in.Duties.Country, ShipToRegion: in.Duties.Region,
+		ExpiresAt: q.ExpiresAt,
+	}
+	if in.ShippingExpiresAt != nil && in.ShippingExpiresAt.Before(t.ExpiresAt) {
+		t.ExpiresAt = *in.ShippingExpiresAt
+	}
+	for _, l := range q.Lines {
+		t.Lines = append(t.Lines, TotalLine{SKU: l.SKU, Quantity: l.Quantity, UnitPrice: l.UnitPrice, LineTotal: l.LineTotal})
+	}
+	if err := t.settle(in.Duties.CollectedAtCheckout); err != nil {
+		return Total{}, err
+	}
+	var err error
+	if t.QuoteHash, err = QuoteHash(t); err != nil {
+		return Total{}, err
+	}
+	return t, nil
+}
+
+// settle computes the grand total and what is due on delivery from the
+// components, with overflow checks.
+func (t *Total) settle(collectAtCheckout bool) error {
+	dutyTax, err := money.Add(t.Duty.Amount, t.Tax.Amount)
+	if err != nil {
+		return toolkit.Errorf(toolkit.InvalidArgument, "duty plus tax overflows")
+	}
+	grand, err := money.Add(t.Subtotal.Amount, t.Shipping.Amount)
+	if err != nil {
+		return toolkit.Errorf(toolkit.InvalidArgument, "total overflows")
+	}
+	due := dutyTax
+	if collectAtCheckout {
+		if grand, err = money.Add(grand, dutyTax); err != nil {
+			return toolkit.Errorf(toolkit.InvalidArgument, "total overflows")
+		}
+		due = 0
+	}
+	t.GrandTotal = Money{Amount: grand, Currency: t.Currency}
+	t.DueOnDelivery = Money{Amount: due, Currency: t.Currency}
+	return nil
+}
+
+// oneCurrency refuses an order whose amounts are not all in the quote's
+// currency: adding minor units of different currencies is meaningless.
+func oneCurrency(cur string, in ComputeTotalArgs) error {
+	seen := map[string]bool{cur: true}
+	var fields []string
+	check := func(field, c string) {
+		if c != cur {
+			seen[c] = true
+			fields = append(fields, field)
+		}
+	}
+	for _, l := range in.Quote.Lines {
+		check("quote.lines["+l.SKU+"].unit_price.currency", l.UnitPrice.Currency)
+		check("quote.lines["+l.SKU+"].line_total.currency", l.LineTotal.Currency)
+	}
+	check("quote.subtotal.currency", in.Quote.Subtotal.Currency)
+	check("shipping.cost.currency", in.Shipping.Cost.Currency)
+	check("duties.currency", in.Duties.Currency)
+	check("duties.duty.currency", in.Duties.Duty.Currency)
+	check("duties.tax.currency", in.Duties.Tax.Currency)
+	if len(fields) == 0 {
+		return nil
+	}
+	cs := make([]string, 0, len(seen))
+	for c := range seen {
+		cs = append(cs, c)
+	}
+	sort.Strings(cs)
+	return toolkit.Errorf(toolkit.InvalidArgument, "an order has one currency; got %v", cs).
+		WithDetail("fields", fields).WithDetail("currencies", cs).
+		WithRecovery("quote shipping and duties in the quote's currency, then total again",
+			ToolQuoteShipping, ToolDutiesAndTaxes)
+}
+
+// checkLines re-derives every line total and the subtotal and the price
+// hash, so a tampered or hand-edited quote cannot reach the user.
+func checkLines(q Quote) error {
+	var sum int64
+	for _, l := range q.Lines {
+		want, err := money.MulDiv(l.UnitPrice.Amount, int64(l.Quantity), 1)
+		if err != nil || want != l.LineTotal.Amount {
+			return toolkit.Errorf(toolkit.InvalidArgument, "line %s: line_total is not unit_price × quantity", l.SKU).
+				WithDetail("fields", []string{"quote.lines"})
+		}
+		if sum, err = money.Add(sum, want); err != nil {
+			return toolkit.Errorf(toolkit.InvalidArgument, "subtotal overflows")
+		}
+	}
+	if sum != q.Subtotal.Amount {
+		return toolkit.Errorf(toolkit.InvalidArgument, "quote subtotal %d is not the sum of its lines %d", q.Subtotal.Amount, sum).
+			WithDetail("fields", []string{"quote.subtotal"})
+	}
+	h, err := PriceHash(q.Currency, q.Lines)
+	if err != nil {
+		return err
+	}
+	if h != q.PriceHash {
+		return toolkit.Errorf(toolkit.InvalidArgument, "quote price_hash does not match its lines").
+			WithDetail("fields", []string{"quote.price_hash"}).
+			WithRecovery("use the quote exactly as pricing.get_realtime_quote returned it", ToolGetQuote)
+	}
+	return nil
+}
+
+// QuoteHash is toolkit.CanonicalHash of a total's priced content: every
+// field except QuoteID, ExpiresAt and QuoteHash. A re-quote with the same
+// prices therefore has the same hash, and the user's confirmation of it
+// still holds.
+func QuoteHash(t Total) (string, error) {
+	t.QuoteID, t.ExpiresAt, t.QuoteHash = "", time.Time{}, ""
+	type priced struct {
+		Currency         string      `json:"currency"`
+		Lines            []TotalLine `json:"lines"`
+		Subtotal         Money       `json:"subtotal"`
+		Shipping         Money       `json:"shipping"`
+		ShippingOptionID string      `json:"shipping_option_id"`
+		Duty             Money       `json:"duty"`
+		Tax              Money       `json:"tax"`
+		Incoterm         string      `json:"incoterm"`
+		ShipToCountry    string      `json:"ship_to_country"`
+		ShipToRegion     string      `json:"ship_to_region"`
+		GrandTotal       Money       `json:"grand_total"`
+		DueOnDelivery    Money       `json:"due_on_delivery"`
+	}
+	return toolkit.CanonicalHash(priced{
+		Currency: t.Currency, Lines: t.Lines, Subtotal: t.Subtotal, Shipping: t.Shipping,
+		ShippingOptionID: t.ShippingOptionID, Duty: t.Duty, Tax: t.Tax, Incoterm: t.Incoterm,
+		ShipToCountry: t.ShipToCountry, ShipToRegion: t.ShipToRegion, GrandTotal: t.GrandTotal, DueOnDelivery: t.DueOnDelivery,
+	})
+}
+
+// verifyTotal checks a total handed back by a caller: its arithmetic and
+// its hash. It is how create_draft_order refuses a hand-edited total.
+func verifyTotal(t Total) error {
+	var sum int64
+	for _, l := range t.Lines {
+		want, err := money.MulDiv(l.UnitPrice.Amount, int64(l.Quantity), 1)
+		if err != nil || want != l.LineTotal.Amount || l.UnitPrice.Currency != t.Currency || l.LineTotal.Currency != t.Currency {
+			return toolkit.Errorf(toolkit.InvalidArgument, "total line %s is inconsistent", l.SKU).WithDetail("fields", []string{"total.lines"})
+		}
+		if sum, err = money.Add(sum, want); err != nil {
+			return toolkit.Errorf(toolkit.InvalidArgument, "subtotal overflows")
+		}
+	}
+	for _, m := range []Money{t.Subtotal, t.Shipping, t.Duty, t.Tax, t.GrandTotal, t.DueOnDelivery} {
+		if m.Currency != t.Currency {
+			return toolkit.Errorf(toolkit.InvalidArgument, "an order has one currency; total mixes %s and %s", t.Currency, m.Currency).
+				WithDetail("fields", []string{"total"})
+		}
+	}
+	check := t
+	if sum != t.Subtotal.Amount {
+		return toolkit.Errorf(toolkit.InvalidArgument, "total subtotal is not the sum of its lines").WithDetail("fields", []string{"total.subtotal"})
+	}
+	if err := check.settle(t.DueOnDelivery.Amount == 0); err != nil {
+		return err
+	}
+	if check.GrandTotal != t.GrandTotal || check.DueOnDelivery != t.DueOnDelivery {
+		return toolkit.Errorf(toolkit.InvalidArgument, "grand_total does not add up").WithDetail("fields", []string{"total.grand_total"})
+	}
+	h, err := QuoteHash(t)
+	if err != nil {
+		return err
+	}
+	if h != t.QuoteHash {
+		return toolkit.Errorf(toolkit.InvalidArgument, "total quote_hash does not match its content").
+			WithDetail("fields", []string{"total.quote_hash"}).
+			WithRecovery("use the total exactly as checkout.compute_total returned it", ToolComputeTotal)
+	}
+	return nil
+}
