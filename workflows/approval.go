@@ -1,0 +1,402 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// SignalApproval is the signal support staff send to decide an approval.
+const SignalApproval = "approval"
+
+// DefaultApprovalWindow is how long an approval waits when neither the
+// request nor the configuration says (config ApprovalWindow's default).
+const DefaultApprovalWindow = 24 * time.Hour
+
+// Outcomes of an approval besides approve and reject.
+const (
+	// ApprovalExpired: nobody decided within the window.
+	ApprovalExpired = "expired"
+	// ApprovalInterrupted: the owner's Interrupt condition ended the wait
+	// (e.g. the user cancelled).
+	ApprovalInterrupted = "interrupted"
+)
+
+var (
+	approvalIDPattern = regexp.MustCompile(`^apr_[0-9a-f]{16}$`)
+	approverPattern   = regexp.MustCompile(`^[a-z][a-z0-9._-]{1,62}$`)
+)
+
+// ApprovalSignal is the payload of the approval signal, e.g.
+// {"approval_id":"apr_…","decision":"approve","approver":"alice.support","reason":"…"}.
+type ApprovalSignal struct {
+	// ApprovalID must be the id of the approval currently requested.
+	ApprovalID string `json:"approval_id"`
+	// Decision is approve or reject.
+	Decision string `json:"decision"`
+	// Approver is the staff id of the person deciding.
+	Approver string `json:"approver"`
+	// Reason is required for a rejection.
+	Reason string `json:"reason,omitempty"`
+}
+
+// ApprovalConfig sets up the approval piece for one workflow.
+type ApprovalConfig struct {
+	// Flow names the owning flow (CartwrightFlow), e.g. draft_order.
+	Flow string
+	// Window is the default time to wait for a decision; 0 means
+	// DefaultApprovalWindow.
+	Window time.Duration
+	// Request is the envelope base of the owner's tool calls (user_id,
+	// request_id, locale …). The piece sets actor and correlation id.
+	Request toolkit.Request
+	// Log receives the rejected approval signals; the owner shares it with
+	// its own signals so the status query shows one list.
+	Log *SignalLog
+}
+
+// ApprovalRequest is one decision the owner asks support staff for.
+type ApprovalRequest struct {
+	// Subject names what is decided in a few words, without personal data;
+	// it goes into evidence, e.g. "compliance review".
+	Subject string
+	// Question is what staff must decide, shown in the Web UI.
+	Question string
+	// Facts are the points staff decide on, one line each, no personal data.
+	Facts []string
+	// AllowedRoles limits who may decide (support, compliance, admin);
+	// empty means any active staff member.
+	AllowedRoles []string
+	// Window overrides ApprovalConfig.Window for this request.
+	Window time.Duration
+	// Interrupt, when set, is checked whenever the workflow wakes; once it
+	// returns true the wait ends with ApprovalInterrupted.
+	Interrupt func() bool
+}
+
+// PendingApproval is the approval currently waited for, as the status query
+// shows it.
+type PendingApproval struct {
+	ApprovalID   string    `json:"approval_id"`
+	Flow         string    `json:"flow"`
+	Subject      string    `json:"subject"`
+	Question     string    `json:"question"`
+	Facts        []string  `json:"facts,omitempty"`
+	AllowedRoles []string  `json:"allowed_roles,omitempty"`
+	RequestedAt  time.Time `json:"requested_at"`
+	ExpiresAt    time.Time `json:"expires_at"`
+	// Example is a ready-to-edit payload for the approval signal.
+	Example string `json:"example"`
+}
+
+// ApprovalOutcome is how an approval request ended.
+type ApprovalOutcome struct {
+	ApprovalID string `json:"approval_id"`
+	Subject    string `json:"subject"`
+	// Decision is approve, reject, expired or interrupted.
+	Decision     string    `json:"decision"`
+	Approver     string    `json:"approver,omitempty"`
+	ApproverRole string    `json:"approver_role,omitempty"`
+	Reason       string    `json:"reason,omitempty"`
+	At           time.Time `json:"at"`
+	// Evidence is the snapshot of support.record_approval for a decision.
+	Evidence *EvidenceRef `json:"evidence,omitempty"`
+}
+
+// Approved reports whether staff approved.
+func (o ApprovalOutcome) Approved() bool { return o.Decision == support.DecisionApprove }
+
+// ApprovalStatus is the approval part of a status query.
+type ApprovalStatus struct {
+	Pending   *PendingApproval  `json:"pending,omitempty"`
+	Decisions []ApprovalOutcome `json:"decisions"`
+}
+
+// Approvals is the reusable support-staff approval piece (seed 004 §5). Create
+// it with NewApprovals at the start of the workflow, so the approval signal is
+// declared (with its description) before anything else happens; then call
+// Request whenever a human must decide.
+type Approvals struct {
+	cfg       ApprovalConfig
+	inbox     []converter.RawValue
+	pending   *PendingApproval
+	decided   map[string]bool
+	decisions []ApprovalOutcome
+	seq       int
+	// attempts numbers the record calls, for their correlation ids.
+	attempts int
+}
+
+// NewApprovals declares the approval signal and starts receiving it. Signals
+// that arrive while no approval is pending are rejected and recorded.
+func NewApprovals(ctx workflow.Context, cfg ApprovalConfig) *Approvals {
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultApprovalWindow
+	}
+	if cfg.Log == nil {
+		cfg.Log = &SignalLog{}
+	}
+	a := &Approvals{cfg: cfg, decided: map[string]bool{}, decisions: []ApprovalOutcome{}}
+	ch := workflow.GetSignalChannelWithOptions(ctx, SignalApproval, workflow.SignalChannelOptions{
+		Description: `Support staff decide a pending approval: {"approval_id": "apr_…", "decision": "approve" | "reject", ` +
+			`"approver": "<your staff id>", "reason": "…" (required to reject)}. The approval_id is in the status query and the workflow's current details.`,
+	})
+	// One receiver for the whole run: a signal is taken off the channel as
+	// soon as it arrives, so none is left unhandled when the run ends.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			raw := receiveRaw(ctx, ch)
+			if a.pending != nil {
+				a.inbox = append(a.inbox, raw)
+				continue
+			}
+			a.refuse(ctx, raw)
+		}
+	})
+	return a
+}
+
+// Status returns the pending approval and past decisions for a query.
+func (a *Approvals) Status() ApprovalStatus {
+	s := ApprovalStatus{Decisions: append([]ApprovalOutcome{}, a.decisions...)}
+	if a.pending != nil {
+		p := *a.pending
+		s.Pending = &p
+	}
+	return s
+}
+
+// Pending reports whether a decision is being waited for.
+func (a *Approvals) Pending() bool { return a.pending != nil }
+
+// Request asks support staff to decide req and waits until an active staff
+// member approves or rejects it, the window ends (ApprovalExpired) or
+// req.Interrupt fires (ApprovalInterrupted). While waiting the workflow has
+// AwaitingApproval=true and its current details say what is to be decided.
+// Malformed, stale and duplicate signals and unknown or inactive approvers
+// are rejected, recorded in the SignalLog, and the wait goes on. The error
+// is non-nil only when the workflow itself is cancelled or a search
+// attribute cannot be set.
+func (a *Approvals) Request(ctx workflow.Context, req ApprovalRequest) (ApprovalOutcome, error) {
+	if a.pending != nil {
+		return ApprovalOutcome{}, errors.New("approval: a request is already pending")
+	}
+	window := req.Window
+	if window <= 0 {
+		window = a.cfg.Window
+	}
+	a.seq++
+	now := workflow.Now(ctx).UTC()
+	id := a.approvalID(ctx)
+	a.pending = &PendingApproval{
+		ApprovalID: id, Flow: a.cfg.Flow, Subject: req.Subject, Question: req.Question,
+		Facts: append([]string{}, req.Facts...), AllowedRoles: append([]string{}, req.AllowedRoles...),
+		RequestedAt: now, ExpiresAt: now.Add(window),
+		Example: fmt.Sprintf(`{"approval_id":%q,"decision":"approve","approver":"<staff id>","reason":"<why>"}`, id),
+	}
+	if err := upsertAwaitingApproval(ctx, true); err != nil {
+		return ApprovalOutcome{}, err
+	}
+	workflow.SetCurrentDetails(ctx, a.details())
+	outcome, err := a.wait(ctx, req)
+	// Whatever ended the wait, signals still queued are answered now: they
+	// are duplicates of the decision or came too late.
+	a.pending = nil
+	for _, raw := range a.inbox {
+		a.refuse(ctx, raw)
+	}
+	a.inbox = nil
+	workflow.SetCurrentDetails(ctx, "")
+	if err != nil {
+		return outcome, err
+	}
+	a.decisions = append(a.decisions, outcome)
+	return outcome, upsertAwaitingApproval(ctx, false)
+}
+
+// wait processes approval signals in arrival order until one decides.
+func (a *Approvals) wait(ctx workflow.Context, req ApprovalRequest) (ApprovalOutcome, error) {
+	p := a.pending
+	ended := func(decision string) ApprovalOutcome {
+		return ApprovalOutcome{ApprovalID: p.ApprovalID, Subject: p.Subject, Decision: decision, At: workflow.Now(ctx).UTC()}
+	}
+	interrupted := func() bool { return req.Interrupt != nil && req.Interrupt() }
+	for {
+		for len(a.inbox) > 0 {
+			raw := a.inbox[0]
+			a.inbox = a.inbox[1:]
+			if out, done := a.consider(ctx, raw, req); done {
+				return out, nil
+			}
+		}
+		if interrupted() {
+			return ended(ApprovalInterrupted), nil
+		}
+		left := p.ExpiresAt.Sub(workflow.Now(ctx))
+		if left <= 0 {
+			return ended(ApprovalExpired), nil
+		}
+		ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{
+			Timeout:      left,
+			TimerOptions: workflow.TimerOptions{Summary: "approval window " + p.ApprovalID},
+		}, func() bool { return len(a.inbox) > 0 || interrupted() })
+		if err != nil {
+			return ended(ApprovalInterrupted), err
+		}
+		if !ok {
+			return ended(ApprovalExpired), nil
+		}
+	}
+}
+
+// consider checks one signal against the pending request; a well-formed one
+// from a staff member decides it (done). Anything else is recorded.
+func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req ApprovalRequest) (ApprovalOutcome, bool) {
+	p := a.pending
+	sig, ok := a.parse(ctx, raw, p.ApprovalID)
+	if !ok {
+		return ApprovalOutcome{}, false
+	}
+	in := activities.RecordApprovalInput{
+		Request: a.request(ctx, sig),
+		Args: support.RecordApprovalArgs{
+			Flow: a.cfg.Flow, Subject: p.Subject, ApprovalID: sig.ApprovalID, Decision: sig.Decision,
+			Approver: sig.Approver, Reason: sig.Reason, AllowedRoles: req.AllowedRoles,
+		},
+	}
+	actx := toolOptions(ctx, support.RecordApprovalSpec,
+		fmt.Sprintf("%s: %s by %s (%s)", support.RecordApprovalTool, sig.Decision, sig.Approver, sig.ApprovalID))
+	var res activities.RecordApprovalResult
+	var act *activities.Approval
+	if err := workflow.ExecuteActivity(actx, act.RecordApproval, in).Get(ctx, &res); err != nil {
+		reason := RejectVerifyFailed
+		switch toolkit.CodeOf(err) {
+		case toolkit.NotFound:
+			reason = RejectUnknownApprover
+		case toolkit.Forbidden:
+			reason = RejectApproverForbidden
+		case toolkit.InvalidArgument:
+			reason = RejectMalformed
+		}
+		a.cfg.Log.reject(ctx, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: toolkit.AsError(err).Message,
+			ApprovalID: sig.ApprovalID, Approver: sig.Approver})
+		return ApprovalOutcome{}, false
+	}
+	a.decided[sig.ApprovalID] = true
+	ref := evidenceRef("approval/"+sig.ApprovalID, res.Envelope)
+	return ApprovalOutcome{
+		ApprovalID: sig.ApprovalID, Subject: p.Subject, Decision: res.Record.Decision,
+		Approver: res.Record.Approver, ApproverRole: res.Record.ApproverRole, Reason: res.Record.Reason,
+		At: workflow.Now(ctx).UTC(), Evidence: &ref,
+	}, true
+}
+
+// parse decodes and checks a signal against the current approval id
+// (empty when none is pending); a failure is recorded and ok is false.
+func (a *Approvals) parse(ctx workflow.Context, raw converter.RawValue, current string) (ApprovalSignal, bool) {
+	var sig ApprovalSignal
+	reject := func(reason, detail string) (ApprovalSignal, bool) {
+		a.cfg.Log.reject(ctx, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: detail,
+			ApprovalID: safeToken(sig.ApprovalID), Approver: safeToken(sig.Approver)})
+		return sig, false
+	}
+	if err := decodeSignal(raw, &sig); err != nil {
+		return reject(RejectMalformed, err.Error())
+	}
+	if problem := sig.problem(); problem != "" {
+		return reject(RejectMalformed, problem)
+	}
+	switch {
+	case a.decided[sig.ApprovalID]:
+		return reject(RejectDuplicateApproval, "approval "+sig.ApprovalID+" was already decided")
+	case current == "":
+		return reject(RejectNotWaiting, "no approval is pending")
+	case sig.ApprovalID != current:
+		return reject(RejectStaleApproval, "approval "+sig.ApprovalID+" is not the pending one ("+current+")")
+	}
+	return sig, true
+}
+
+// refuse answers a signal that arrived while nothing is pending, or was
+// still queued when the wait ended: it is recorded as malformed, a
+// duplicate of a decision, or not waited for.
+func (a *Approvals) refuse(ctx workflow.Context, raw converter.RawValue) {
+	_, _ = a.parse(ctx, raw, "") // with nothing pending parse always refuses
+}
+
+// problem names what is wrong with a decoded signal, or "".
+func (s ApprovalSignal) problem() string {
+	var bad []string
+	if !approvalIDPattern.MatchString(s.ApprovalID) {
+		bad = append(bad, "approval_id must be apr_ and 16 hex digits")
+	}
+	if s.Decision != support.DecisionApprove && s.Decision != support.DecisionReject {
+		bad = append(bad, `decision must be "approve" or "reject"`)
+	}
+	if !approverPattern.MatchString(s.Approver) {
+		bad = append(bad, "approver must be a staff id such as alice.support")
+	}
+	if len(s.Reason) > 500 {
+		bad = append(bad, "reason must be at most 500 characters")
+	}
+	if s.Decision == support.DecisionReject && strings.TrimSpace(s.Reason) == "" {
+		bad = append(bad, "a rejection needs a reason")
+	}
+	return strings.Join(bad, "; ")
+}
+
+// safeToken keeps an identifier from a rejected signal only if it looks like
+// one, so free text (possibly PII) never lands in the status query.
+func safeToken(s string) string {
+	if len(s) <= 64 && approverPattern.MatchString(s) || approvalIDPattern.MatchString(s) {
+		return s
+	}
+	return ""
+}
+
+// request is the envelope of a record call: the approver is the actor, since
+// the decision is theirs (seed 000 §4.1: who triggered the call).
+func (a *Approvals) request(ctx workflow.Context, sig ApprovalSignal) toolkit.Request {
+	a.attempts++
+	step := fmt.Sprintf("approval/%s/%d", sig.ApprovalID, a.attempts)
+	req := envelope(ctx, a.cfg.Request, step)
+	req.Actor = toolkit.Actor{Type: toolkit.ActorUser, ID: sig.Approver}
+	req.IdempotencyKey = ""
+	return req
+}
+
+// approvalID is "apr_" and 16 hex digits derived from the run, the flow and
+// the request's sequence number: deterministic on replay, distinct across
+// runs, so a decision meant for another run or request is recognised as stale.
+func (a *Approvals) approvalID(ctx workflow.Context) string {
+	info := workflow.GetInfo(ctx)
+	return "apr_" + shortHash(fmt.Sprintf("%s/%s/%s/%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, a.cfg.Flow, a.seq))
+}
+
+// details renders the pending approval for the Web UI (Temporal markdown).
+func (a *Approvals) details() string {
+	p := a.pending
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Waiting for a support-staff decision** (%s): %s\n\n", p.Flow, p.Subject)
+	if p.Question != "" {
+		b.WriteString(p.Question + "\n\n")
+	}
+	for _, f := range p.Facts {
+		b.WriteString("- " + f + "\n")
+	}
+	fmt.Fprintf(&b, "\nApproval id `%s`, decide before %s", p.ApprovalID, p.ExpiresAt.Format(time.RFC3339))
+	if len(p.AllowedRoles) > 0 {
+		fmt.Fprintf(&b, " (roles: %s)", strings.Join(p.AllowedRoles, ", "))
+	}
+	fmt.Fprintf(&b, ".\n\nSend signal `%s` with:\n\n```json\n%s\n```\n", SignalApproval, p.Example)
+	return b.String()
+}

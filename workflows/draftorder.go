@@ -1,0 +1,252 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	moneyrules "github.com/cartwright-dev/cartwright/commerce/rules/money"
+	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// Names of the draft order's signals and query.
+const (
+	SignalConfirm = "confirm"
+	SignalCancel  = "cancel"
+	QueryStatus   = "status"
+)
+
+// Defaults used when neither the input nor the starter's configuration set
+// a value (they mirror internal/config's defaults). The workflow never
+// reads configuration itself: the starter copies it into the input, so a
+// replay sees the same values as the original run.
+const (
+	DefaultConfirmWindow      = 30 * time.Minute
+	DefaultApprovalConfidence = 0.80
+	DefaultShippingService    = commerce.ServiceStandard
+)
+
+// Draft order states (CartwrightState and DraftOrderStatus.State).
+const (
+	StateQuoting          = "QUOTING"
+	StateAwaitingApproval = "AWAITING_APPROVAL"
+	StatePricing          = "PRICING"
+	StateNeedsConfirm     = "NEEDS_USER_CONFIRMATION"
+	StatePriceChanged     = "PRICE_CHANGED"
+	StateRequoting        = "REQUOTING"
+	StateCreating         = "CREATING"
+	// Final states.
+	StateDraftCreated = "DRAFT_CREATED"
+	// StateDryRunValidated: a dry run (request.dry_run) validated the
+	// draft order and wrote nothing.
+	StateDryRunValidated   = "VALIDATED"
+	StateComplianceBlocked = "COMPLIANCE_BLOCKED"
+	StateApprovalRejected  = "APPROVAL_REJECTED"
+	StateApprovalExpired   = "APPROVAL_EXPIRED"
+	StateOutOfStock        = "OUT_OF_STOCK"
+	StateAddressInvalid    = "ADDRESS_INVALID"
+	StateCancelled         = "CANCELLED"
+	StateExpired           = "EXPIRED"
+)
+
+// DraftOrderInput starts a draft order. The workflow id must be
+// DraftOrderID(Request.UserID, Request.IdempotencyKey).
+type DraftOrderInput struct {
+	// Request is the caller's envelope (seed 000 §4.1): user_id, actor,
+	// idempotency_key (required: it names the workflow and scopes the draft
+	// order's write), locale, currency, dry_run, trace … Every tool call of
+	// the run carries it, with its own correlation id.
+	Request toolkit.Request `json:"request"`
+	// Items are the SKUs and quantities to order.
+	Items []commerce.LineItem `json:"items"`
+	// ShipTo is the destination address (PII: it stays in the input and
+	// tool calls, never in ids, search attributes or the status query).
+	ShipTo commerce.Address `json:"ship_to"`
+	// Currency to quote in; empty means Request.Currency.
+	Currency string `json:"currency,omitempty"`
+	// ShippingService is economy, standard or express (default standard).
+	ShippingService string `json:"shipping_service,omitempty"`
+	// Incoterm is DDP (duty and tax collected at checkout, the default) or DAP.
+	Incoterm string `json:"incoterm,omitempty"`
+	// ConfirmWindow bounds each wait for the user's confirmation (default 30 min).
+	ConfirmWindow time.Duration `json:"confirm_window,omitempty"`
+	// ApprovalWindow bounds the wait for support staff (default 24 h).
+	ApprovalWindow time.Duration `json:"approval_window,omitempty"`
+	// ApprovalConfidence: a compliance confidence below it needs support
+	// staff (default 0.80, seed 004 §5.1).
+	ApprovalConfidence float64 `json:"approval_confidence,omitempty"`
+}
+
+// ApplyConfig fills the windows and threshold the caller left empty from
+// the configuration (CARTWRIGHT_CONFIRM_WINDOW, _APPROVAL_WINDOW,
+// _APPROVAL_CONFIDENCE). Starters call it so the values are in history.
+func (in *DraftOrderInput) ApplyConfig(cfg config.Config) {
+	if in.ConfirmWindow == 0 {
+		in.ConfirmWindow = cfg.ConfirmWindow
+	}
+	if in.ApprovalWindow == 0 {
+		in.ApprovalWindow = cfg.ApprovalWindow
+	}
+	if in.ApprovalConfidence == 0 {
+		in.ApprovalConfidence = cfg.ApprovalConfidence
+	}
+}
+
+// DraftOrderResult is how a draft order ended. Business outcomes (blocked,
+// out of stock, cancelled, expired …) are results, not workflow failures;
+// the workflow fails only on invalid input or an infrastructure error that
+// outlived its retries.
+type DraftOrderResult struct {
+	// State is a final state: DRAFT_CREATED or why not.
+	State string `json:"state"`
+	// Code is the closed-set error code of a state that is not
+	// DRAFT_CREATED (COMPLIANCE_BLOCKED, OUT_OF_STOCK, ADDRESS_INVALID,
+	// NEEDS_USER_CONFIRMATION for an expired confirmation, TIMEOUT for an
+	// expired approval); empty on success and on cancel.
+	Code toolkit.Code `json:"code,omitempty"`
+	// Message explains the state.
+	Message string `json:"message,omitempty"`
+	// DraftOrder is the created draft order.
+	DraftOrder *commerce.DraftOrder `json:"draft_order,omitempty"`
+	// Total is the last total computed (the confirmed one on success).
+	Total *commerce.Total `json:"total,omitempty"`
+	// Approval is the support-staff decision, when one was needed.
+	Approval *ApprovalOutcome `json:"approval,omitempty"`
+	// Evidence lists the snapshot of every tool call of the run.
+	Evidence []EvidenceRef `json:"evidence"`
+}
+
+// PendingConfirmation is what the user is asked to confirm.
+type PendingConfirmation struct {
+	// QuoteHash must be echoed in the confirm signal.
+	QuoteHash  string         `json:"quote_hash"`
+	GrandTotal commerce.Money `json:"grand_total"`
+	// DueOnDelivery is duty and tax the buyer pays on delivery (DAP).
+	DueOnDelivery commerce.Money `json:"due_on_delivery"`
+	// QuoteExpiresAt: a confirmation after it re-quotes first.
+	QuoteExpiresAt time.Time `json:"quote_expires_at"`
+	// ConfirmBy ends the wait; the draft order then expires.
+	ConfirmBy time.Time `json:"confirm_by"`
+	// PriceChanged is true when this total replaced one the user confirmed.
+	PriceChanged bool `json:"price_changed"`
+	// PreviousQuoteHash is the hash the user confirmed before the change.
+	PreviousQuoteHash string `json:"previous_quote_hash,omitempty"`
+	// Example is a ready-to-send confirm payload.
+	Example string `json:"example"`
+}
+
+// ComplianceSummary is the compliance answer without personal data.
+type ComplianceSummary struct {
+	Verdict    string   `json:"verdict"`
+	Confidence float64  `json:"confidence"`
+	Reasons    []string `json:"reasons"`
+	Ruleset    string   `json:"ruleset_version"`
+	// NeedsApproval is true when support staff must decide (seed 004 §5).
+	NeedsApproval bool `json:"needs_approval"`
+}
+
+// DraftOrderStatus answers the status query.
+type DraftOrderStatus struct {
+	State string `json:"state"`
+	// Destination is the country only: the address is PII.
+	Destination  string               `json:"destination"`
+	Currency     string               `json:"currency"`
+	Confirmation *PendingConfirmation `json:"confirmation,omitempty"`
+	Approvals    ApprovalStatus       `json:"approvals"`
+	Rejected     SignalLog            `json:"rejected_signals"`
+	Compliance   *ComplianceSummary   `json:"compliance,omitempty"`
+	Total        *commerce.Total      `json:"total,omitempty"`
+	DraftOrder   *commerce.DraftOrder `json:"draft_order,omitempty"`
+	Requotes     int                  `json:"requotes"`
+	Evidence     []EvidenceRef        `json:"evidence"`
+	Result       *DraftOrderResult    `json:"result,omitempty"`
+}
+
+// DraftOrder prices a basket (pricing, shipping and compliance in parallel,
+// then duties and taxes, then the total), asks support staff when compliance
+// is uncertain, waits for the user to confirm the exact total (re-quoting a
+// stale quote) and creates the draft order exactly once for the user's
+// idempotency key (DESIGN.md §2).
+func DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderResult, error) {
+	d := &draftOrder{}
+	if err := d.setup(ctx, in); err != nil {
+		return DraftOrderResult{}, err
+	}
+	return d.run(ctx)
+}
+
+// invalidInput fails the workflow for an input no retry can fix.
+func invalidInput(format string, args ...any) error {
+	te := toolkit.Errorf(toolkit.InvalidArgument, format, args...)
+	return temporal.NewNonRetryableApplicationError(te.Message, string(te.Code), nil, te)
+}
+
+// check validates the input and fills defaults.
+func (in *DraftOrderInput) check(workflowID string) error {
+	r := &in.Request
+	if r.Actor.Type == "" && r.Actor.ID == "" {
+		// A backend that starts the flow on a user's behalf: the user is
+		// the actor.
+		r.Actor = toolkit.Actor{Type: toolkit.ActorUser, ID: r.UserID}
+	}
+	want, err := DraftOrderID(r.UserID, r.IdempotencyKey)
+	if err != nil {
+		return invalidInput("%v", err)
+	}
+	if workflowID != want {
+		return invalidInput("workflow id must be %s (DraftOrderID of user_id and idempotency_key)", want)
+	}
+	if len(in.Items) == 0 {
+		return invalidInput("items must not be empty")
+	}
+	if in.Currency == "" {
+		in.Currency = r.Currency
+	}
+	if in.Currency == "" {
+		return invalidInput("currency is required (input.currency or request.currency)")
+	}
+	if in.ShipTo.Country == "" {
+		return invalidInput("ship_to.country is required")
+	}
+	if in.ShippingService == "" {
+		in.ShippingService = DefaultShippingService
+	}
+	switch in.ShippingService {
+	case commerce.ServiceEconomy, commerce.ServiceStandard, commerce.ServiceExpress:
+	default:
+		return invalidInput("shipping_service must be economy, standard or express")
+	}
+	if in.Incoterm == "" {
+		in.Incoterm = commerce.IncotermDDP
+	}
+	if in.Incoterm != commerce.IncotermDDP && in.Incoterm != commerce.IncotermDAP {
+		return invalidInput("incoterm must be DDP or DAP")
+	}
+	if in.ConfirmWindow <= 0 {
+		in.ConfirmWindow = DefaultConfirmWindow
+	}
+	if in.ApprovalWindow <= 0 {
+		in.ApprovalWindow = DefaultApprovalWindow
+	}
+	if in.ApprovalConfidence <= 0 || in.ApprovalConfidence > 1 {
+		if in.ApprovalConfidence != 0 {
+			return invalidInput("approval_confidence must be in (0,1]")
+		}
+		in.ApprovalConfidence = DefaultApprovalConfidence
+	}
+	return nil
+}
+
+// fmtMoney renders an amount for people ("123.45 EUR"); the exact minor
+// units stay in the data.
+func fmtMoney(m commerce.Money) string {
+	s, err := moneyrules.FormatMajor(m.Amount, m.Currency)
+	if err != nil {
+		return fmt.Sprintf("%d minor units of %s", m.Amount, m.Currency)
+	}
+	return s + " " + m.Currency
+}

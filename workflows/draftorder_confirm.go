@@ -1,0 +1,92 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// acceptConfirm checks one confirm signal against the published quote_hash;
+// anything else is recorded as rejected.
+func (d *draftOrder) acceptConfirm(ctx workflow.Context, raw converter.RawValue) bool {
+	var sig ConfirmSignal
+	if err := decodeSignal(raw, &sig); err != nil {
+		d.log.reject(ctx, RejectedSignal{Signal: SignalConfirm, Reason: RejectMalformed, Detail: err.Error()})
+		return false
+	}
+	if sig.QuoteHash != d.confirmation.QuoteHash {
+		detail := "quote_hash is not the published one; read it from the status query"
+		if d.confirmation.PreviousQuoteHash != "" && sig.QuoteHash == d.confirmation.PreviousQuoteHash {
+			detail = "the price changed since this quote_hash was confirmed; confirm the new total"
+		}
+		d.log.reject(ctx, RejectedSignal{Signal: SignalConfirm, Reason: RejectStaleQuoteHash, Detail: detail})
+		return false
+	}
+	return true
+}
+
+// refuseQueuedConfirms answers confirms queued behind the accepted one.
+func (d *draftOrder) refuseQueuedConfirms(ctx workflow.Context) {
+	for _, raw := range d.confirms {
+		d.refuseConfirm(ctx, raw)
+	}
+	d.confirms = nil
+}
+
+// expiredResult ends a draft order nobody confirmed in time.
+func (d *draftOrder) expiredResult() *DraftOrderResult {
+	return d.end(StateExpired, toolkit.NeedsUserConfirmation,
+		"the user did not confirm the total within "+d.in.ConfirmWindow.String())
+}
+
+// confirmDetails renders the pending confirmation for the Web UI.
+func (d *draftOrder) confirmDetails() string {
+	c := d.confirmation
+	var b strings.Builder
+	if c.PriceChanged {
+		b.WriteString("**PRICE_CHANGED: the user must confirm the new total**\n\n")
+	} else {
+		b.WriteString("**Waiting for the user to confirm the total**\n\n")
+	}
+	fmt.Fprintf(&b, "- total: %s", fmtMoney(c.GrandTotal))
+	if c.DueOnDelivery.Amount > 0 {
+		fmt.Fprintf(&b, " (+ %s duty and tax due on delivery)", fmtMoney(c.DueOnDelivery))
+	}
+	fmt.Fprintf(&b, "\n- quote_hash: `%s`\n- prices held until %s (a later confirmation re-quotes)\n- confirm before %s\n\n",
+		c.QuoteHash, fmtTime(c.QuoteExpiresAt), fmtTime(c.ConfirmBy))
+	fmt.Fprintf(&b, "Send signal `%s` with:\n\n```json\n%s\n```\n", SignalConfirm, c.Example)
+	return b.String()
+}
+
+// create writes the draft order with the user's idempotency key: a retry,
+// a replay or a second start of the same workflow id yields the same row.
+func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResult, error) {
+	d.pastCancel = true
+	if err := d.setState(ctx, StateCreating); err != nil {
+		return nil, err
+	}
+	req := envelope(ctx, d.in.Request, fmt.Sprintf("create/%s", hash))
+	var res activities.CreateDraftOrderResult
+	err := workflow.ExecuteActivity(
+		toolOptions(ctx, toolSpec(commerce.ToolCreateDraftOrder), fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, fmtMoney(d.total.GrandTotal))),
+		commerceActs.CreateDraftOrder, activities.CreateDraftOrderInput{
+			Request: req,
+			Args:    commerce.CreateDraftOrderArgs{Total: *d.total, ConfirmedQuoteHash: hash, ShipTo: d.in.ShipTo},
+		}).Get(ctx, &res)
+	if err != nil {
+		return nil, err
+	}
+	d.draft = &res.DraftOrder
+	d.record("create", res.Envelope)
+	state, msg := StateDraftCreated, "draft order "+res.DraftOrder.DraftOrderID+" created"
+	if res.DraftOrder.Status == commerce.DraftStatusValidated {
+		state, msg = StateDryRunValidated, "dry run: the draft order was validated and not written"
+	}
+	return d.end(state, "", msg), nil
+}

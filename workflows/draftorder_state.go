@@ -1,0 +1,209 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// ConfirmSignal is the payload of the confirm signal: the quote_hash of the
+// total the user agrees to pay, exactly as published in the status query.
+type ConfirmSignal struct {
+	QuoteHash string `json:"quote_hash"`
+}
+
+// CancelSignal is the (optional) payload of the cancel signal.
+type CancelSignal struct {
+	// Reason is free text for the record; it is not shown in queries.
+	Reason string `json:"reason,omitempty"`
+}
+
+// draftOrder is the state of one DraftOrder run. Handlers (query and signal
+// receivers) only read it or append to the inboxes; the main coroutine
+// makes every decision, in the order signals arrived.
+type draftOrder struct {
+	in        DraftOrderInput
+	state     string
+	log       SignalLog
+	approvals *Approvals
+
+	// confirms holds confirm signals received while a confirmation is
+	// awaited; awaitingConfirm says whether one is.
+	confirms        []converter.RawValue
+	awaitingConfirm bool
+	cancelled       bool
+	// pastCancel is set once the draft order is being created: from then
+	// on a cancel can no longer stop it.
+	pastCancel bool
+
+	round        int
+	quote        *commerce.Quote
+	shipping     *commerce.ShippingQuote
+	option       *commerce.ShippingOption
+	compliance   *ComplianceSummary
+	duties       *commerce.DutiesAndTaxes
+	total        *commerce.Total
+	confirmation *PendingConfirmation
+	approval     *ApprovalOutcome
+	draft        *commerce.DraftOrder
+	requotes     int
+	evidence     []EvidenceRef
+	result       *DraftOrderResult
+}
+
+// setup checks the input, then declares the query and the signals (with
+// the descriptions the Web UI's signal form lists) before any activity runs.
+func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
+	if err := in.check(workflow.GetInfo(ctx).WorkflowExecution.ID); err != nil {
+		return err
+	}
+	d.in, d.state, d.evidence = in, StateQuoting, []EvidenceRef{}
+	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryStatus, d.status, workflow.QueryHandlerOptions{
+		Description: "State, pending confirmation (total and quote_hash) and approvals, rejected signals, totals and evidence of this draft order.",
+	}); err != nil {
+		return err
+	}
+	confirmCh := workflow.GetSignalChannelWithOptions(ctx, SignalConfirm, workflow.SignalChannelOptions{
+		Description: `The user confirms the published total: {"quote_hash": "sha256:…"} with the quote_hash from the status query. ` +
+			`A hash other than the one currently published is rejected.`,
+	})
+	cancelCh := workflow.GetSignalChannelWithOptions(ctx, SignalCancel, workflow.SignalChannelOptions{
+		Description: `The user abandons the order before it is created: {"reason": "…"} (optional).`,
+	})
+	d.approvals = NewApprovals(ctx, ApprovalConfig{Flow: FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log})
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			raw := receiveRaw(ctx, confirmCh)
+			if d.awaitingConfirm {
+				d.confirms = append(d.confirms, raw)
+				continue
+			}
+			d.refuseConfirm(ctx, raw)
+		}
+	})
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			d.onCancel(ctx, receiveRaw(ctx, cancelCh))
+		}
+	})
+	return upsertFlowState(ctx, FlowDraftOrder, d.state)
+}
+
+// onCancel records a cancel; the main coroutine acts on it at its next
+// decision point (between steps, or at once while waiting for a person).
+func (d *draftOrder) onCancel(ctx workflow.Context, raw converter.RawValue) {
+	var sig CancelSignal
+	if err := decodeSignal(raw, &sig); err != nil && err != errEmptySignal {
+		d.log.reject(ctx, RejectedSignal{Signal: SignalCancel, Reason: RejectMalformed, Detail: err.Error()})
+		return
+	}
+	if d.pastCancel || d.result != nil {
+		d.log.reject(ctx, RejectedSignal{Signal: SignalCancel, Reason: RejectNotWaiting,
+			Detail: "the draft order is already being created or has ended"})
+		return
+	}
+	d.cancelled = true
+}
+
+// refuseConfirm answers a confirm that arrived while none is awaited.
+func (d *draftOrder) refuseConfirm(ctx workflow.Context, raw converter.RawValue) {
+	var sig ConfirmSignal
+	if err := decodeSignal(raw, &sig); err != nil {
+		d.log.reject(ctx, RejectedSignal{Signal: SignalConfirm, Reason: RejectMalformed, Detail: err.Error()})
+		return
+	}
+	d.log.reject(ctx, RejectedSignal{Signal: SignalConfirm, Reason: RejectNotWaiting,
+		Detail: fmt.Sprintf("no confirmation is awaited (state %s)", d.state)})
+}
+
+// status answers the status query from a copy of the state.
+func (d *draftOrder) status() (DraftOrderStatus, error) {
+	s := DraftOrderStatus{
+		State: d.state, Destination: d.in.ShipTo.Country, Currency: d.in.Currency,
+		Approvals: d.approvals.Status(), Rejected: d.log.snapshot(), Compliance: d.compliance,
+		Total: d.total, DraftOrder: d.draft, Requotes: d.requotes,
+		Evidence: append([]EvidenceRef{}, d.evidence...), Result: d.result,
+	}
+	if d.awaitingConfirm && d.confirmation != nil {
+		c := *d.confirmation
+		s.Confirmation = &c
+	}
+	return s, nil
+}
+
+// setState moves to state and keeps CartwrightState current.
+func (d *draftOrder) setState(ctx workflow.Context, state string) error {
+	d.state = state
+	return upsertFlowState(ctx, FlowDraftOrder, state)
+}
+
+// record keeps the evidence reference of a successful tool call.
+func (d *draftOrder) record(step string, env toolkit.Response) {
+	d.evidence = append(d.evidence, evidenceRef(step, env))
+}
+
+// step names a tool call of the current quote round, for correlation ids
+// and evidence references.
+func (d *draftOrder) step(name string) string {
+	return fmt.Sprintf("q%d/%s", d.round, name)
+}
+
+// request is the envelope of one tool call.
+func (d *draftOrder) request(ctx workflow.Context, step string) toolkit.Request {
+	req := envelope(ctx, d.in.Request, step)
+	// The idempotency key scopes the one write (seed 000 §4.5); read-only
+	// calls do not carry it.
+	req.IdempotencyKey = ""
+	return req
+}
+
+// end builds a final result.
+func (d *draftOrder) end(state string, code toolkit.Code, msg string) *DraftOrderResult {
+	return &DraftOrderResult{State: state, Code: code, Message: msg}
+}
+
+// finish records the result, publishes the final state and returns it.
+func (d *draftOrder) finish(ctx workflow.Context, res *DraftOrderResult) (DraftOrderResult, error) {
+	res.Total, res.DraftOrder, res.Approval = d.total, d.draft, d.approval
+	res.Evidence = append([]EvidenceRef{}, d.evidence...)
+	d.result, d.awaitingConfirm = res, false
+	if err := d.setState(ctx, res.State); err != nil {
+		return *res, err
+	}
+	details := fmt.Sprintf("**Draft order %s**", strings.ReplaceAll(strings.ToLower(res.State), "_", " "))
+	if res.Message != "" {
+		details += ": " + res.Message
+	}
+	workflow.SetCurrentDetails(ctx, details)
+	return *res, nil
+}
+
+// cancelledResult is the result of a cancel honoured before creation.
+func (d *draftOrder) cancelledResult() *DraftOrderResult {
+	return d.end(StateCancelled, "", "cancelled by the user before the draft order was created")
+}
+
+// outcome turns a tool failure into a final result when it is a business
+// answer (the order cannot proceed as asked); any other error fails the
+// workflow with its closed-set code as the error type.
+func (d *draftOrder) outcome(err error) (*DraftOrderResult, error) {
+	te := toolkit.AsError(err)
+	switch te.Code {
+	case toolkit.OutOfStock:
+		return d.end(StateOutOfStock, te.Code, te.Message), nil
+	case toolkit.AddressInvalid:
+		return d.end(StateAddressInvalid, te.Code, te.Message), nil
+	case toolkit.ComplianceBlocked:
+		return d.end(StateComplianceBlocked, te.Code, te.Message), nil
+	}
+	return nil, err
+}
+
+// fmtTime renders a workflow time for people.
+func fmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,0 +1,82 @@
+package workflows
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// evidenceMargin is added to a tool's own timeout for one activity attempt:
+// the invoker bounds the tool by spec.Timeout, then validates, sanitises and
+// writes the evidence snapshot, which needs its own time.
+const evidenceMargin = 10 * time.Second
+
+// toolOptions derives the activity options of one tool call from the tool's
+// spec, so the spec stays the single source of timeouts and retries. The
+// summary is what the Web UI shows for the activity.
+func toolOptions(ctx workflow.Context, spec toolkit.Spec, summary string) workflow.Context {
+	attempt := spec.Timeout + evidenceMargin
+	opts := workflow.ActivityOptions{
+		StartToCloseTimeout: attempt,
+		RetryPolicy:         spec.TemporalRetryPolicy(),
+		Summary:             summary,
+	}
+	if n := spec.Retry.MaxAttempts; n > 0 {
+		// Every attempt plus the longest backoff between them: the call can
+		// never hang the workflow longer than its retry contract allows.
+		opts.ScheduleToCloseTimeout = time.Duration(n)*attempt + time.Duration(n-1)*opts.RetryPolicy.MaximumInterval
+	}
+	return workflow.WithActivityOptions(ctx, opts)
+}
+
+// correlationID is the deterministic `corr-{16 hex}` (seed 003 §2) of one
+// step of one run: the same step always gets the same id, in a replay and in
+// every retry of the activity, so audit rows and evidence line up with the
+// history. Different runs of the same workflow id get different ids.
+func correlationID(ctx workflow.Context, step string) string {
+	info := workflow.GetInfo(ctx)
+	return "corr-" + shortHash(info.WorkflowExecution.ID+"/"+info.WorkflowExecution.RunID+"/"+step)
+}
+
+// shortHash is the first 16 hex digits of SHA-256(s).
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}
+
+// envelope returns base with the correlation id of step, and a request id
+// derived from the run when the caller gave none (seed 000 §4.1 wants one on
+// every call, for audit and replay).
+func envelope(ctx workflow.Context, base toolkit.Request, step string) toolkit.Request {
+	req := base
+	req.CorrelationID = correlationID(ctx, step)
+	if req.RequestID == "" {
+		info := workflow.GetInfo(ctx)
+		req.RequestID = "req-" + shortHash(info.WorkflowExecution.ID+"/"+info.WorkflowExecution.RunID)
+	}
+	return req
+}
+
+// EvidenceRef names the evidence snapshot of one tool call of a run.
+type EvidenceRef struct {
+	// Step is the workflow's name for the call, e.g. quote-1/pricing.
+	Step string `json:"step"`
+	Tool string `json:"tool"`
+	// SnapshotID is the evidence snapshot (ev_…); empty if none was stored.
+	SnapshotID string `json:"snapshot_id"`
+	// Hash is the canonical hash of the call's data as the envelope states it.
+	Hash string `json:"hash,omitempty"`
+}
+
+// evidenceRef reads the snapshot of an envelope.
+func evidenceRef(step string, env toolkit.Response) EvidenceRef {
+	ref := EvidenceRef{Step: step, Tool: env.Tool, SnapshotID: env.SnapshotID()}
+	if env.Evidence != nil && len(env.Evidence.Sources) > 0 {
+		ref.Hash = env.Evidence.Sources[0].Hash
+	}
+	return ref
+}
