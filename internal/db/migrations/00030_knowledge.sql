@@ -39,10 +39,17 @@ CREATE TABLE knowledge_sections (
     PRIMARY KEY (corpus_version, section_id)
 );
 
+-- Full text (@@) and trigram (%, <%, %>) operators can use these. Today's
+-- search ranks every section of one version (about 40 rows) by
+-- word_similarity, which the planner answers with the primary key scan; the
+-- trigram indexes are there for operator-based prefiltering once the corpus
+-- grows past a few hundred sections.
 CREATE INDEX knowledge_sections_tsv_idx ON knowledge_sections USING gin (tsv);
 CREATE INDEX knowledge_sections_head_trgm_idx ON knowledge_sections USING gin (search_head gin_trgm_ops);
 CREATE INDEX knowledge_sections_body_trgm_idx ON knowledge_sections USING gin (body gin_trgm_ops);
 
 -- +goose Down
+-- pg_trgm stays: other schemas may use it, and dropping an extension is not
+-- this migration's to decide.
 DROP TABLE knowledge_sections;
 DROP TABLE knowledge_corpus;
