@@ -1,0 +1,227 @@
+package evidence
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+const pgBin = "/usr/lib/postgresql/15/bin"
+
+// privateCluster is a throwaway PostgreSQL cluster this test may stop and
+// start without disturbing anyone else's database.
+type privateCluster struct {
+	t    *testing.T
+	dir  string
+	port int
+}
+
+func startPrivateCluster(t *testing.T) *privateCluster {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("fault test: needs root to run a private PostgreSQL cluster as the postgres user")
+	}
+	if _, err := os.Stat(filepath.Join(pgBin, "initdb")); err != nil {
+		t.Skipf("fault test: %s/initdb not found", pgBin)
+	}
+	pg, err := user.Lookup("postgres")
+	if err != nil {
+		t.Skipf("fault test: no postgres OS user: %v", err)
+	}
+	uid, _ := strconv.Atoi(pg.Uid)
+	gid, _ := strconv.Atoi(pg.Gid)
+	dir, err := os.MkdirTemp("", "cw-pg-fault-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	c := &privateCluster{t: t, dir: dir, port: port}
+	c.run("initdb", "-D", c.data(), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+	t.Cleanup(func() {
+		_ = exec.Command("runuser", "-u", "postgres", "--", filepath.Join(pgBin, "pg_ctl"), "-D", c.data(), "-m", "immediate", "-w", "stop").Run()
+		_ = os.RemoveAll(dir)
+	})
+	c.start()
+	return c
+}
+
+func (c *privateCluster) data() string { return filepath.Join(c.dir, "data") }
+
+func (c *privateCluster) run(tool string, args ...string) {
+	c.t.Helper()
+	cmd := exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(pgBin, tool)}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		c.t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
+	}
+}
+
+func (c *privateCluster) start() {
+	c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "log"), "-w", "-o",
+		fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", c.port, c.dir), "start")
+}
+
+func (c *privateCluster) stop() { c.run("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "stop") }
+
+func (c *privateCluster) dsn(dbname string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&connect_timeout=2", c.port, dbname)
+}
+
+// faultWorkflow runs n tool activities one after another, pausing between
+// them so the database outage lands in the middle of the run.
+func faultWorkflow(ctx workflow.Context, n int) ([]string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 15 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 1.5,
+			MaximumInterval: time.Second, NonRetryableErrorTypes: toolkit.NonRetryableCodes()},
+	})
+	var ids []string
+	for i := 1; i <= n; i++ {
+		var id string
+		if err := workflow.ExecuteActivity(ctx, "FaultToolCall", i).Get(ctx, &id); err != nil {
+			return ids, err
+		}
+		ids = append(ids, id)
+		_ = workflow.Sleep(ctx, 200*time.Millisecond)
+	}
+	return ids, nil
+}
+
+func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
+	testenv.Integration(t)
+	cluster := startPrivateCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	admin, err := pgx.Connect(ctx, cluster.dsn("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE cw_fault"); err != nil {
+		t.Fatal(err)
+	}
+	_ = admin.Close(ctx)
+	if err := db.Migrate(ctx, cluster.dsn("cw_fault")); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, cluster.dsn("cw_fault"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	cipher, _ := NewAESGCM("fault-1", key)
+	store, _ := NewStore(pool, cipher, nil)
+
+	var toolCalls, storeFailures atomic.Int64
+	inv := testInvoker(t, store, func(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
+		toolCalls.Add(1)
+		var in struct{ N int }
+		_ = call.Bind(&in)
+		return &toolkit.Output{Data: map[string]any{"step": in.N, "answer": in.N * 7}}, nil
+	})
+	faultToolCall := func(ctx context.Context, n int) (string, error) {
+		resp, err := inv.Invoke(ctx, testTool, testRequest(fmt.Sprintf("req-fault-%d", n)), map[string]any{"n": n})
+		if err != nil {
+			if toolkit.CodeOf(err) == toolkit.UpstreamError {
+				storeFailures.Add(1)
+			}
+			activity.GetLogger(ctx).Info("tool call failed", "code", toolkit.CodeOf(err), "attempt", activity.GetInfo(ctx).Attempt)
+			return "", toolkit.ApplicationError(err)
+		}
+		return resp.SnapshotID(), nil
+	}
+
+	c := testenv.TemporalClient(t)
+	tq := testenv.TaskQueue(t)
+	w := worker.New(c, tq, worker.Options{})
+	w.RegisterWorkflowWithOptions(faultWorkflow, workflow.RegisterOptions{Name: "EvidenceFaultWorkflow"})
+	w.RegisterActivityWithOptions(faultToolCall, activity.RegisterOptions{Name: "FaultToolCall"})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	const steps = 12
+	wfID := "evidence-fault-" + tq
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: wfID, TaskQueue: tq}, "EvidenceFaultWorkflow", steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Let a few calls land, then take the database away mid-run.
+	countRows := func() int {
+		var n int
+		_ = pool.QueryRow(ctx, `SELECT count(*) FROM evidence_snapshots WHERE workflow_id = $1`, wfID).Scan(&n)
+		return n
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for countRows() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("the workflow never got going")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cluster.stop()
+	t.Log("postgres stopped")
+	time.Sleep(4 * time.Second)
+	cluster.start()
+	t.Log("postgres started again")
+
+	var ids []string
+	if err := run.Get(ctx, &ids); err != nil {
+		t.Fatalf("workflow did not complete after the restart: %v", err)
+	}
+	if storeFailures.Load() == 0 {
+		t.Fatal("no call failed during the outage: the test did not test anything")
+	}
+	var rows, distinctActivities, distinctIDs int
+	if err := pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT activity_id), count(DISTINCT snapshot_id)
+		FROM evidence_snapshots WHERE workflow_id = $1`, wfID).Scan(&rows, &distinctActivities, &distinctIDs); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tool calls %d (attempts that reached the tool), store failures %d, snapshots %d", toolCalls.Load(), storeFailures.Load(), rows)
+	if len(ids) != steps || rows != steps || distinctActivities != steps || distinctIDs != steps {
+		t.Fatalf("%d completed calls, %d snapshots over %d activities: want %d each, no duplicates", len(ids), rows, distinctActivities, steps)
+	}
+	missing, err := MissingSnapshots(ctx, pool, ids)
+	if err != nil || len(missing) > 0 {
+		t.Fatalf("snapshots named in the result are missing: %v %v", missing, err)
+	}
+	rep, err := store.Verify(ctx, wfID)
+	if err != nil || !rep.OK || rep.Rows != steps {
+		t.Fatalf("chain after the restart: %+v %v", rep, err)
+	}
+}
