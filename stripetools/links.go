@@ -26,6 +26,7 @@ import (
 //     output to the evidence store, which keeps it only encrypted; the
 //     front end gets the URL with RevealLink, an access-logged read of that
 //     snapshot (evidence.Store.ReadRaw), and checks it against url_sha256.
+//
 // Tests assert every one of these (links_test.go).
 const secretField = "secret"
 

@@ -154,7 +154,7 @@ func statusOf(id string, a *stripe.Account, at time.Time) AccountStatus {
 }
 
 func nonNil(s []string) []string {
-	if s == nil {
+	if len(s) == 0 {
 		return []string{}
 	}
 	return append([]string(nil), s...)
