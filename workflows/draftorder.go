@@ -13,8 +13,10 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Names of the draft order's signals and query.
+// Names of the draft order's workflow type, signals and query.
 const (
+	DraftOrderWorkflowName = "DraftOrder"
+
 	SignalConfirm = "confirm"
 	SignalCancel  = "cancel"
 	QueryStatus   = "status"

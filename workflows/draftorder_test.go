@@ -245,7 +245,7 @@ func TestDuplicateStaleAndMalformedApprovals(t *testing.T) {
 	var id string
 	f.at(time.Minute, func() {
 		id = f.status().Approvals.Pending.ApprovalID
-		f.env.SignalWorkflow(SignalApproval, "approve please")                                                     // not an object
+		f.env.SignalWorkflow(SignalApproval, "approve please")                                                      // not an object
 		f.env.SignalWorkflow(SignalApproval, map[string]any{"approval_id": id, "decision": "yes", "approver": "x"}) // bad values
 		f.env.SignalWorkflow(SignalApproval, map[string]any{"approval_id": id, "decision": "approve", "approver": "bob.compliance", "extra": 1})
 		f.env.SignalWorkflow(SignalApproval, nil)

@@ -124,7 +124,7 @@ func (f *fixture) getQuote(ctx context.Context, in activities.GetQuoteInput) (ac
 		line := commerce.QuoteLine{SKU: it.SKU, Title: "Headphones", Quantity: it.Quantity,
 			UnitPrice: commerce.Money{Amount: unit, Currency: in.Args.Currency},
 			LineTotal: commerce.Money{Amount: unit * int64(it.Quantity), Currency: in.Args.Currency},
-			HSCode: "851830", Origin: "CN", Category: "electronics", WeightGrams: 400}
+			HSCode:    "851830", Origin: "CN", Category: "electronics", WeightGrams: 400}
 		q.Lines = append(q.Lines, line)
 		q.Subtotal.Amount += line.LineTotal.Amount
 	}
