@@ -1,0 +1,151 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	historypb "go.temporal.io/api/history/v1"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// ErrNotArchived is returned by Get when the archive holds no such run.
+var ErrNotArchived = errors.New("archive: no archived history for this workflow")
+
+// Store is the history archive in PostgreSQL (table history_archive,
+// migration 00040). Rows are append-only.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// NewStore returns the archive on pool.
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// Record is one archived run.
+type Record struct {
+	WorkflowID   string    `json:"workflow_id"`
+	RunID        string    `json:"run_id"`
+	WorkflowType string    `json:"workflow_type"`
+	TaskQueue    string    `json:"task_queue"`
+	CloseStatus  string    `json:"close_status"`
+	StartedAt    time.Time `json:"started_at"`
+	ClosedAt     time.Time `json:"closed_at"`
+	Events       int       `json:"event_count"`
+	// HistoryJSON is the history as EncodeHistory wrote it.
+	HistoryJSON []byte `json:"-"`
+	// HistorySHA256 is "sha256:"+hex of HistoryJSON when it was archived.
+	HistorySHA256 string    `json:"history_sha256"`
+	ArchivedAt    time.Time `json:"archived_at"`
+}
+
+// Intact reports whether HistoryJSON still hashes to HistorySHA256, i.e.
+// nobody edited the row since it was archived.
+func (r *Record) Intact() bool { return toolkit.HashBytes(r.HistoryJSON) == r.HistorySHA256 }
+
+// History decodes the archived history.
+func (r *Record) History() (*historypb.History, error) { return DecodeHistory(r.HistoryJSON) }
+
+// NewRecord encodes a closed run's history for Put. workflowID and runID
+// are the run's identity as the server lists it (the history alone does not
+// carry the run id after a reset).
+func NewRecord(workflowID, runID string, h *historypb.History) (Record, error) {
+	sum, err := Summarize(h)
+	if err != nil {
+		return Record{}, err
+	}
+	if !sum.Closed() {
+		return Record{}, fmt.Errorf("archive: run %s of %s is still open", runID, workflowID)
+	}
+	b, err := EncodeHistory(h)
+	if err != nil {
+		return Record{}, err
+	}
+	return Record{
+		WorkflowID: workflowID, RunID: runID, WorkflowType: sum.WorkflowType, TaskQueue: sum.TaskQueue,
+		CloseStatus: sum.Status, StartedAt: sum.StartedAt, ClosedAt: sum.ClosedAt, Events: sum.Events,
+		HistoryJSON: b, HistorySHA256: toolkit.HashBytes(b),
+	}, nil
+}
+
+// Put archives r once: a run already archived is left as it is (its history
+// cannot change after close) and inserted is false.
+func (s *Store) Put(ctx context.Context, r Record) (inserted bool, err error) {
+	var started *time.Time
+	if !r.StartedAt.IsZero() {
+		started = &r.StartedAt
+	}
+	tag, err := s.pool.Exec(ctx, `INSERT INTO history_archive (workflow_id, run_id, workflow_type, task_queue,
+		close_status, started_at, closed_at, event_count, history_json, history_sha256)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (workflow_id, run_id) DO NOTHING`,
+		r.WorkflowID, r.RunID, r.WorkflowType, r.TaskQueue, r.CloseStatus, started, r.ClosedAt, r.Events,
+		string(r.HistoryJSON), r.HistorySHA256)
+	if err != nil {
+		return false, fmt.Errorf("archive %s/%s: %w", r.WorkflowID, r.RunID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Has reports whether the run is archived.
+func (s *Store) Has(ctx context.Context, workflowID, runID string) (bool, error) {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM history_archive WHERE workflow_id = $1 AND run_id = $2)`,
+		workflowID, runID).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("archive lookup %s/%s: %w", workflowID, runID, err)
+	}
+	return ok, nil
+}
+
+// Get returns an archived run; runID "" means the run of workflowID that
+// closed last. A missing run is ErrNotArchived.
+func (s *Store) Get(ctx context.Context, workflowID, runID string) (*Record, error) {
+	var r Record
+	var hist string
+	var started *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT workflow_id, run_id, workflow_type, task_queue, close_status, started_at,
+		closed_at, event_count, history_json, history_sha256, archived_at FROM history_archive
+		WHERE workflow_id = $1 AND ($2 = '' OR run_id = $2) ORDER BY closed_at DESC LIMIT 1`, workflowID, runID).
+		Scan(&r.WorkflowID, &r.RunID, &r.WorkflowType, &r.TaskQueue, &r.CloseStatus, &started, &r.ClosedAt,
+			&r.Events, &hist, &r.HistorySHA256, &r.ArchivedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s %s", ErrNotArchived, workflowID, runID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read archive %s/%s: %w", workflowID, runID, err)
+	}
+	if started != nil {
+		r.StartedAt = started.UTC()
+	}
+	r.ClosedAt, r.ArchivedAt, r.HistoryJSON = r.ClosedAt.UTC(), r.ArchivedAt.UTC(), []byte(hist)
+	return &r, nil
+}
+
+// Watermark returns how far scope has been archived; zero when never.
+func (s *Store) Watermark(ctx context.Context, scope string) (time.Time, error) {
+	var t time.Time
+	err := s.pool.QueryRow(ctx, `SELECT archived_until FROM history_archive_watermarks WHERE scope = $1`, scope).Scan(&t)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read archive watermark %s: %w", scope, err)
+	}
+	return t.UTC(), nil
+}
+
+// AdvanceWatermark records that every run of scope closed before until is
+// archived. It never moves the watermark back, so an old pass finishing
+// late cannot undo a newer one.
+func (s *Store) AdvanceWatermark(ctx context.Context, scope string, until time.Time) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO history_archive_watermarks (scope, archived_until) VALUES ($1, $2)
+		ON CONFLICT (scope) DO UPDATE SET archived_until = greatest(history_archive_watermarks.archived_until, EXCLUDED.archived_until),
+		updated_at = now()`, scope, until)
+	if err != nil {
+		return fmt.Errorf("advance archive watermark %s: %w", scope, err)
+	}
+	return nil
+}

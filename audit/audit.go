@@ -1,0 +1,146 @@
+// Package audit checks a workflow run the way an auditor would (DESIGN.md
+// §3, issue 6 point 3): it replays the run's history with the registered
+// workflow code and the worker's data converter (same code, same
+// decisions), then checks every completed tool activity's response envelope
+// against the evidence store (same hashes) and the workflow's hash chain.
+//
+// Histories come from the Temporal server, from a JSON file exported with
+// `temporal workflow show --output json`, or — when the server has deleted
+// the run after retention — from the history archive (package archive).
+//
+// Evidence rules, and why:
+//   - Each ActivityTaskCompleted result whose payload has a field "envelope"
+//     is a tool call. Its snapshot (envelope.evidence.snapshot_id) must exist,
+//     belong to this workflow, run, activity and tool, and the canonical
+//     hash of envelope.data must equal the snapshot's output_hash, the hash
+//     of the snapshot's stored output, and envelope.evidence.sources[0].hash.
+//   - The invoker writes evidence before the activity returns, so an attempt
+//     that answered but then failed (timed out, worker died) leaves a
+//     snapshot the history never names. Only the snapshot named by the
+//     attempt that completed counts; a snapshot of an activity the history
+//     scheduled but that another attempt completed, or that failed, is the
+//     note superseded_attempt (in_flight while it is still open). A snapshot
+//     of this run naming an activity the history never scheduled is the
+//     finding extra_snapshot.
+//   - The chain (evidence.Verify) covers every run of the workflow id;
+//     snapshots of other runs are the note other_run.
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.uber.org/zap"
+
+	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// Deps are what an audit reads from.
+type Deps struct {
+	// Temporal fetches histories and lists workflows; nil audits given
+	// histories and the archive only.
+	Temporal client.Client
+	// Evidence is the evidence store (required).
+	Evidence *evidence.Store
+	// Archive is the fallback when the server no longer has a run; nil
+	// disables the fallback.
+	Archive *archive.Store
+	// Workflows are the workflow functions by registered name; nil means
+	// workflows.Registry(), what the worker registers. Tests swap in
+	// changed code here.
+	Workflows map[string]any
+	// DataConverter must be the worker's; nil means the SDK default, which
+	// is what the worker uses.
+	DataConverter converter.DataConverter
+	// Logger receives the replayer's log; nil discards it.
+	Logger *zap.Logger
+}
+
+func (d Deps) withDefaults() (Deps, error) {
+	if d.Evidence == nil {
+		return d, errors.New("audit: an evidence store is required")
+	}
+	if d.Workflows == nil {
+		d.Workflows = workflows.Registry()
+	}
+	if d.DataConverter == nil {
+		d.DataConverter = converter.GetDefaultDataConverter()
+	}
+	if d.Logger == nil {
+		d.Logger = zap.NewNop()
+	}
+	return d, nil
+}
+
+// Target names the run to audit: a workflow id (and optionally a run id;
+// "" is the current run on the server, or the last archived one), or a
+// history already in hand. With a History, WorkflowID and RunID override
+// what the history says about itself (older histories lack the workflow
+// id; after a reset the history's run id is the original one).
+type Target struct {
+	WorkflowID string
+	RunID      string
+	History    *historypb.History
+}
+
+// ByID targets a run on the server (or in the archive).
+func ByID(workflowID, runID string) Target { return Target{WorkflowID: workflowID, RunID: runID} }
+
+// FromHistory targets a history already loaded, e.g. with ReadHistoryFile.
+func FromHistory(h *historypb.History) Target { return Target{History: h} }
+
+// Audit replays one run and checks its evidence. Findings are in the
+// Report; the error is for an audit that could not run (server or database
+// unreachable, run unknown everywhere, workflow type not registered).
+func Audit(ctx context.Context, d Deps, t Target) (Report, error) {
+	d, err := d.withDefaults()
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Findings: []Finding{}, Activities: []ActivityCheck{}}
+	h, err := load(ctx, d, t, &rep)
+	if err != nil {
+		return rep, err
+	}
+	if err := replay(d, h, &rep); err != nil {
+		return rep, err
+	}
+	ev := scan(h, d.DataConverter)
+	checks, err := checkActivities(ctx, d, ev, &rep)
+	if err != nil {
+		return rep, err
+	}
+	rep.Activities = checks
+	if err := checkChain(ctx, d, ev, &rep); err != nil {
+		return rep, err
+	}
+	rep.Clean = len(rep.Findings) == 0
+	return rep, nil
+}
+
+// Exit codes of an audit (the starter CLI's contract).
+const (
+	ExitClean     = 0 // audited, nothing found
+	ExitFindings  = 1 // audited, at least one finding
+	ExitCannotRun = 2 // the audit could not run
+)
+
+// ExitCode maps an Audit result to the exit code.
+func ExitCode(r Report, err error) int {
+	switch {
+	case err != nil:
+		return ExitCannotRun
+	case !r.Clean:
+		return ExitFindings
+	}
+	return ExitClean
+}
+
+// errf is an audit that cannot run.
+func errf(format string, args ...any) error { return fmt.Errorf("audit: "+format, args...) }

@@ -1,0 +1,152 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// NoteChainUnchecked: the workflow id is unknown (an old exported history
+// whose activities name no snapshot), so there is no chain to verify.
+const NoteChainUnchecked = "chain_unchecked"
+
+// checkActivities checks every completed activity that carries an
+// envelope against its snapshot; it records which snapshot each names.
+func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]ActivityCheck, error) {
+	checks := []ActivityCheck{}
+	for _, a := range ev.Activities {
+		if a.State != stateCompleted {
+			continue
+		}
+		f := Finding{ActivityID: a.ID, ActivityType: a.Type, EventID: a.EventID}
+		env, found, err := envelopeOf(d.DataConverter, a.Result)
+		if err != nil {
+			f.Kind, f.Detail = KindUndecodableResult, err.Error()
+			rep.find(f)
+			continue
+		}
+		if !found {
+			f.Kind, f.Detail = NoteNoEnvelope, "the result carries no response envelope: not a tool call"
+			rep.note(f)
+			continue
+		}
+		f.Tool, f.SnapshotID = env.Tool, env.SnapshotID()
+		before := len(rep.Findings)
+		c := ActivityCheck{ActivityID: a.ID, ActivityType: a.Type, Local: a.Local, Attempt: a.Attempt,
+			EventID: a.EventID, Tool: env.Tool, SnapshotID: env.SnapshotID()}
+		if err := checkEnvelope(ctx, d, ev, rep, a, env, f, &c); err != nil {
+			return checks, err
+		}
+		c.OK = len(rep.Findings) == before
+		checks = append(checks, c)
+	}
+	return checks, nil
+}
+
+// checkEnvelope compares one envelope with its snapshot.
+func checkEnvelope(ctx context.Context, d Deps, ev *events, rep *Report, a *activity, env *toolkit.Response, f Finding, c *ActivityCheck) error {
+	find := func(kind, format string, args ...any) {
+		g := f
+		g.Kind, g.Detail = kind, fmt.Sprintf(format, args...)
+		rep.find(g)
+	}
+	data := env.Data
+	if len(data) == 0 {
+		data = json.RawMessage("null") // what the store hashes for an empty output
+	}
+	hash, err := toolkit.CanonicalHash(data)
+	if err != nil {
+		find(KindHashMismatch, "envelope data is not canonical JSON: %v", err)
+		return nil
+	}
+	c.Hash = hash
+	switch {
+	case env.Evidence == nil || len(env.Evidence.Sources) == 0:
+		find(KindHashMismatch, "the envelope states no source hash")
+	case env.Evidence.Sources[0].Hash != hash:
+		find(KindHashMismatch, "the envelope states hash %s, its data hashes to %s", env.Evidence.Sources[0].Hash, hash)
+	}
+	if env.SnapshotID() == "" {
+		find(KindMissingSnapshot, "the envelope names no evidence snapshot")
+		return nil
+	}
+	snap, err := d.Evidence.Get(ctx, env.SnapshotID())
+	if errors.Is(err, evidence.ErrNotFound) {
+		find(KindMissingSnapshot, "snapshot %s is not in the evidence store", env.SnapshotID())
+		return nil
+	}
+	if err != nil {
+		return errf("read snapshot %s: %v", env.SnapshotID(), err)
+	}
+	adoptIdentity(rep, ev, snap)
+	if snap.OutputHash != hash {
+		find(KindHashMismatch, "the history's data hashes to %s, the snapshot's output_hash is %s", hash, snap.OutputHash)
+	}
+	if stored, err := toolkit.CanonicalHash(snap.Output); err != nil || stored != hash {
+		find(KindHashMismatch, "the snapshot's stored output hashes to %s, the history's data to %s", stored, hash)
+	}
+	if p := mismatch(rep, ev, a, env, snap); p != "" {
+		find(KindSnapshotMismatch, "%s", p)
+	}
+	return nil
+}
+
+// mismatch names the first way the snapshot is not this activity's.
+func mismatch(rep *Report, ev *events, a *activity, env *toolkit.Response, s *evidence.SnapshotRecord) string {
+	switch {
+	case rep.WorkflowID != "" && s.WorkflowID != rep.WorkflowID:
+		return fmt.Sprintf("the snapshot belongs to workflow %q", s.WorkflowID)
+	case !ev.RunIDs[s.RunID] && s.RunID != rep.RunID:
+		return fmt.Sprintf("the snapshot belongs to run %q", s.RunID)
+	case s.ActivityID != a.ID:
+		return fmt.Sprintf("the snapshot belongs to activity %q", s.ActivityID)
+	case s.ActivityType != "" && a.Type != "" && s.ActivityType != a.Type:
+		return fmt.Sprintf("the snapshot was taken by activity type %q", s.ActivityType)
+	case s.Tool != env.Tool || s.ToolVersion != env.Version:
+		return fmt.Sprintf("the snapshot is of %s@%s, the envelope of %s@%s", s.Tool, s.ToolVersion, env.Tool, env.Version)
+	}
+	return ""
+}
+
+// adoptIdentity fills the workflow and run id from the first snapshot when
+// the history did not carry them (histories of servers before 1.21).
+func adoptIdentity(rep *Report, ev *events, s *evidence.SnapshotRecord) {
+	if rep.WorkflowID == "" {
+		rep.WorkflowID = s.WorkflowID
+	}
+	if rep.RunID == "" {
+		rep.RunID = s.RunID
+	}
+}
+
+// envelopeOf decodes an activity result and returns its "envelope" field.
+// found is false for results that are not objects or have no envelope.
+func envelopeOf(dc converter.DataConverter, result *commonpb.Payloads) (*toolkit.Response, bool, error) {
+	if len(result.GetPayloads()) == 0 {
+		return nil, false, nil
+	}
+	var raw json.RawMessage
+	if err := dc.FromPayload(result.GetPayloads()[0], &raw); err != nil {
+		return nil, false, fmt.Errorf("decode result: %w", err)
+	}
+	var holder struct {
+		Envelope json.RawMessage `json:"envelope"`
+	}
+	if json.Unmarshal(raw, &holder) != nil || len(holder.Envelope) == 0 || string(holder.Envelope) == "null" {
+		return nil, false, nil
+	}
+	var env toolkit.Response
+	if err := json.Unmarshal(holder.Envelope, &env); err != nil {
+		return nil, false, fmt.Errorf("decode envelope: %w", err)
+	}
+	return &env, true, nil
+}
+
+func hashOf(b []byte) string { return toolkit.HashBytes(b) }

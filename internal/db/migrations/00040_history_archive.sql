@@ -1,0 +1,61 @@
+-- History archive (issue 6 point 4): Temporal deletes a closed workflow's
+-- history after the namespace retention, so the ArchiveHistories schedule
+-- copies every closed run here, and an audit falls back to this table when
+-- the server answers NotFound. history_json is the proto JSON of
+-- temporal.api.history.v1.History, the format `temporal workflow show
+-- --output json` writes and client.HistoryFromJSON reads; it is kept as text,
+-- byte for byte, so history_sha256 (over exactly those bytes) shows an edit.
+-- +goose Up
+CREATE TABLE history_archive (
+    workflow_id     text NOT NULL CHECK (workflow_id <> ''),
+    run_id          text NOT NULL CHECK (run_id <> ''),
+    workflow_type   text NOT NULL,
+    task_queue      text NOT NULL,
+    close_status    text NOT NULL,
+    started_at      timestamptz,
+    closed_at       timestamptz NOT NULL,
+    event_count     integer NOT NULL CHECK (event_count >= 3),
+    history_json    text NOT NULL,
+    history_sha256  text NOT NULL CHECK (history_sha256 ~ '^sha256:[0-9a-f]{64}$'),
+    archived_at     timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (workflow_id, run_id)
+);
+
+-- "The newest archived run of this workflow id" for an audit without a run id.
+CREATE INDEX history_archive_latest ON history_archive (workflow_id, closed_at DESC);
+CREATE INDEX history_archive_closed ON history_archive (closed_at);
+
+-- An archived history is evidence too: the application never changes or
+-- removes one (a superuser can still; the sha256 then no longer matches).
+-- +goose StatementBegin
+CREATE FUNCTION history_archive_forbid_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
+        USING ERRCODE = 'insufficient_privilege';
+END;
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER history_archive_append_only
+    BEFORE UPDATE OR DELETE ON history_archive
+    FOR EACH ROW EXECUTE FUNCTION history_archive_forbid_change();
+CREATE TRIGGER history_archive_no_truncate
+    BEFORE TRUNCATE ON history_archive
+    FOR EACH STATEMENT EXECUTE FUNCTION history_archive_forbid_change();
+
+-- How far each archive scope (a task queue) has been swept: the next pass
+-- lists runs closed since archived_until minus an overlap, so a run that
+-- reached visibility late is still found, and a pass that failed half way
+-- is simply repeated (inserts are idempotent).
+CREATE TABLE history_archive_watermarks (
+    scope           text PRIMARY KEY,
+    archived_until  timestamptz NOT NULL,
+    updated_at      timestamptz NOT NULL DEFAULT now()
+);
+
+-- +goose Down
+DROP TABLE history_archive_watermarks;
+DROP TRIGGER history_archive_no_truncate ON history_archive;
+DROP TRIGGER history_archive_append_only ON history_archive;
+DROP FUNCTION history_archive_forbid_change();
+DROP TABLE history_archive;

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// archiveEvery is the archive schedule's interval: far below any namespace
+// retention (a day at least), so every closed history is copied long before
+// the server deletes it.
+const archiveEvery = 15 * time.Minute
+
+// registerArchive registers the ArchiveHistories workflow and its activity.
+func registerArchive(w worker.Worker, d *Deps) error {
+	w.RegisterWorkflowWithOptions(workflows.ArchiveHistories, workflow.RegisterOptions{Name: workflows.ArchiveHistoriesWorkflowName})
+	w.RegisterActivity(&activities.Archive{Temporal: d.Temporal, Store: archive.NewStore(d.Pool)})
+	return nil
+}
+
+// ensureArchiveSchedule creates (or updates) the cartwright-archive-histories
+// schedule: every archiveEvery on this worker's task queue, archiving that
+// queue's closed workflows except the system ones (reconcile passes carry
+// no tool evidence worth auditing).
+func ensureArchiveSchedule(ctx context.Context, c client.Client, cfg config.Config) error {
+	return workflows.EnsureArchiveSchedule(ctx, c, workflows.ArchiveSchedule{
+		TaskQueue: cfg.TaskQueue,
+		Every:     archiveEvery,
+		Input: workflows.ArchiveHistoriesInput{
+			TaskQueue: cfg.TaskQueue, ExcludeTypes: []string{workflows.ReconcileWorkflowName},
+		},
+	})
+}
