@@ -1,0 +1,114 @@
+package commerce
+
+import (
+	"testing"
+	"time"
+)
+
+// fixture is a small EUR order: 2 × €24.50 wine + €45.00 chef's knife
+// pieces, standard shipping €12.90, duty €0, VAT €19.81.
+func fixture(t *testing.T) ComputeTotalArgs {
+	t.Helper()
+	lines := []QuoteLine{
+		{SKU: "WIN-BDX19-750", Title: "wine", Quantity: 2, UnitPrice: eur(2450), LineTotal: eur(4900), HSCode: "220421", Origin: "FR",
+			Category: "alcohol", WeightGrams: 1350, Dims: Dimensions{340, 100, 100}},
+		{SKU: "KNF-CHEF-20", Title: "knife", Quantity: 1, UnitPrice: eur(8900), LineTotal: eur(8900), HSCode: "821192", Origin: "DE",
+			Category: "blade", WeightGrams: 380, Dims: Dimensions{360, 80, 35}},
+	}
+	h, err := PriceHash("EUR", lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC)
+	return ComputeTotalArgs{
+		Quote:    Quote{QuoteID: "q_01JAAAAAAAAAAAAAAAAAAAAAAA", Currency: "EUR", Lines: lines, Subtotal: eur(13800), ExpiresAt: exp, PriceHash: h, FXVersion: "fx-ecb-2024-12-31"},
+		Shipping: ShippingOption{OptionID: "standard", ServiceLevel: ServiceStandard, Carrier: "DHL Paket", Cost: eur(1290), MinDays: 2, MaxDays: 4, ChargeableGrams: 3100, Zone: "eu-1", TransportMode: "ground"},
+		Duties: DutiesAndTaxes{Country: "DE", Currency: "EUR", Incoterm: IncotermDDP, Duty: eur(0), Tax: eur(1981), TaxName: "VAT", TaxRateBPS: 1900,
+			Lines: []DutyLine{{SKU: "WIN-BDX19-750", Duty: eur(0), Tax: eur(931)}, {SKU: "KNF-CHEF-20", Duty: eur(0), Tax: eur(1050)}},
+			CollectedAtCheckout: true, Notes: []string{}, RulesetVersion: "test"},
+	}
+}
+
+func eur(a int64) Money { return Money{Amount: a, Currency: "EUR"} }
+
+func TestTotalAddsExactly(t *testing.T) {
+	in := fixture(t)
+	tot, err := ComputeTotal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.GrandTotal != eur(13800+1290+1981) || tot.DueOnDelivery != eur(0) || tot.Subtotal != eur(13800) {
+		t.Fatalf("DDP total: %+v", tot)
+	}
+	// DAP: duty and tax leave the checkout total and are due on delivery.
+	in.Duties.Incoterm, in.Duties.CollectedAtCheckout = IncotermDAP, false
+	dap, err := ComputeTotal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dap.GrandTotal != eur(13800+1290) || dap.DueOnDelivery != eur(1981) || dap.QuoteHash == tot.QuoteHash {
+		t.Fatalf("DAP total: %+v", dap)
+	}
+	if err := verifyTotal(tot); err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyTotal(dap); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestQuoteHashIgnoresQuoteIDAndExpiry(t *testing.T) {
+	in := fixture(t)
+	a, _ := ComputeTotal(in)
+	in.Quote.QuoteID = "q_01JBBBBBBBBBBBBBBBBBBBBBBB"
+	in.Quote.ExpiresAt = in.Quote.ExpiresAt.Add(time.Hour)
+	b, _ := ComputeTotal(in)
+	if a.QuoteHash != b.QuoteHash {
+		t.Fatal("a re-quote at the same prices must keep the hash the user confirmed")
+	}
+	in.Shipping.Cost = eur(1291)
+	c, _ := ComputeTotal(in)
+	if c.QuoteHash == a.QuoteHash {
+		t.Fatal("one cent of shipping must change the hash")
+	}
+}
+
+func TestTotalRefusesMixedCurrencies(t *testing.T) {
+	in := fixture(t)
+	in.Shipping.Cost = Money{Amount: 1400, Currency: "USD"}
+	_, err := ComputeTotal(in)
+	te := wantCode(t, err, "INVALID_ARGUMENT")
+	if f, _ := te.Details["fields"].([]string); len(f) != 1 || f[0] != "shipping.cost.currency" {
+		t.Fatalf("details %v", te.Details)
+	}
+}
+
+func TestTotalRefusesTamperedQuote(t *testing.T) {
+	in := fixture(t)
+	in.Quote.Lines[1].UnitPrice = eur(100)
+	in.Quote.Lines[1].LineTotal = eur(100)
+	in.Quote.Subtotal = eur(5000)
+	_, err := ComputeTotal(in)
+	wantCode(t, err, "INVALID_ARGUMENT") // price_hash no longer matches
+	in = fixture(t)
+	in.Quote.Lines[0].LineTotal = eur(4800)
+	_, err = ComputeTotal(in)
+	wantCode(t, err, "INVALID_ARGUMENT")
+}
+
+func TestTotalThroughTheInvoker(t *testing.T) {
+	e := newEnv(t)
+	in := fixture(t)
+	exp := in.Quote.ExpiresAt.Add(-5 * time.Minute)
+	in.ShippingExpiresAt = &exp
+	tot, resp, err := invoke[Total](t, e, ToolComputeTotal, request("u_1", ""), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tot.ExpiresAt.Equal(exp) || resp.SnapshotID() == "" {
+		t.Fatalf("total %+v, envelope %+v", tot, resp)
+	}
+	in.Duties.Currency = "GBP"
+	_, _, err = invoke[Total](t, e, ToolComputeTotal, request("u_1", ""), in)
+	wantCode(t, err, "INVALID_ARGUMENT")
+}
