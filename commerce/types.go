@@ -164,7 +164,7 @@ const (
 
 // ComplianceReason explains one rule that fired.
 type ComplianceReason struct {
-	// Code is a stable rule identifier (e.g. "lithium_battery_air").
+	// Code is a stable rule identifier (e.g. "DG_LITHIUM_ION_STANDALONE_AIR").
 	Code    string `json:"code"`
 	SKU     string `json:"sku,omitempty"`
 	Verdict string `json:"verdict"`
@@ -174,10 +174,15 @@ type ComplianceReason struct {
 // ComplianceVerdict is the answer of compliance.check_item for the whole
 // basket: the strictest item verdict wins, confidence is the lowest.
 type ComplianceVerdict struct {
-	Verdict        string             `json:"verdict"`
-	Confidence     float64            `json:"confidence"`
-	Reasons        []ComplianceReason `json:"reasons"`
-	RulesetVersion string             `json:"ruleset_version"`
+	Verdict    string             `json:"verdict"`
+	Confidence float64            `json:"confidence"`
+	Reasons    []ComplianceReason `json:"reasons"`
+	// Requirements are conditions of an allow the order must meet
+	// ("age_verification_18", "dg_limited_quantity", ...).
+	Requirements []string `json:"requirements"`
+	// TransportMode is the mode the verdict holds for (air unless asked).
+	TransportMode  string `json:"transport_mode"`
+	RulesetVersion string `json:"ruleset_version"`
 }
 
 // TotalLine is one line of the total's breakdown.

@@ -1,0 +1,119 @@
+package commerce
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/commerce/rules/compliance"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// ComplianceChecker decides whether a basket may ship. The built-in one is
+// commerce/rules/compliance; a trade-compliance service can replace it.
+type ComplianceChecker interface {
+	Check(ctx context.Context, in compliance.Input) (compliance.Result, error)
+}
+
+// RulesCompliance is the built-in ComplianceChecker.
+type RulesCompliance struct{}
+
+// Check implements ComplianceChecker.
+func (RulesCompliance) Check(_ context.Context, in compliance.Input) (compliance.Result, error) {
+	return compliance.Check(in)
+}
+
+func complianceSpec() toolkit.Spec {
+	return toolkit.Spec{
+		Name:    ToolCheckCompliance,
+		Version: "1.0.0",
+		Description: "Check a basket of catalog SKUs against the destination's embargoes and sanctions and the restricted " +
+			"or prohibited categories per destination and transport mode (lithium batteries, aerosols, perfume, blades, " +
+			"alcohol, tobacco and vapes, drones, ...). Use it before a draft order, in parallel with pricing; the mode " +
+			"defaults to air, the strictest. Success: verdict allow (with any requirements such as age verification) " +
+			"or uncertain with confidence and reasons: uncertain, or confidence below 0.80, must go to support staff " +
+			"before the order proceeds. Common failures: COMPLIANCE_BLOCKED (details.verdict names the rules that " +
+			"blocked; do not retry, tell the user), ADDRESS_INVALID, NOT_FOUND (unknown SKU).",
+		InputSchema:      ToolCheckCompliance + ".input.json",
+		OutputSchema:     ToolCheckCompliance + ".output.json",
+		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
+		TTL:              time.Hour,
+		Timeout:          5 * time.Second,
+		Retry:            toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 5 * time.Second, MaxAttempts: 5},
+		EvidenceRequired: true,
+		Provider:         "compliance-rules",
+	}
+}
+
+func (t *tools) checkCompliance(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
+	var in CheckComplianceArgs
+	if err := call.Bind(&in); err != nil {
+		return nil, err
+	}
+	dest, err := t.checkDestination("destination", in.Destination)
+	if err != nil {
+		return nil, err
+	}
+	products, err := lookupItems(ctx, t.catalog, in.Items)
+	if err != nil {
+		return nil, err
+	}
+	q := compliance.Input{
+		Destination: compliance.Destination{Country: dest.Country, Region: dest.Region, City: dest.City, PostalCode: dest.PostalCode},
+		Mode:        compliance.Mode(in.TransportMode),
+	}
+	for _, it := range in.Items {
+		q.Items = append(q.Items, complianceItem(products[it.SKU]))
+	}
+	res, err := t.compliance.Check(ctx, q)
+	if err != nil {
+		if errors.Is(err, compliance.ErrInvalidInput) {
+			return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+		}
+		return nil, err
+	}
+	v := verdictFrom(res)
+	if res.Verdict == compliance.Block {
+		return nil, toolkit.Errorf(toolkit.ComplianceBlocked, "the order cannot ship to %s by %s", dest.Country, res.Mode).
+			WithDetail("verdict", v).
+			WithRecovery("tell the user which items cannot ship there and offer to remove them")
+	}
+	return &toolkit.Output{Data: v, RulesetVersion: v.RulesetVersion}, nil
+}
+
+// complianceItem translates the catalog's facts into the rules' input.
+// The catalog's merchandising category is not passed: the rules have their
+// own taxonomy and classify by HS code and UN number. Lithium batteries
+// are declared as such (standalone or contained, with watt-hours rounded
+// up, so a limit like 100 Wh is never passed by rounding), which lets the
+// HS code still name the device (a drone is a drone with a battery).
+func complianceItem(p Product) compliance.Item {
+	it := compliance.Item{SKU: p.SKU, Title: p.Title, HSCode: p.HSCode, OriginCountry: p.Origin}
+	switch p.UNNumber {
+	case "UN3480", "UN3090":
+		it.Battery = compliance.BatteryStandalone
+	case "UN3481", "UN3091":
+		it.Battery = compliance.BatteryContained
+	case "":
+		it.Battery = compliance.BatteryNone
+	default:
+		it.UNNumber = p.UNNumber
+	}
+	if p.BatteryWh > 0 {
+		it.BatteryWh = int64(math.Ceil(p.BatteryWh))
+	}
+	return it
+}
+
+func verdictFrom(r compliance.Result) ComplianceVerdict {
+	v := ComplianceVerdict{Verdict: string(r.Verdict), Confidence: r.Confidence, Requirements: r.Requirements,
+		TransportMode: string(r.Mode), RulesetVersion: r.RulesetVersion, Reasons: []ComplianceReason{}}
+	if v.Requirements == nil {
+		v.Requirements = []string{}
+	}
+	for _, x := range r.Reasons {
+		v.Reasons = append(v.Reasons, ComplianceReason{Code: x.Code, SKU: x.SKU, Verdict: string(x.Verdict), Message: x.Message})
+	}
+	return v
+}

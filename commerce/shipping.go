@@ -1,0 +1,106 @@
+package commerce
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/commerce/rules/shipping"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// ShippingTTL is how long shipping options hold.
+const ShippingTTL = 30 * time.Minute
+
+// ShippingRater prices shipping options for a packed order. The built-in
+// one is the rate card of commerce/rules/shipping; a carrier-rating API can
+// replace it. Costs may come in any currency; the tool converts them.
+type ShippingRater interface {
+	Options(ctx context.Context, country string, items []shipping.Item) ([]shipping.Option, string, error)
+}
+
+// RulesShipping is the built-in ShippingRater.
+type RulesShipping struct{}
+
+// Options implements ShippingRater.
+func (RulesShipping) Options(_ context.Context, country string, items []shipping.Item) ([]shipping.Option, string, error) {
+	opts, err := shipping.Quote(shipping.Input{Country: country, Items: items})
+	return opts, shipping.RulesetVersion(), err
+}
+
+func shippingSpec() toolkit.Spec {
+	return toolkit.Spec{
+		Name:    ToolQuoteShipping,
+		Version: "1.0.0",
+		Description: "Quote economy, standard and express shipping for a basket of catalog SKUs to a destination, from the " +
+			"DE warehouse, as one parcel priced by zone and weight band on max(actual, dimensional) weight. Use it in " +
+			"parallel with pricing and compliance; only country, region and postal code of the destination are needed. " +
+			"Success: options cheapest first with carrier, cost in the requested currency, delivery estimate in business " +
+			"days and transport mode, valid 30 min. Common failures: ADDRESS_INVALID (fields named), NOT_FOUND " +
+			"(unknown SKU), COMPLIANCE_BLOCKED (destination under embargo or not served), INVALID_ARGUMENT (parcel " +
+			"beyond every service's limits: split the order).",
+		InputSchema:      ToolQuoteShipping + ".input.json",
+		OutputSchema:     ToolQuoteShipping + ".output.json",
+		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
+		TTL:              ShippingTTL,
+		Timeout:          5 * time.Second,
+		Retry:            toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 5 * time.Second, MaxAttempts: 5},
+		EvidenceRequired: true,
+		Provider:         "ratecard",
+	}
+}
+
+func (t *tools) quoteShipping(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
+	var in QuoteShippingArgs
+	if err := call.Bind(&in); err != nil {
+		return nil, err
+	}
+	dest, err := t.checkDestination("destination", in.Destination)
+	if err != nil {
+		return nil, err
+	}
+	products, err := lookupItems(ctx, t.catalog, in.Items)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]shipping.Item, 0, len(in.Items))
+	for _, it := range in.Items {
+		p := products[it.SKU]
+		items = append(items, shipping.Item{SKU: it.SKU, Quantity: int64(it.Quantity), WeightGrams: int64(p.WeightGrams),
+			LengthMM: int64(p.Dims.LengthMM), WidthMM: int64(p.Dims.WidthMM), HeightMM: int64(p.Dims.HeightMM)})
+	}
+	opts, version, err := t.shipping.Options(ctx, dest.Country, items)
+	if err != nil {
+		return nil, shippingError(err)
+	}
+	out := ShippingQuote{ExpiresAt: t.now().Add(ShippingTTL).Truncate(time.Second), RulesetVersion: version + "+" + t.fx.Version()}
+	for _, o := range opts {
+		cost, err := t.fx.Convert(Money{Amount: o.Cost, Currency: o.Currency}, in.Currency)
+		if err != nil {
+			return nil, err
+		}
+		out.Options = append(out.Options, ShippingOption{
+			OptionID: o.Service, ServiceLevel: o.Service, Carrier: o.Carrier, Cost: cost,
+			MinDays: o.MinDays, MaxDays: o.MaxDays, ChargeableGrams: int(o.ChargeableGrams), Zone: o.Zone,
+			TransportMode: string(o.Mode),
+		})
+	}
+	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion}, nil
+}
+
+// shippingError maps the rate card's errors into the closed set.
+func shippingError(err error) error {
+	switch {
+	case errors.Is(err, shipping.ErrNotServed):
+		return toolkit.Errorf(toolkit.ComplianceBlocked, "%v", err).WithDetail("upstream_code", "not_served").
+			WithRecovery("this destination cannot be shipped to; tell the user")
+	case errors.Is(err, shipping.ErrUnknownDestination):
+		return toolkit.Errorf(toolkit.AddressInvalid, "%v", err).WithDetail("fields", []string{"destination.country"})
+	case errors.Is(err, shipping.ErrNoService):
+		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"items"}).
+			WithRecovery("split the order into smaller parcels")
+	case errors.Is(err, shipping.ErrInvalidInput):
+		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"items"})
+	}
+	return err
+}
