@@ -24,7 +24,7 @@ func fixture(t *testing.T) ComputeTotalArgs {
 		Quote:    Quote{QuoteID: "q_01JAAAAAAAAAAAAAAAAAAAAAAA", Currency: "EUR", Lines: lines, Subtotal: eur(13800), ExpiresAt: exp, PriceHash: h, FXVersion: "fx-ecb-2024-12-31"},
 		Shipping: ShippingOption{OptionID: "standard", ServiceLevel: ServiceStandard, Carrier: "DHL Paket", Cost: eur(1290), MinDays: 2, MaxDays: 4, ChargeableGrams: 3100, Zone: "eu-1", TransportMode: "ground"},
 		Duties: DutiesAndTaxes{Country: "DE", Currency: "EUR", Incoterm: IncotermDDP, Duty: eur(0), Tax: eur(1981), TaxName: "VAT", TaxRateBPS: 1900,
-			Lines: []DutyLine{{SKU: "WIN-BDX19-750", Duty: eur(0), Tax: eur(931)}, {SKU: "KNF-CHEF-20", Duty: eur(0), Tax: eur(1050)}},
+			Lines:               []DutyLine{{SKU: "WIN-BDX19-750", Duty: eur(0), Tax: eur(931)}, {SKU: "KNF-CHEF-20", Duty: eur(0), Tax: eur(1050)}},
 			CollectedAtCheckout: true, Notes: []string{}, RulesetVersion: "test"},
 	}
 }
