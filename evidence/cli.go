@@ -47,6 +47,10 @@ func RunReconcileCLI(ctx context.Context, cfg config.Config, args []string, stdo
 	}
 	defer func() { _ = logger.Sync() }()
 	opts.Logger = logger
+	if err := opts.normalise(); err != nil {
+		fmt.Fprintln(stderr, "reconcile:", err)
+		return ExitCannotRun
+	}
 
 	pool, err := db.Open(ctx, cfg.PostgresDSN)
 	if err != nil {
