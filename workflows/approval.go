@@ -386,17 +386,17 @@ func (a *Approvals) approvalID(ctx workflow.Context) string {
 func (a *Approvals) details() string {
 	p := a.pending
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Waiting for a support-staff decision** (%s): %s\n\n", p.Flow, p.Subject)
+	b.WriteString(fmt.Sprintf("**Waiting for a support-staff decision** (%s): %s\n\n", p.Flow, p.Subject))
 	if p.Question != "" {
 		b.WriteString(p.Question + "\n\n")
 	}
 	for _, f := range p.Facts {
 		b.WriteString("- " + f + "\n")
 	}
-	fmt.Fprintf(&b, "\nApproval id `%s`, decide before %s", p.ApprovalID, p.ExpiresAt.Format(time.RFC3339))
+	b.WriteString(fmt.Sprintf("\nApproval id `%s`, decide before %s", p.ApprovalID, p.ExpiresAt.Format(time.RFC3339)))
 	if len(p.AllowedRoles) > 0 {
-		fmt.Fprintf(&b, " (roles: %s)", strings.Join(p.AllowedRoles, ", "))
+		b.WriteString(fmt.Sprintf(" (roles: %s)", strings.Join(p.AllowedRoles, ", ")))
 	}
-	fmt.Fprintf(&b, ".\n\nSend signal `%s` with:\n\n```json\n%s\n```\n", SignalApproval, p.Example)
+	b.WriteString(fmt.Sprintf(".\n\nSend signal `%s` with:\n\n```json\n%s\n```\n", SignalApproval, p.Example))
 	return b.String()
 }

@@ -54,13 +54,13 @@ func (d *draftOrder) confirmDetails() string {
 	} else {
 		b.WriteString("**Waiting for the user to confirm the total**\n\n")
 	}
-	fmt.Fprintf(&b, "- total: %s", fmtMoney(c.GrandTotal))
+	b.WriteString(fmt.Sprintf("- total: %s", fmtMoney(c.GrandTotal)))
 	if c.DueOnDelivery.Amount > 0 {
-		fmt.Fprintf(&b, " (+ %s duty and tax due on delivery)", fmtMoney(c.DueOnDelivery))
+		b.WriteString(fmt.Sprintf(" (+ %s duty and tax due on delivery)", fmtMoney(c.DueOnDelivery)))
 	}
-	fmt.Fprintf(&b, "\n- quote_hash: `%s`\n- prices held until %s (a later confirmation re-quotes)\n- confirm before %s\n\n",
-		c.QuoteHash, fmtTime(c.QuoteExpiresAt), fmtTime(c.ConfirmBy))
-	fmt.Fprintf(&b, "Send signal `%s` with:\n\n```json\n%s\n```\n", SignalConfirm, c.Example)
+	b.WriteString(fmt.Sprintf("\n- quote_hash: `%s`\n- prices held until %s (a later confirmation re-quotes)\n- confirm before %s\n\n",
+		c.QuoteHash, fmtTime(c.QuoteExpiresAt), fmtTime(c.ConfirmBy)))
+	b.WriteString(fmt.Sprintf("Send signal `%s` with:\n\n```json\n%s\n```\n", SignalConfirm, c.Example))
 	return b.String()
 }
 
