@@ -1,0 +1,185 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/merchant"
+	"github.com/cartwright-dev/cartwright/stripetools"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// linkMinRemaining: a relink URL this close to expiry is replaced rather
+// than handed out.
+const linkMinRemaining = time.Minute
+
+// maxPendingDashboard bounds the login links a burst of dashboard signals
+// can make before the workflow gets to them.
+const maxPendingDashboard = 3
+
+var onboardingActs *activities.Onboarding
+
+// request is the envelope of one tool call: a correlation id per call of
+// this run, and for a write the idempotency key of its step (see
+// onboardingKey), the same in every attempt and every run of the chain.
+func (o *onboardingRun) request(ctx workflow.Context, kind, writeStep string) (toolkit.Request, string) {
+	o.steps++
+	step := fmt.Sprintf("%s-%d", kind, o.steps)
+	req := envelope(ctx, o.base, step)
+	req.IdempotencyKey = ""
+	if writeStep != "" {
+		req.IdempotencyKey = onboardingKey(o.wfID, o.st.ChainID, writeStep)
+	}
+	return req, step
+}
+
+// readMerchant reads the merchant row; a missing merchant or account ends
+// the onboarding. A failing database is retried after StatusRetryDelay
+// until the deadline.
+func (o *onboardingRun) readMerchant(ctx workflow.Context) error {
+	for {
+		req, step := o.request(ctx, "merchant", "")
+		var res activities.GetMerchantRowResult
+		err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(merchant.ToolGetRow), merchant.ToolGetRow),
+			onboardingActs.GetMerchantRow, activities.GetMerchantRowInput{
+				Request: req, Args: merchant.GetRowInput{MerchantID: o.st.MerchantID},
+			}).Get(ctx, &res)
+		switch {
+		case err == nil:
+			o.addEvidence(evidenceRef(step, res.Envelope))
+			return o.merchantRead(res.Row)
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case !toolkit.CodeOf(err).Retryable():
+			o.stepError(ctx, step, err)
+			o.finish(OnboardingFailed)
+			return nil
+		}
+		o.stepError(ctx, step, err)
+		if o.deadlinePassed(ctx) {
+			o.finish(OnboardingDeadlineExceeded)
+			return nil
+		}
+		if err := workflow.Sleep(ctx, o.in.StatusRetryDelay); err != nil {
+			return err
+		}
+	}
+}
+
+func (o *onboardingRun) merchantRead(row merchant.GetRowOutput) error {
+	st := o.st
+	switch {
+	case !row.Found:
+		o.finish(OnboardingMerchantNotFound)
+	case row.StripeAccountID == "":
+		st.Merchant = row.StatusSummary
+		o.finish(OnboardingNoStripeAccount)
+	default:
+		st.Merchant, st.StripeAccountID = row.StatusSummary, row.StripeAccountID
+		st.NeedRead = true
+	}
+	return nil
+}
+
+// readAccount reads the account status. NOT_FOUND ends the onboarding; any
+// other failure (after the activity's own retries) is retried after
+// StatusRetryDelay or at the next signal.
+func (o *onboardingRun) readAccount(ctx workflow.Context) error {
+	st := o.st
+	if err := o.setState(ctx, OnboardingReadingAccount); err != nil {
+		return err
+	}
+	args := stripetools.AccountStatusInput{StripeAccountID: st.StripeAccountID}
+	if st.ReadFresh {
+		zero := 0
+		args.MaxAgeSeconds = &zero // something changed: the cache may be stale
+	}
+	req, step := o.request(ctx, "account", "")
+	var res activities.GetAccountStatusResult
+	err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(stripetools.ToolAccountStatus), stripetools.ToolAccountStatus),
+		onboardingActs.GetAccountStatus, activities.GetAccountStatusInput{Request: req, Args: args}).Get(ctx, &res)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		o.stepError(ctx, step, err)
+		if toolkit.CodeOf(err) == toolkit.NotFound {
+			o.finish(OnboardingFailed)
+			return nil
+		}
+		st.RetryReadAt = workflow.Now(ctx).Add(o.in.StatusRetryDelay).UTC()
+		return nil
+	}
+	o.addEvidence(evidenceRef(step, res.Envelope))
+	status := res.Status
+	st.Account, st.StatusReads = &status, st.StatusReads+1
+	st.NeedRead, st.ReadFresh, st.RetryReadAt = false, false, time.Time{}
+	return nil
+}
+
+// ensureRelink makes sure a usable relink URL is out while the merchant
+// has requirements to provide: none yet, the last one used (the merchant
+// came back) or about to expire.
+func (o *onboardingRun) ensureRelink(ctx workflow.Context) {
+	st := o.st
+	if st.Account == nil || len(st.Account.Due()) == 0 {
+		return
+	}
+	if l := st.Relink; l != nil && !l.Consumed && l.ExpiresAt.Sub(workflow.Now(ctx)) >= linkMinRemaining {
+		return
+	}
+	st.RelinkSeq++
+	idem := fmt.Sprintf("relink-%d", st.RelinkSeq)
+	req, step := o.request(ctx, "relink", idem)
+	var res activities.CreateRelinkURLResult
+	err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(stripetools.ToolRelinkURL), stripetools.ToolRelinkURL),
+		onboardingActs.CreateRelinkURL, activities.CreateRelinkURLInput{
+			Request: req, Args: stripetools.RelinkInput{StripeAccountID: st.StripeAccountID},
+		}).Get(ctx, &res)
+	if err != nil {
+		// The merchant can still use the Express Dashboard (dashboard
+		// signal); the next signal tries again with a new step.
+		o.stepError(ctx, step, err)
+		return
+	}
+	ref := evidenceRef(step, res.Envelope)
+	o.addEvidence(ref)
+	st.Relink = linkRef(idem, ref, res.Link)
+}
+
+// serveDashboard makes one login link per dashboard signal received.
+func (o *onboardingRun) serveDashboard(ctx workflow.Context) {
+	st := o.st
+	for st.PendingDashboard > 0 {
+		st.PendingDashboard--
+		st.DashboardSeq++
+		idem := fmt.Sprintf("dashboard-%d", st.DashboardSeq)
+		req, step := o.request(ctx, "dashboard", idem)
+		var res activities.CreateLoginLinkResult
+		err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(stripetools.ToolLoginLink), stripetools.ToolLoginLink),
+			onboardingActs.CreateLoginLink, activities.CreateLoginLinkInput{
+				Request: req, Args: stripetools.LoginLinkInput{StripeAccountID: st.StripeAccountID},
+			}).Get(ctx, &res)
+		if err != nil {
+			o.stepError(ctx, step, err)
+			continue
+		}
+		ref := evidenceRef(step, res.Envelope)
+		o.addEvidence(ref)
+		st.Logins = append(st.Logins, *linkRef(idem, ref, res.Link))
+		if len(st.Logins) > maxLogins {
+			st.Logins = st.Logins[len(st.Logins)-maxLogins:]
+		}
+	}
+}
+
+// linkRef keeps what may be kept of a link: never the URL (the activity
+// result only holds "***" anyway), its hash, expiry and snapshot.
+func linkRef(step string, ref EvidenceRef, l stripetools.Link) *LinkRef {
+	created, _ := time.Parse(time.RFC3339, l.CreatedAt)
+	expires, _ := time.Parse(time.RFC3339, l.ExpiresAt)
+	return &LinkRef{Step: step, SnapshotID: ref.SnapshotID, URLSHA256: l.URLSHA256, CreatedAt: created, ExpiresAt: expires, Reused: l.Reused}
+}
