@@ -8,7 +8,7 @@ import "go.temporal.io/sdk/workflow"
 // register it on the worker under the same name, e.g. with Register).
 func Registry() map[string]any {
 	return map[string]any{
-		"DraftOrder":                 DraftOrder,
+		DraftOrderWorkflowName:       DraftOrder,
 		ReconcileWorkflowName:        Reconcile,
 		ArchiveHistoriesWorkflowName: ArchiveHistories,
 	}

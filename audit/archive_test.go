@@ -1,0 +1,109 @@
+package audit_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+func TestArchivedWorkflowAuditsAfterDeletion(t *testing.T) {
+	s := newStack(t)
+	ctx := ctxT(t)
+	id := "audit-archived-" + s.tq
+	runID, _ := s.runFixture(t, id)
+	waitVisible(t, s, `WorkflowId = "`+id+`" AND ExecutionStatus = "Completed"`, 1)
+
+	res := s.archivePass(t)
+	if res.Archived != 1 || res.Listed != 1 {
+		t.Fatalf("first pass: %+v", res)
+	}
+	// A second pass overlaps the first and archives nothing twice.
+	if res := s.archivePass(t); res.Archived != 0 || res.AlreadyArchived != 1 {
+		t.Fatalf("second pass: %+v", res)
+	}
+
+	deleteWorkflow(t, s.c, id, runID)
+	rep, err := audit.Audit(ctx, s.deps, audit.ByID(id, ""))
+	logReport(t, rep)
+	if err != nil || !rep.Clean || rep.Source != audit.SourceArchive || rep.RunID != runID || len(rep.Activities) != 3 {
+		t.Fatalf("audit from archive: %v %+v", err, rep)
+	}
+
+	// An archived history edited afterwards is a finding.
+	superExec(t, s.pool, `UPDATE history_archive SET history_json = history_json || ' ' WHERE workflow_id = $1`, id)
+	rep, err = audit.Audit(ctx, s.deps, audit.ByID(id, runID))
+	logReport(t, rep)
+	if err != nil || len(findings(rep, audit.KindArchiveAltered)) != 1 {
+		t.Fatalf("altered archive: %v %+v", err, rep.Findings)
+	}
+}
+
+// archivePass runs the ArchiveHistories workflow once on the test queue.
+func (s *stack) archivePass(t *testing.T) archive.SweepResult {
+	t.Helper()
+	ctx := ctxT(t)
+	run, err := s.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: s.tq}, workflows.ArchiveHistoriesWorkflowName,
+		workflows.ArchiveHistoriesInput{TaskQueue: s.tq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res archive.SweepResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("archive pass: %+v", res)
+	return res
+}
+
+// deleteWorkflow deletes a run as an operator would, with `temporal
+// workflow delete` when the CLI is built (else the same API call), and
+// waits until the server no longer has its history.
+func deleteWorkflow(t *testing.T, c client.Client, id, runID string) {
+	t.Helper()
+	ctx := ctxT(t)
+	if _, err := os.Stat("../.bin/temporal"); err == nil {
+		out, err := exec.CommandContext(ctx, "../.bin/temporal", "workflow", "delete", "--address", testenv.TemporalAddress(),
+			"--namespace", "default", "--workflow-id", id, "--run-id", runID).CombinedOutput()
+		if err != nil {
+			t.Fatalf("temporal workflow delete: %v: %s", err, out)
+		}
+	} else if _, err := c.WorkflowService().DeleteWorkflowExecution(ctx, &workflowservice.DeleteWorkflowExecutionRequest{
+		Namespace: "default", WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: runID},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for ctx.Err() == nil {
+		_, err := archive.FetchHistory(ctx, c, id, runID)
+		if archive.IsNotFound(err) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s was not deleted in time", id)
+}
+
+// waitVisible waits until the visibility query lists at least n runs.
+func waitVisible(t *testing.T, s *stack, query string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		resp, err := s.c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query})
+		if err == nil && len(resp.GetExecutions()) >= n {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("fewer than %d runs visible for %s", n, query)
+}
