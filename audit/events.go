@@ -2,9 +2,9 @@ package audit
 
 import (
 	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/sdk/converter"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/converter"
 )
 
 // activityState is how far an activity got according to the history.

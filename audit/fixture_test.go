@@ -146,10 +146,10 @@ func newStack(t *testing.T) *stack {
 	reg := toolkit.NewRegistry(fixtureSchemas)
 	reg.MustRegister(toolkit.Spec{
 		Name: "test.echo", Version: "1.0.0",
-		Description:  "Echoes its input. Use in audit tests; succeeds for any valid input; never fails.",
-		InputSchema:  "echo.input.json", OutputSchema: "echo.output.json",
-		Annotations:  toolkit.Annotations{ReadOnly: true, Idempotent: true},
-		TTL:          time.Minute, Timeout: 5 * time.Second, EvidenceRequired: true, Provider: "test",
+		Description: "Echoes its input. Use in audit tests; succeeds for any valid input; never fails.",
+		InputSchema: "echo.input.json", OutputSchema: "echo.output.json",
+		Annotations: toolkit.Annotations{ReadOnly: true, Idempotent: true},
+		TTL:         time.Minute, Timeout: 5 * time.Second, EvidenceRequired: true, Provider: "test",
 	}, func(_ context.Context, call *toolkit.Call) (*toolkit.Output, error) {
 		var in echoArgs
 		if err := call.Bind(&in); err != nil {
