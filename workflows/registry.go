@@ -9,6 +9,7 @@ import "go.temporal.io/sdk/workflow"
 func Registry() map[string]any {
 	return map[string]any{
 		DraftOrderWorkflowName:       DraftOrder,
+		OnboardingWorkflowName:       Onboarding,
 		ReconcileWorkflowName:        Reconcile,
 		ArchiveHistoriesWorkflowName: ArchiveHistories,
 	}
