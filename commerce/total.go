@@ -63,10 +63,13 @@ func ComputeTotal(in ComputeTotalArgs) (Total, error) {
 	for _, l := range q.Lines {
 		t.Lines = append(t.Lines, TotalLine{SKU: l.SKU, Quantity: l.Quantity, UnitPrice: l.UnitPrice, LineTotal: l.LineTotal})
 	}
-	if err := t.settle(in.Duties.CollectedAtCheckout); err != nil {
+	atCheckout, err := checkoutShare(in.Duties)
+	if err != nil {
 		return Total{}, err
 	}
-	var err error
+	if err := t.settle(atCheckout); err != nil {
+		return Total{}, err
+	}
 	if t.QuoteHash, err = QuoteHash(t); err != nil {
 		return Total{}, err
 	}
@@ -74,26 +77,41 @@ func ComputeTotal(in ComputeTotalArgs) (Total, error) {
 }
 
 // settle computes the grand total and what is due on delivery from the
-// components, with overflow checks.
-func (t *Total) settle(collectAtCheckout bool) error {
+// components and the part of duty and tax charged at checkout.
+func (t *Total) settle(atCheckout int64) error {
 	dutyTax, err := money.Add(t.Duty.Amount, t.Tax.Amount)
 	if err != nil {
 		return toolkit.Errorf(toolkit.InvalidArgument, "duty plus tax overflows")
 	}
-	grand, err := money.Add(t.Subtotal.Amount, t.Shipping.Amount)
+	if atCheckout < 0 || atCheckout > dutyTax {
+		return toolkit.Errorf(toolkit.InvalidArgument, "duty and tax charged at checkout must be between 0 and duty + tax")
+	}
+	grand, err := money.Sum(t.Subtotal.Amount, t.Shipping.Amount, atCheckout)
 	if err != nil {
 		return toolkit.Errorf(toolkit.InvalidArgument, "total overflows")
 	}
-	due := dutyTax
-	if collectAtCheckout {
-		if grand, err = money.Add(grand, dutyTax); err != nil {
-			return toolkit.Errorf(toolkit.InvalidArgument, "total overflows")
-		}
-		due = 0
-	}
 	t.GrandTotal = Money{Amount: grand, Currency: t.Currency}
-	t.DueOnDelivery = Money{Amount: due, Currency: t.Currency}
+	t.DueOnDelivery = Money{Amount: dutyTax - atCheckout, Currency: t.Currency}
 	return nil
+}
+
+// checkoutShare is the part of duty and tax charged at checkout. A provider
+// that does not split them (charged/payable left empty) only says whether
+// everything is collected at checkout.
+func checkoutShare(d DutiesAndTaxes) (int64, error) {
+	if d.ChargedAtCheckout.Currency == "" && d.PayableOnDelivery.Currency == "" {
+		if d.CollectedAtCheckout {
+			return money.Add(d.Duty.Amount, d.Tax.Amount)
+		}
+		return 0, nil
+	}
+	sum, err := money.Add(d.ChargedAtCheckout.Amount, d.PayableOnDelivery.Amount)
+	dutyTax, err2 := money.Add(d.Duty.Amount, d.Tax.Amount)
+	if err != nil || err2 != nil || sum != dutyTax {
+		return 0, toolkit.Errorf(toolkit.InvalidArgument, "duties: charged_at_checkout + payable_on_delivery must equal duty + tax").
+			WithDetail("fields", []string{"duties.charged_at_checkout", "duties.payable_on_delivery"})
+	}
+	return d.ChargedAtCheckout.Amount, nil
 }
 
 // oneCurrency refuses an order whose amounts are not all in the quote's
@@ -116,6 +134,10 @@ func oneCurrency(cur string, in ComputeTotalArgs) error {
 	check("duties.currency", in.Duties.Currency)
 	check("duties.duty.currency", in.Duties.Duty.Currency)
 	check("duties.tax.currency", in.Duties.Tax.Currency)
+	if in.Duties.ChargedAtCheckout.Currency != "" || in.Duties.PayableOnDelivery.Currency != "" {
+		check("duties.charged_at_checkout.currency", in.Duties.ChargedAtCheckout.Currency)
+		check("duties.payable_on_delivery.currency", in.Duties.PayableOnDelivery.Currency)
+	}
 	if len(fields) == 0 {
 		return nil
 	}
@@ -210,7 +232,11 @@ func verifyTotal(t Total) error {
 	if sum != t.Subtotal.Amount {
 		return toolkit.Errorf(toolkit.InvalidArgument, "total subtotal is not the sum of its lines").WithDetail("fields", []string{"total.subtotal"})
 	}
-	if err := check.settle(t.DueOnDelivery.Amount == 0); err != nil {
+	dutyTax, err := money.Add(t.Duty.Amount, t.Tax.Amount)
+	if err != nil {
+		return toolkit.Errorf(toolkit.InvalidArgument, "duty plus tax overflows")
+	}
+	if err := check.settle(dutyTax - t.DueOnDelivery.Amount); err != nil {
 		return err
 	}
 	if check.GrandTotal != t.GrandTotal || check.DueOnDelivery != t.DueOnDelivery {

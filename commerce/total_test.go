@@ -25,7 +25,8 @@ func fixture(t *testing.T) ComputeTotalArgs {
 		Shipping: ShippingOption{OptionID: "standard", ServiceLevel: ServiceStandard, Carrier: "DHL Paket", Cost: eur(1290), MinDays: 2, MaxDays: 4, ChargeableGrams: 3100, Zone: "eu-1", TransportMode: "ground"},
 		Duties: DutiesAndTaxes{Country: "DE", Currency: "EUR", Incoterm: IncotermDDP, Duty: eur(0), Tax: eur(1981), TaxName: "VAT", TaxRateBPS: 1900,
 			Lines:               []DutyLine{{SKU: "WIN-BDX19-750", Duty: eur(0), Tax: eur(931)}, {SKU: "KNF-CHEF-20", Duty: eur(0), Tax: eur(1050)}},
-			CollectedAtCheckout: true, Notes: []string{}, RulesetVersion: "test"},
+			CollectedAtCheckout: true, ChargedAtCheckout: eur(1981), PayableOnDelivery: eur(0), Regime: "domestic",
+			Notes: []string{}, RulesetVersion: "test"},
 	}
 }
 
@@ -42,6 +43,7 @@ func TestTotalAddsExactly(t *testing.T) {
 	}
 	// DAP: duty and tax leave the checkout total and are due on delivery.
 	in.Duties.Incoterm, in.Duties.CollectedAtCheckout = IncotermDAP, false
+	in.Duties.ChargedAtCheckout, in.Duties.PayableOnDelivery = eur(0), eur(1981)
 	dap, err := ComputeTotal(in)
 	if err != nil {
 		t.Fatal(err)
@@ -111,4 +113,32 @@ func TestTotalThroughTheInvoker(t *testing.T) {
 	in.Duties.Currency = "GBP"
 	_, _, err = invoke[Total](t, e, ToolComputeTotal, request("u_1", ""), in)
 	wantCode(t, err, "INVALID_ARGUMENT")
+}
+
+func TestTotalSplitsCheckoutAndDelivery(t *testing.T) {
+	// DAP into the EU under IOSS: the VAT is charged at checkout, a duty
+	// (had there been one) at the border.
+	in := fixture(t)
+	in.Duties.Incoterm, in.Duties.CollectedAtCheckout = IncotermDAP, false
+	in.Duties.Duty = eur(300)
+	in.Duties.ChargedAtCheckout, in.Duties.PayableOnDelivery = eur(1981), eur(300)
+	tot, err := ComputeTotal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.GrandTotal != eur(13800+1290+1981) || tot.DueOnDelivery != eur(300) {
+		t.Fatalf("total %+v", tot)
+	}
+	if err := verifyTotal(tot); err != nil {
+		t.Fatal(err)
+	}
+	in.Duties.PayableOnDelivery = eur(299)
+	_, err = ComputeTotal(in)
+	wantCode(t, err, "INVALID_ARGUMENT")
+	// A provider that only says "all at checkout" still works.
+	in = fixture(t)
+	in.Duties.ChargedAtCheckout, in.Duties.PayableOnDelivery = Money{}, Money{}
+	if tot, err = ComputeTotal(in); err != nil || tot.DueOnDelivery.Amount != 0 {
+		t.Fatalf("%+v %v", tot, err)
+	}
 }

@@ -125,9 +125,14 @@ const (
 type DutyLine struct {
 	SKU string `json:"sku"`
 	// DutyRateBPS is the duty rate in basis points (1/100 of a percent).
-	DutyRateBPS int   `json:"duty_rate_bps"`
-	Duty        Money `json:"duty"`
-	Tax         Money `json:"tax"`
+	DutyRateBPS int `json:"duty_rate_bps"`
+	// DutyBasis says why: no_import, de_minimis, flat_low_value,
+	// preferential, chapter_rate or default_rate.
+	DutyBasis string `json:"duty_basis,omitempty"`
+	Duty      Money  `json:"duty"`
+	// TaxRateBPS is the consumption-tax rate applied to this line.
+	TaxRateBPS int   `json:"tax_rate_bps"`
+	Tax        Money `json:"tax"`
 }
 
 // DutiesAndTaxes is the answer of tax.estimate_duties_and_taxes.
@@ -148,10 +153,22 @@ type DutiesAndTaxes struct {
 	// destination's threshold and that charge is therefore zero.
 	DutyDeMinimis bool `json:"duty_de_minimis"`
 	TaxDeMinimis  bool `json:"tax_de_minimis"`
-	// CollectedAtCheckout is true for DDP: duty and tax join the total.
-	CollectedAtCheckout bool     `json:"collected_at_checkout"`
-	Notes               []string `json:"notes"`
-	RulesetVersion      string   `json:"ruleset_version"`
+	// CollectedAtCheckout is true when nothing is left to pay on delivery.
+	CollectedAtCheckout bool `json:"collected_at_checkout"`
+	// ChargedAtCheckout + PayableOnDelivery = Duty + Tax. DDP charges all
+	// at checkout; DAP leaves the border's part to the recipient, but a
+	// low-value scheme's tax (EU IOSS, UK ≤ £135, AU/NZ GST) is charged at
+	// checkout whatever the incoterm.
+	ChargedAtCheckout Money `json:"charged_at_checkout"`
+	PayableOnDelivery Money `json:"payable_on_delivery"`
+	// Regime is domestic, intra_eu or import; Scheme names a low-value
+	// scheme that applied (e.g. "IOSS").
+	Regime string `json:"regime"`
+	Scheme string `json:"scheme,omitempty"`
+	// Notes explain assumptions and rules that shaped the estimate, each
+	// "CODE: message".
+	Notes          []string `json:"notes"`
+	RulesetVersion string   `json:"ruleset_version"`
 }
 
 // Compliance verdicts. Uncertain is a normal answer that the workflow
