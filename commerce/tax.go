@@ -1,0 +1,129 @@
+package commerce
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/commerce/rules/tax"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// TaxTTL is how long a duty and tax estimate holds; it rests on prices and
+// a shipping cost that hold about as long.
+const TaxTTL = 30 * time.Minute
+
+// TaxEstimator estimates duty and tax. The built-in one is
+// commerce/rules/tax; a landed-cost service can replace it.
+type TaxEstimator interface {
+	Estimate(ctx context.Context, in tax.Input) (tax.Result, error)
+}
+
+// RulesTax is the built-in TaxEstimator.
+type RulesTax struct{}
+
+// Estimate implements TaxEstimator.
+func (RulesTax) Estimate(_ context.Context, in tax.Input) (tax.Result, error) { return tax.Estimate(in) }
+
+func dutiesSpec() toolkit.Spec {
+	return toolkit.Spec{
+		Name:    ToolDutiesAndTaxes,
+		Version: "1.0.0",
+		Description: "Estimate import duty and VAT/GST/sales tax for the priced lines of a quote and the chosen shipping " +
+			"option, shipped from the DE warehouse: destination rate (and US state / CA province), duty and tax de " +
+			"minimis thresholds, low-value schemes (IOSS, UK, AU/NZ, SG, NO), duty by HS chapter with FTA preferences, " +
+			"DDP or DAP. Use it after pricing and shipping, before the total. Success: duty and tax per line and in " +
+			"total, what is charged at checkout and what the recipient pays on delivery, notes and the ruleset version. " +
+			"Common failures: ADDRESS_INVALID (destination, e.g. a missing US state), INVALID_ARGUMENT (lines or shipping " +
+			"in another currency, unsupported destination).",
+		InputSchema:      ToolDutiesAndTaxes + ".input.json",
+		OutputSchema:     ToolDutiesAndTaxes + ".output.json",
+		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
+		TTL:              TaxTTL,
+		Timeout:          5 * time.Second,
+		Retry:            toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 5 * time.Second, MaxAttempts: 5},
+		EvidenceRequired: true,
+		Provider:         "tax-rules",
+	}
+}
+
+func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
+	var in DutiesAndTaxesArgs
+	if err := call.Bind(&in); err != nil {
+		return nil, err
+	}
+	dest, err := t.checkDestination("destination", in.Destination)
+	if err != nil {
+		return nil, err
+	}
+	q := tax.Input{
+		Destination: tax.Destination{Country: dest.Country, Region: dest.Region},
+		Currency:    in.Currency, Shipping: in.Shipping.Cost.Amount, Incoterm: tax.Incoterm(in.Incoterm),
+		// The rules in force now; the evidence keeps the answer, so an
+		// audit does not need to recompute it later.
+		At: t.now(),
+		// Thresholds are compared with the same FX table that priced the
+		// order, so the two answers agree.
+		Convert: func(amount int64, from, to string) (int64, error) {
+			m, err := t.fx.Convert(Money{Amount: amount, Currency: from}, to)
+			return m.Amount, err
+		},
+	}
+	var fields []string
+	if in.Shipping.Cost.Currency != in.Currency {
+		fields = append(fields, "shipping.cost.currency")
+	}
+	for _, l := range in.Lines {
+		if l.LineTotal.Currency != in.Currency || l.UnitPrice.Currency != in.Currency {
+			fields = append(fields, "lines["+l.SKU+"].line_total.currency")
+		}
+		q.Lines = append(q.Lines, tax.Line{SKU: l.SKU, HSCode: l.HSCode, OriginCountry: l.Origin,
+			CustomsValue: l.LineTotal.Amount, Quantity: int64(l.Quantity)})
+	}
+	if len(fields) > 0 {
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "an order has one currency (%s)", in.Currency).
+			WithDetail("fields", fields)
+	}
+	res, err := t.tax.Estimate(ctx, q)
+	if err != nil {
+		return nil, taxError(err)
+	}
+	out := dutiesFrom(res, dest, t.fx.Version())
+	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion}, nil
+}
+
+func dutiesFrom(r tax.Result, dest Address, fxVersion string) DutiesAndTaxes {
+	m := func(a int64) Money { return Money{Amount: a, Currency: r.Currency} }
+	d := DutiesAndTaxes{
+		Country: dest.Country, Region: dest.Region, Currency: r.Currency, Incoterm: string(r.Incoterm),
+		Duty: m(r.Duty), Tax: m(r.Tax), TaxName: r.TaxName, TaxRateBPS: int(r.TaxRate.BPS()),
+		DutyDeMinimis: r.DutyDeMinimisApplied, TaxDeMinimis: r.TaxDeMinimisApplied,
+		CollectedAtCheckout: r.PayableOnDelivery == 0,
+		ChargedAtCheckout:   m(r.ChargedAtCheckout), PayableOnDelivery: m(r.PayableOnDelivery),
+		Regime: r.Regime, Scheme: r.Scheme, Notes: []string{},
+		RulesetVersion: r.RulesetVersion + "+" + fxVersion,
+	}
+	for _, l := range r.Lines {
+		d.Lines = append(d.Lines, DutyLine{SKU: l.SKU, DutyRateBPS: int(l.DutyRate.BPS()), DutyBasis: l.DutyBasis,
+			Duty: m(l.Duty), TaxRateBPS: int(l.TaxRate.BPS()), Tax: m(l.Tax)})
+	}
+	for _, n := range r.Notes {
+		d.Notes = append(d.Notes, n.Code+": "+n.Message)
+	}
+	return d
+}
+
+// taxError maps the tax rules' errors into the closed set.
+func taxError(err error) error {
+	switch {
+	case errors.Is(err, tax.ErrRegionRequired), errors.Is(err, tax.ErrUnknownRegion):
+		return toolkit.Errorf(toolkit.AddressInvalid, "%v", err).WithDetail("fields", []string{"destination.region"}).
+			WithRecovery("ask the user for the state or province")
+	case errors.Is(err, tax.ErrUnsupportedDestination):
+		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"destination.country"}).
+			WithDetail("supported", tax.SupportedDestinations())
+	case errors.Is(err, tax.ErrInvalidInput), errors.Is(err, tax.ErrNoRuleInForce):
+		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	return err
+}
