@@ -23,7 +23,9 @@ type TaxEstimator interface {
 type RulesTax struct{}
 
 // Estimate implements TaxEstimator.
-func (RulesTax) Estimate(_ context.Context, in tax.Input) (tax.Result, error) { return tax.Estimate(in) }
+func (RulesTax) Estimate(_ context.Context, in tax.Input) (tax.Result, error) {
+	return tax.Estimate(in)
+}
 
 func dutiesSpec() toolkit.Spec {
 	return toolkit.Spec{
