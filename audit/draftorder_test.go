@@ -1,0 +1,44 @@
+package audit_test
+
+import (
+	"testing"
+
+	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// The acceptance tests of issue 6 on the real DraftOrder.
+
+func TestDraftOrderAuditsCleanThenNamesEditedSnapshot(t *testing.T) {
+	s := newRealStack(t)
+	in := orderInput(uniqueKey("audit-do"), tees, berlin, "EUR")
+	runID, res := s.runDraftOrder(t, s.tq, in, driver{})
+	requireState(t, res, workflows.StateDraftCreated)
+	id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+
+	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
+	logReport(t, rep)
+	if code := audit.ExitCode(rep, err); code != audit.ExitClean || rep.RunID != runID || len(rep.Activities) < 6 {
+		t.Fatalf("fresh draft order: exit %d (%v), %d activities, findings %v", code, err, len(rep.Activities), rep.Findings)
+	}
+
+	// Edit the compute_total snapshot as a superuser would.
+	var victim audit.ActivityCheck
+	for _, a := range rep.Activities {
+		if a.ActivityType == "ComputeTotal" {
+			victim = a
+		}
+	}
+	superExec(t, s.pool, `UPDATE evidence_snapshots SET output = jsonb_set(output, '{grand_total,amount}', '1')
+		WHERE snapshot_id = $1`, victim.SnapshotID)
+	rep, err = audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
+	logReport(t, rep)
+	if audit.ExitCode(rep, err) != audit.ExitFindings {
+		t.Fatalf("edited snapshot: exit %d (%v)", audit.ExitCode(rep, err), err)
+	}
+	for _, f := range rep.Findings {
+		if f.ActivityID != victim.ActivityID || f.SnapshotID != victim.SnapshotID {
+			t.Fatalf("finding %+v does not name activity %s (%s)", f, victim.ActivityID, victim.SnapshotID)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package audit_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/schemas"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// realStack runs the real workflows with the worker's own wiring
+// (worker/main.go and worker/<area>.go) in-process: the schemas, the tool
+// registrations, the invoker and the evidence store, on a fresh database
+// and a task queue of the test's own.
+type realStack struct {
+	c      client.Client
+	pool   *pgxpool.Pool
+	store  *evidence.Store
+	cipher *evidence.AESGCM
+	logger *zap.Logger
+	tq     string
+	deps   audit.Deps
+}
+
+func newRealStack(t *testing.T) *realStack {
+	t.Helper()
+	s := &realStack{c: testenv.TemporalClient(t), pool: testenv.Postgres(t),
+		logger: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))}
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	var err error
+	if s.cipher, err = evidence.NewAESGCM("test-1", key); err != nil {
+		t.Fatal(err)
+	}
+	if s.store, err = evidence.NewStore(s.pool, s.cipher, s.logger); err != nil {
+		t.Fatal(err)
+	}
+	s.tq = s.startWorker(t, nil)
+	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: archive.NewStore(s.pool), Logger: s.logger}
+	return s
+}
+
+// startWorker starts one more worker on a new task queue; clock, if set,
+// is the commerce tools' clock (quotes expire by it).
+func (s *realStack) startWorker(t *testing.T, clock func() time.Time) string {
+	t.Helper()
+	tq := testenv.TaskQueue(t)
+	reg := toolkit.NewRegistry(schemas.FS)
+	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: s.pool, Audit: s.store, Sealer: s.cipher, Clock: clock}); err != nil {
+		t.Fatal(err)
+	}
+	if err := support.RegisterTools(reg, s.pool); err != nil {
+		t.Fatal(err)
+	}
+	workflows.UseToolSpecs(reg.Specs()...)
+	inv := toolkit.NewInvoker(reg, s.store, s.logger)
+	w := worker.New(s.c, tq, worker.Options{})
+	workflows.Register(w)
+	w.RegisterActivity(&activities.Commerce{Invoker: inv})
+	w.RegisterActivity(&activities.Approval{Invoker: inv})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return tq
+}
+
+// driver plays the user and support staff of one draft order.
+type driver struct {
+	// decision, if set, answers the approval request (approve or reject).
+	decision, approver, reason string
+	// confirmLate confirms the first total only after its quote expired,
+	// which makes the workflow re-quote.
+	confirmLate bool
+}
+
+// orderInput is a draft order of items to a country, keyed by key.
+func orderInput(key string, items []commerce.LineItem, to commerce.Address, currency string) workflows.DraftOrderInput {
+	return workflows.DraftOrderInput{
+		Request: toolkit.Request{RequestID: "req-" + key, UserID: "u_capture", IdempotencyKey: key,
+			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_capture"}, Currency: currency},
+		Items: items, ShipTo: to, Currency: currency,
+		ConfirmWindow: 10 * time.Minute, ApprovalWindow: 10 * time.Minute,
+	}
+}
+
+var (
+	berlin = commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"}
+	sydney = commerce.Address{Name: "Jane Citizen", Line1: "1 Macquarie Street", City: "Sydney", Region: "NSW", PostalCode: "2000", Country: "AU"}
+	tees   = []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}
+	// Food to Australia is uncertain (biosecurity): support staff decide.
+	chocolate = []commerce.LineItem{{SKU: "CHO-DARK70-100", Quantity: 3}}
+)
+
+func uniqueKey(name string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return name + "-" + hex.EncodeToString(b)
+}
+
+// runDraftOrder starts a draft order on tq, drives it to its end and
+// returns its run id and result.
+func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrderInput, d driver) (string, workflows.DraftOrderResult) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	opts, err := workflows.DraftOrderStartOptions(tq, in.Request.UserID, in.Request.IdempotencyKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.c.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	var res workflows.DraftOrderResult
+	go func() { done <- run.Get(ctx, &res) }()
+	confirmed, decided := map[string]bool{}, map[string]bool{}
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("draft order %s: %v", run.GetID(), err)
+			}
+			return run.GetRunID(), res
+		case <-time.After(150 * time.Millisecond):
+		}
+		var st workflows.DraftOrderStatus
+		v, err := s.c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.QueryStatus)
+		if err != nil || v.Get(&st) != nil {
+			continue // not started yet, or closing
+		}
+		if p := st.Approvals.Pending; p != nil && d.decision != "" && !decided[p.ApprovalID] {
+			decided[p.ApprovalID] = true
+			s.signal(t, ctx, run, workflows.SignalApproval, workflows.ApprovalSignal{
+				ApprovalID: p.ApprovalID, Decision: d.decision, Approver: d.approver, Reason: d.reason})
+		}
+		c := st.Confirmation
+		if c == nil || confirmed[c.QuoteHash] || (st.State != workflows.StateNeedsConfirm && st.State != workflows.StatePriceChanged) {
+			continue
+		}
+		if d.confirmLate && len(confirmed) == 0 && time.Now().Before(c.QuoteExpiresAt.Add(500*time.Millisecond)) {
+			continue
+		}
+		confirmed[c.QuoteHash] = true
+		s.signal(t, ctx, run, workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: c.QuoteHash})
+	}
+}
+
+func (s *realStack) signal(t *testing.T, ctx context.Context, run client.WorkflowRun, name string, arg any) {
+	t.Helper()
+	if err := s.c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), name, arg); err != nil {
+		t.Fatalf("signal %s: %v", name, err)
+	}
+}
+
+// shortQuotes is a commerce clock under which every quote expires a few
+// seconds after it was made, so a re-quote happens within a test.
+func shortQuotes(life time.Duration) func() time.Time {
+	return func() time.Time { return time.Now().Add(life - commerce.QuoteTTL) }
+}
+
+func requireState(t *testing.T, res workflows.DraftOrderResult, want string) {
+	t.Helper()
+	if res.State != want {
+		t.Fatalf("draft order ended %s (%s %s), want %s", res.State, res.Code, res.Message, want)
+	}
+}
+
