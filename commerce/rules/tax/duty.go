@@ -1,0 +1,117 @@
+package tax
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/commerce/rules/money"
+)
+
+// dutyBasis values of LineResult.DutyBasis.
+const (
+	basisNoImport     = "no_import"
+	basisDeMinimis    = "de_minimis"
+	basisFlat         = "flat_low_value"
+	basisPreferential = "preferential"
+	basisChapter      = "chapter_rate"
+	basisDefault      = "default_rate"
+)
+
+// dutyLookup is the duty rate a line gets and why.
+type dutyLookup struct {
+	rate       money.Rate
+	basis      string
+	preference string
+	specific   bool
+	example    string
+}
+
+// normHS keeps the digits of an HS code ("6109.10.00" → "61091000").
+func normHS(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		if r == '.' || r == ' ' || r == '-' {
+			return -1
+		}
+		return 'x' // poison: not a code
+	}, strings.TrimSpace(s))
+}
+
+// chapterOf returns the 2-digit chapter of a normalised code, or "".
+func chapterOf(hs string) string {
+	if len(hs) < 2 || strings.ContainsRune(hs, 'x') {
+		return ""
+	}
+	ch := hs[:2]
+	if ch < "01" || ch > "97" || ch == "77" {
+		return ""
+	}
+	return ch
+}
+
+// lookupDuty finds the rate for a chapter in a destination's tariff, then
+// applies a free-trade preference for industrial chapters (25-97) when
+// the origin and the destination are parties to an agreement in force.
+func (r *rules) lookupDuty(dest, origin, chapter string, at time.Time) (dutyLookup, error) {
+	g, err := r.dutyGroup(dest)
+	if err != nil {
+		return dutyLookup{}, err
+	}
+	l := dutyLookup{rate: g.Default, basis: basisDefault}
+	if c, ok := g.Chapters[chapter]; ok && chapter != "" {
+		l = dutyLookup{rate: c.Rate, basis: basisChapter, specific: c.Specific, example: c.Example}
+	} else {
+		for _, cr := range g.ChapterRanges {
+			if chapter != "" && chapter >= cr.From && chapter <= cr.To {
+				l = dutyLookup{rate: cr.Rate, basis: basisChapter, specific: cr.Specific, example: cr.Example}
+			}
+		}
+	}
+	if chapter >= "25" && origin != "" {
+		if a := r.agreementFor(origin, dest, at); a != "" {
+			l.rate, l.basis, l.preference = 0, basisPreferential, a
+		}
+	}
+	return l, nil
+}
+
+// agreementFor returns the id of an agreement in force between the origin
+// and the destination, or "".
+func (r *rules) agreementFor(origin, dest string, at time.Time) string {
+	in := func(list []string, c string) bool {
+		return slices.Contains(list, c) || (slices.Contains(list, "EU") && r.eu[c])
+	}
+	if origin == dest || (r.eu[origin] && r.eu[dest]) {
+		return ""
+	}
+	for _, a := range r.duty.Agreements {
+		if a.From.After(at) {
+			continue
+		}
+		if (in(a.A, origin) && in(a.B, dest)) || (in(a.B, origin) && in(a.A, dest)) {
+			return a.ID
+		}
+	}
+	return ""
+}
+
+// DutyRate returns the representative duty rate for an HS code imported
+// into a destination from an origin at a date, and the agreement that
+// zeroed it if any. It is the per-line rate Estimate uses above the de
+// minimis.
+func DutyRate(dest, hsCode, origin string, at time.Time) (money.Rate, string, error) {
+	r, err := load()
+	if err != nil {
+		return 0, "", err
+	}
+	ch := chapterOf(normHS(hsCode))
+	if ch == "" {
+		return 0, "", fmt.Errorf("%w: HS code %q", ErrInvalidInput, hsCode)
+	}
+	l, err := r.lookupDuty(strings.ToUpper(dest), strings.ToUpper(origin), ch, at)
+	return l.rate, l.preference, err
+}

@@ -1,0 +1,190 @@
+package tax
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/commerce/rules/money"
+)
+
+// periodAt returns the last period starting on or before at. Periods are
+// sorted; an undated first period covers everything before the next one.
+func periodAt(ps []ratePeriod, at time.Time) (ratePeriod, bool) {
+	idx := -1
+	for i, p := range ps {
+		if !p.From.After(at) {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return ratePeriod{}, false
+	}
+	return ps[idx], true
+}
+
+// rateSet is the consumption tax of one destination at one date.
+type rateSet struct {
+	taxName string
+	// comps are the components with their standard rates; books holds the
+	// book rate per component where one is recorded.
+	comps []Component
+	books []*money.Rate
+	notes []Note
+}
+
+// total is the combined standard rate.
+func (s rateSet) total() money.Rate {
+	var t money.Rate
+	for _, c := range s.comps {
+		t += c.Rate
+	}
+	return t
+}
+
+// rateFor returns the rate of component i for a line's HS code.
+func (s rateSet) rateFor(i int, hs string) money.Rate {
+	if strings.HasPrefix(hs, "4901") && s.books[i] != nil {
+		return *s.books[i]
+	}
+	return s.comps[i].Rate
+}
+
+// rateSetFor resolves country (and region) at a date.
+func (r *rules) rateSetFor(country, region string, at time.Time) (rateSet, error) {
+	c, ok := r.rates[country]
+	if !ok {
+		return rateSet{}, fmt.Errorf("%w: %s", ErrUnsupportedDestination, country)
+	}
+	var s rateSet
+	s.taxName = c.TaxName
+	if p, ok := periodAt(c.Periods, at); ok {
+		s.comps = append(s.comps, Component{Name: c.TaxName, Rate: p.Standard})
+		s.books = append(s.books, p.Books)
+		if p.Note != "" {
+			s.notes = append(s.notes, Note{Code: "RATE_NOTE_" + country, Message: p.Note})
+		}
+	} else if len(c.Periods) > 0 {
+		return rateSet{}, fmt.Errorf("%w: %s rates before %s", ErrNoRuleInForce, country, c.Periods[0].From.Format(time.DateOnly))
+	}
+	region = strings.ToUpper(strings.TrimSpace(region))
+	if len(c.Regions) > 0 {
+		if region == "" {
+			if c.RegionRequired {
+				return rateSet{}, fmt.Errorf("%w: %s", ErrRegionRequired, country)
+			}
+		} else {
+			rg, ok := c.Regions[region]
+			if !ok {
+				return rateSet{}, fmt.Errorf("%w: %s-%s", ErrUnknownRegion, country, region)
+			}
+			if rg.Mode != "none" {
+				p, ok := periodAt(rg.Periods, at)
+				if !ok {
+					return rateSet{}, fmt.Errorf("%w: %s-%s", ErrNoRuleInForce, country, region)
+				}
+				comp := Component{Name: rg.TaxName, Rate: p.Standard}
+				if rg.Mode == "replace" {
+					s.comps, s.books = nil, nil
+					s.taxName = rg.TaxName
+				} else if s.taxName == "" || len(s.comps) == 0 {
+					s.taxName = rg.TaxName
+				} else {
+					s.taxName += "+" + rg.TaxName
+				}
+				s.comps = append(s.comps, comp)
+				s.books = append(s.books, p.Books)
+				if p.Note != "" {
+					s.notes = append(s.notes, Note{Code: "RATE_NOTE_" + country + "_" + region, Message: p.Note})
+				}
+			}
+		}
+	}
+	if c.Note != "" {
+		s.notes = append(s.notes, Note{Code: "RATES_" + country, Message: c.Note})
+	}
+	return s, nil
+}
+
+// StandardRate returns the combined standard consumption-tax rate of a
+// destination at a date: DE → 19, GB → 20, CA-ON → 13 (HST), CA-BC → 12
+// (GST 5 + PST 7), US-CA → 7.25 (state rate only). Region is required for
+// US and CA.
+func StandardRate(country, region string, at time.Time) (money.Rate, error) {
+	r, err := load()
+	if err != nil {
+		return 0, err
+	}
+	s, err := r.rateSetFor(strings.ToUpper(country), region, at)
+	if err != nil {
+		return 0, err
+	}
+	return s.total(), nil
+}
+
+// RateComponents returns the tax name and the components of a
+// destination's standard rate at a date (amounts are zero).
+func RateComponents(country, region string, at time.Time) (string, []Component, error) {
+	r, err := load()
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := r.rateSetFor(strings.ToUpper(country), region, at)
+	if err != nil {
+		return "", nil, err
+	}
+	return s.taxName, s.comps, nil
+}
+
+// BooksRate returns the VAT/GST rate of printed books (HS 4901) for a
+// destination without regions, or its standard rate when no book rate is
+// recorded.
+func BooksRate(country string, at time.Time) (money.Rate, error) {
+	r, err := load()
+	if err != nil {
+		return 0, err
+	}
+	s, err := r.rateSetFor(strings.ToUpper(country), "", at)
+	if err != nil {
+		return 0, err
+	}
+	var t money.Rate
+	for i := range s.comps {
+		t += s.rateFor(i, "4901")
+	}
+	return t, nil
+}
+
+// SupportedDestinations lists the countries Estimate accepts, sorted.
+func SupportedDestinations() []string {
+	r, err := load()
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(r.rates))
+	for c := range r.rates {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RulesetVersion is the version shared by the tax data files, e.g.
+// "tax-2026.11.1"; it goes into evidence with every estimate.
+func RulesetVersion() string {
+	r, err := load()
+	if err != nil {
+		return ""
+	}
+	return r.version
+}
+
+// Sources lists the public references of the tax data.
+func Sources() []string {
+	r, err := load()
+	if err != nil {
+		return nil
+	}
+	return append([]string(nil), r.sources...)
+}
