@@ -101,10 +101,12 @@ func (c *privateCluster) dsn(dbname string) string {
 // faultWorkflow runs n tool activities one after another, pausing between
 // them so the database outage lands in the middle of the run.
 func faultWorkflow(ctx workflow.Context, n int) ([]string, error) {
+	//workflowcheck:ignore
+	nonRetryable := toolkit.NonRetryableCodes() // sorted: deterministic
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 15 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 1.5,
-			MaximumInterval: time.Second, NonRetryableErrorTypes: toolkit.NonRetryableCodes()},
+			MaximumInterval: time.Second, NonRetryableErrorTypes: nonRetryable},
 	})
 	var ids []string
 	for i := 1; i <= n; i++ {

@@ -57,7 +57,7 @@ func TestSnapshotIDs(t *testing.T) {
 	if !pattern.MatchString(a) || !pattern.MatchString(b) || a == b || a[:13] > b[:13] {
 		t.Fatalf("ids %s %s", a, b)
 	}
-	if HashUserID("u") == "u" || HashUserID("u") != HashUserID("u") || HashUserID("") != "" {
+	if h := HashUserID("u"); h == "u" || h != HashUserID("u") || HashUserID("") != "" || HashUserID("v") == h {
 		t.Fatal("user id hashing")
 	}
 }
