@@ -1,0 +1,124 @@
+package draftordertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+var (
+	tshirt  = commerce.LineItem{SKU: "TEE-ORG-M-WHT", Quantity: 2}
+	perfume = commerce.LineItem{SKU: "PRF-ROSE-EDP100", Quantity: 1} // UN1266 by air: uncertain
+)
+
+// TestSameKeyOneRunOneDraft: two starts with one idempotency key attach to
+// one run, which writes one draft-order row; a start after it closed is
+// refused rather than run again.
+func TestSameKeyOneRunOneDraft(t *testing.T) {
+	testenv.Integration(t)
+	s := newStack(t, worker.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	key := uniqueKey("e2e-same")
+	in := input(key, tshirt)
+	first, second := s.start(ctx, in), s.start(ctx, in)
+	if first.GetID() != second.GetID() || first.GetRunID() != second.GetRunID() {
+		t.Fatalf("two runs: %s/%s and %s/%s", first.GetID(), first.GetRunID(), second.GetID(), second.GetRunID())
+	}
+	st := s.awaitState(ctx, first.GetID(), workflows.StateNeedsConfirm)
+	if err := s.tc.SignalWorkflow(ctx, first.GetID(), "", workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash}); err != nil {
+		t.Fatal(err)
+	}
+	var a, b workflows.DraftOrderResult
+	if err := first.Get(ctx, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Get(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	if a.State != workflows.StateDraftCreated || a.DraftOrder == nil || b.DraftOrder == nil || a.DraftOrder.DraftOrderID != b.DraftOrder.DraftOrderID {
+		t.Fatalf("results: %+v / %+v", a, b)
+	}
+	opts, _ := workflows.DraftOrderStartOptions(s.queue, in.Request.UserID, key)
+	_, err := s.tc.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	var already *serviceerror.WorkflowExecutionAlreadyStarted
+	if !errors.As(err, &already) {
+		t.Fatalf("a start after the run closed: %v, want WorkflowExecutionAlreadyStarted", err)
+	}
+	if n := s.draftRows(ctx, key); n != 1 {
+		t.Fatalf("draft_orders rows for the key = %d, want 1", n)
+	}
+	if n := s.verifyEvidence(ctx, first.GetID(), first.GetRunID()); n != 6 {
+		t.Fatalf("verified %d activity results, want 6", n)
+	}
+}
+
+// TestDrivenByTheCLI drives an uncertain basket the way support staff and
+// a backend would from outside: the approval is found with a visibility
+// query on AwaitingApproval, a bad approver is refused, the decision and
+// the confirmation are sent with `temporal workflow signal`.
+func TestDrivenByTheCLI(t *testing.T) {
+	testenv.Integration(t)
+	s := newStack(t, worker.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	in := input(uniqueKey("e2e-cli"), perfume)
+	in.ShipTo = commerce.Address{Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
+	run := s.start(ctx, in)
+	id := run.GetID()
+
+	st := s.awaitState(ctx, id, workflows.StateAwaitingApproval)
+	approvalID := st.Approvals.Pending.ApprovalID
+	query := fmt.Sprintf(`AwaitingApproval=true AND CartwrightFlow="%s" AND WorkflowId="%s"`, workflows.FlowDraftOrder, id)
+	awaitListed(ctx, t, query, id, true)
+
+	signal := func(name string, payload any) {
+		b, _ := json.Marshal(payload)
+		cli(t, "workflow", "signal", "--workflow-id", id, "--name", name, "--input", string(b))
+	}
+	signal(workflows.SignalApproval, map[string]string{"approval_id": approvalID, "decision": "approve", "approver": "dave.former"})
+	signal(workflows.SignalApproval, map[string]string{"approval_id": approvalID, "decision": "approve", "approver": "bob.compliance",
+		"reason": "limited quantity, 100 ml inner packaging"})
+	st = s.awaitState(ctx, id, workflows.StateNeedsConfirm)
+	if got := st.Rejected.Rejected; len(got) != 1 || got[0].Reason != workflows.RejectApproverForbidden {
+		t.Fatalf("rejected signals = %+v", got)
+	}
+	signal(workflows.SignalConfirm, map[string]string{"quote_hash": st.Confirmation.QuoteHash})
+
+	var res workflows.DraftOrderResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.State != workflows.StateDraftCreated || res.Approval == nil || res.Approval.Approver != "bob.compliance" || res.Approval.Evidence == nil {
+		t.Fatalf("result = %+v", res)
+	}
+	awaitListed(ctx, t, query, id, false)
+	// pricing, shipping, compliance, the approval record, duties, total,
+	// create (the approval came within the quote's TTL: no re-quote).
+	if n := s.verifyEvidence(ctx, id, run.GetRunID()); n != 7 {
+		t.Fatalf("verified %d activity results, want 7", n)
+	}
+}
+
+// awaitListed polls `temporal workflow list --query` until id is (or is no
+// longer) listed: visibility is updated asynchronously.
+func awaitListed(ctx context.Context, t *testing.T, query, id string, want bool) {
+	t.Helper()
+	for strings.Contains(cli(t, "workflow", "list", "--query", query), id) != want {
+		if ctx.Err() != nil {
+			t.Fatalf("%s listed=%v never held for %q", id, want, query)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -1,0 +1,237 @@
+package draftordertest
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"go.uber.org/zap"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/schemas"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// stack is one test's slice of the real stack.
+type stack struct {
+	t     testing.TB
+	pool  *pgxpool.Pool
+	store *evidence.Store
+	tc    client.Client
+	queue string
+}
+
+// newStack wires the tools exactly as the worker does (worker/commerce.go,
+// worker/draftorder.go) and starts an in-process worker.
+func newStack(t testing.TB, opts worker.Options) *stack {
+	t.Helper()
+	pool := testenv.Postgres(t)
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	cipher, err := evidence.NewAESGCM("test-1", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := evidence.NewStore(pool, cipher, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := toolkit.NewRegistry(schemas.FS)
+	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: pool, Audit: store, Sealer: cipher}); err != nil {
+		t.Fatal(err)
+	}
+	if err := support.RegisterTools(reg, pool); err != nil {
+		t.Fatal(err)
+	}
+	workflows.UseToolSpecs(reg.Specs()...)
+	inv := toolkit.NewInvoker(reg, store, zap.NewNop())
+
+	tc := testenv.TemporalClient(t)
+	s := &stack{t: t, pool: pool, store: store, tc: tc, queue: testenv.TaskQueue(t)}
+	w := worker.New(tc, s.queue, opts)
+	w.RegisterWorkflowWithOptions(workflows.DraftOrder, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
+	w.RegisterActivity(&activities.Commerce{Invoker: inv})
+	w.RegisterActivity(&activities.Approval{Invoker: inv})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return s
+}
+
+// input is a draft order of items to a German address for user u_e2e.
+func input(key string, items ...commerce.LineItem) workflows.DraftOrderInput {
+	return workflows.DraftOrderInput{
+		Request: toolkit.Request{
+			RequestID: "req-" + key, UserID: "u_e2e", IdempotencyKey: key, Currency: "EUR", Locale: "de-DE",
+			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_e2e"},
+			Client: toolkit.Client{App: "backend", Version: "test"},
+		},
+		Items:  items,
+		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
+	}
+}
+
+// uniqueKey is an idempotency key no earlier test run used.
+func uniqueKey(prefix string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%x", prefix, b)
+}
+
+// start starts (or attaches to) the draft order of in.
+func (s *stack) start(ctx context.Context, in workflows.DraftOrderInput) client.WorkflowRun {
+	s.t.Helper()
+	opts, err := workflows.DraftOrderStartOptions(s.queue, in.Request.UserID, in.Request.IdempotencyKey)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	run, err := s.tc.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	if err != nil {
+		s.t.Fatalf("start: %v", err)
+	}
+	return run
+}
+
+// status queries a run.
+func (s *stack) status(ctx context.Context, id string) (workflows.DraftOrderStatus, error) {
+	var st workflows.DraftOrderStatus
+	v, err := s.tc.QueryWorkflow(ctx, id, "", workflows.QueryStatus)
+	if err != nil {
+		return st, err
+	}
+	return st, v.Get(&st)
+}
+
+// awaitState polls the status query until the run is in state.
+func (s *stack) awaitState(ctx context.Context, id, state string) workflows.DraftOrderStatus {
+	s.t.Helper()
+	for {
+		st, err := s.status(ctx, id)
+		if err == nil && st.State == state {
+			return st
+		}
+		if err == nil && st.Result != nil {
+			s.t.Fatalf("%s ended in %s (%s) while waiting for %s", id, st.Result.State, st.Result.Message, state)
+		}
+		if d, derr := s.tc.DescribeWorkflowExecution(ctx, id, ""); derr == nil &&
+			d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			s.t.Fatalf("%s closed (%s) while waiting for %s", id, d.GetWorkflowExecutionInfo().GetStatus(), state)
+		}
+		select {
+		case <-ctx.Done():
+			s.t.Fatalf("%s never reached %s (last: %+v, %v)", id, state, st.State, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// temporalCLI is the pinned CLI binary `make tools` builds.
+func temporalCLI(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("CARTWRIGHT_TEMPORAL_CLI"); p != "" {
+		return p
+	}
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("repository root not found")
+		}
+		dir = parent
+	}
+	p := filepath.Join(dir, ".bin", "temporal")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("temporal CLI not found at %s: run `make tools`", p)
+	}
+	return p
+}
+
+// cli runs the temporal CLI against the test server and returns its output.
+func cli(t testing.TB, args ...string) string {
+	t.Helper()
+	args = append(args, "--address", testenv.TemporalAddress(), "--namespace", "default")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, temporalCLI(t), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("temporal %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// verifyEvidence checks every completed activity of the run: its result
+// names an evidence snapshot, the snapshot belongs to this workflow and
+// tool, and its stored hash is the canonical hash of the data the history
+// holds (toolkit.CanonicalHash(envelope.data)). It returns how many it
+// checked.
+func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
+	s.t.Helper()
+	iter := s.tc.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	dc := converter.GetDefaultDataConverter()
+	n := 0
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			s.t.Fatalf("history of %s: %v", id, err)
+		}
+		done := ev.GetActivityTaskCompletedEventAttributes()
+		if done == nil {
+			continue
+		}
+		var res struct {
+			Envelope toolkit.Response `json:"envelope"`
+		}
+		if err := dc.FromPayloads(done.GetResult(), &res); err != nil {
+			s.t.Fatalf("event %d: decode activity result: %v", ev.GetEventId(), err)
+		}
+		env := res.Envelope
+		snapID := env.SnapshotID()
+		if snapID == "" {
+			s.t.Fatalf("event %d: %s result names no evidence snapshot", ev.GetEventId(), env.Tool)
+		}
+		snap, err := s.store.Get(ctx, snapID)
+		if err != nil {
+			s.t.Fatalf("event %d: snapshot %s: %v", ev.GetEventId(), snapID, err)
+		}
+		hash, err := toolkit.CanonicalHash(env.Data)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if snap.OutputHash != hash || env.Evidence.Sources[0].Hash != hash || snap.Tool != env.Tool || snap.WorkflowID != id {
+			s.t.Fatalf("event %d: snapshot %s (tool %s, workflow %s, hash %s) does not match the history (tool %s, hash %s)",
+				ev.GetEventId(), snapID, snap.Tool, snap.WorkflowID, snap.OutputHash, env.Tool, hash)
+		}
+		n++
+	}
+	return n
+}
+
+// draftRows counts draft-order rows of an idempotency key.
+func (s *stack) draftRows(ctx context.Context, key string) int {
+	s.t.Helper()
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM draft_orders WHERE idempotency_key = $1`, key).Scan(&n); err != nil {
+		s.t.Fatal(err)
+	}
+	return n
+}
