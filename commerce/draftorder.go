@@ -102,6 +102,10 @@ func (t *tools) createDraftOrder(ctx context.Context, call *toolkit.Call) (*tool
 		return t.replay(ctx, req, *got, in.Total.QuoteHash)
 	}
 	if err := t.checkNotExpired(in.Total, now); err != nil {
+		// An earlier attempt of this call may have left its audit pending
+		// (transient store failure); this outcome is final, so close it.
+		_, _ = t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditFailed,
+			map[string]any{"error_type": string(toolkit.NeedsUserConfirmation)})
 		return nil, err
 	}
 	return t.insertDraft(ctx, req, scope, in, now)
@@ -135,10 +139,19 @@ func (t *tools) insertDraft(ctx context.Context, req toolkit.Request, scope Draf
 		WorkflowID: call.WorkflowID, RunID: call.RunID, CreatedAt: now, ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
 	})
 	if err != nil {
-		// Best effort: a failed finalise leaves the row pending and
-		// reconcile closes it; the insert error is what the caller needs.
-		_, _ = t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditFailed, map[string]any{"error_type": "db_error"})
-		return nil, err
+		var perm *PermanentError
+		if !errors.As(err, &perm) {
+			// Transient: the audit stays pending so the activity's retry
+			// (same correlation id) continues it; if no retry comes,
+			// reconcile closes it. Finalising it as failed here would
+			// forbid that retry.
+			return nil, toolkit.Errorf(toolkit.UpstreamError, "draft order store unavailable, retry").
+				WithDetail("upstream_code", "db_error").WithCause(err)
+		}
+		// Best effort: a failed finalise leaves the row pending for
+		// reconcile; the insert error is what the caller needs.
+		_, _ = t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditFailed, map[string]any{"error_type": "INVALID_ARGUMENT"})
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "draft order refused by the store: %v", perm.Err)
 	}
 	if !inserted {
 		// A concurrent call with the same key won the race.

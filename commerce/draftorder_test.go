@@ -3,8 +3,10 @@ package commerce
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -246,4 +248,55 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// flakyDrafts fails its first Insert with err, then behaves.
+type flakyDrafts struct {
+	DraftStore
+	err   error
+	calls atomic.Int32
+}
+
+func (f *flakyDrafts) Insert(ctx context.Context, d NewDraft) (StoredDraft, bool, error) {
+	if f.calls.Add(1) == 1 {
+		return StoredDraft{}, false, f.err
+	}
+	return f.DraftStore.Insert(ctx, d)
+}
+
+func TestDraftOrderRetryAfterATransientStoreFailure(t *testing.T) {
+	flaky := &flakyDrafts{err: errors.New("conn closed")}
+	e := newEnv(t, func(d *ToolDeps) { flaky.DraftStore = PGDrafts{Pool: d.Pool}; d.Drafts = flaky })
+	req := request("u_1", "flaky-key-001")
+	_, _, err := invoke[DraftOrder](t, e, ToolCreateDraftOrder, req, draftArgs(t))
+	if te := wantCode(t, err, "UPSTREAM_ERROR"); !te.CanRetry {
+		t.Fatal("a transient store failure must be retryable")
+	}
+	if a := e.audits(t, req.CorrelationID); len(a) != 1 || a[0].Status != evidence.AuditPending {
+		t.Fatalf("audit after the failed attempt: %+v", a)
+	}
+	// The activity's retry carries the same correlation id.
+	retry := req
+	retry.RequestID += "-retry"
+	d, _, err := invoke[DraftOrder](t, e, ToolCreateDraftOrder, retry, draftArgs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := e.audits(t, req.CorrelationID); len(a) != 1 || a[0].Status != evidence.AuditSuccess || !strings.Contains(string(a[0].EvidenceRefs), d.DraftOrderID) {
+		t.Fatalf("audit after the retry: %+v", a)
+	}
+}
+
+func TestDraftOrderPermanentStoreFailureClosesTheAudit(t *testing.T) {
+	flaky := &flakyDrafts{err: &PermanentError{Err: errors.New("check constraint")}}
+	e := newEnv(t, func(d *ToolDeps) { flaky.DraftStore = PGDrafts{Pool: d.Pool}; d.Drafts = flaky })
+	req := request("u_1", "perm-key-0001")
+	_, _, err := invoke[DraftOrder](t, e, ToolCreateDraftOrder, req, draftArgs(t))
+	wantCode(t, err, "INVALID_ARGUMENT")
+	if a := e.audits(t, req.CorrelationID); len(a) != 1 || a[0].Status != evidence.AuditFailed {
+		t.Fatalf("audit %+v", a)
+	}
+	if c := e.count(t, `SELECT count(*) FROM draft_orders`); c != 0 {
+		t.Fatalf("%d rows", c)
+	}
 }

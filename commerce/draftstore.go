@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -102,6 +104,11 @@ func (s PGDrafts) Insert(ctx context.Context, d NewDraft) (StoredDraft, bool, er
 		d.ShipTo.Country, d.ShipTo.Region, d.ShipTo.PostalCode, d.ShipTo.Ciphertext, d.ShipTo.Nonce, d.ShipTo.KeyID,
 		d.CorrelationID, d.WorkflowID, d.RunID, d.CreatedAt, d.ExpiresAt)
 	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23")) {
+			// Bad data or a violated check: retrying cannot help.
+			return StoredDraft{}, false, &PermanentError{Err: fmt.Errorf("draft orders: insert: %w", err)}
+		}
 		return StoredDraft{}, false, fmt.Errorf("draft orders: insert: %w", err)
 	}
 	if tag.RowsAffected() == 1 {
@@ -119,3 +126,12 @@ func (s PGDrafts) Insert(ctx context.Context, d NewDraft) (StoredDraft, bool, er
 	}
 	return *got, false, nil
 }
+
+// PermanentError marks a store failure that a retry cannot fix (the
+// row was refused by a constraint); anything else is treated as transient.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+
+// Unwrap exposes the cause.
+func (e *PermanentError) Unwrap() error { return e.Err }
