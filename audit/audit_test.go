@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
 func logReport(t *testing.T, r audit.Report) {
@@ -134,6 +136,14 @@ func TestHistoryFileAudits(t *testing.T) {
 	b, err := archive.EncodeHistory(h)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat("../.bin/temporal"); err == nil {
+		// What an auditor is handed: the CLI's own export.
+		b, err = exec.Command("../.bin/temporal", "workflow", "show", "--address", testenv.TemporalAddress(),
+			"--namespace", "default", "--workflow-id", id, "--output", "json").Output()
+		if err != nil {
+			t.Fatalf("temporal workflow show: %v", err)
+		}
 	}
 	path := filepath.Join(t.TempDir(), "history.json")
 	if err := os.WriteFile(path, b, 0o600); err != nil {

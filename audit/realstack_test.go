@@ -183,4 +183,3 @@ func requireState(t *testing.T, res workflows.DraftOrderResult, want string) {
 		t.Fatalf("draft order ended %s (%s %s), want %s", res.State, res.Code, res.Message, want)
 	}
 }
-

@@ -1,0 +1,83 @@
+package audit_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+
+	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// TestCaptureHistories records the histories replayed by TestReplayHistories
+// from real runs on the dev server. It only runs when asked:
+//
+//	CARTWRIGHT_CAPTURE_HISTORIES=1 go test -run TestCaptureHistories -count=1 ./audit/
+//
+// (with the test stack up: `scripts/stack.sh test up`, or inside `make
+// test-integration`). Re-capture after a deliberate, versioned change of a
+// workflow, and commit the files; never re-capture to make a failing replay
+// pass — a failing replay means running workflows would break.
+func TestCaptureHistories(t *testing.T) {
+	if os.Getenv("CARTWRIGHT_CAPTURE_HISTORIES") != "1" {
+		t.Skip("set CARTWRIGHT_CAPTURE_HISTORIES=1 to capture replay histories from the dev server")
+	}
+	s := newRealStack(t)
+	// Quotes on this worker's clock expire 4 s after they are made.
+	requoteTQ := s.startWorker(t, shortQuotes(4*time.Second))
+	scenarios := []struct {
+		file  string
+		tq    string
+		in    workflows.DraftOrderInput
+		drive driver
+		want  string
+	}{
+		{"draftorder_happy", s.tq, orderInput(uniqueKey("capture-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
+		{"draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, workflows.StateDraftCreated},
+		{"draftorder_approval", s.tq, orderInput(uniqueKey("capture-approval"), chocolate, sydney, "AUD"),
+			driver{decision: "approve", approver: "bob.compliance", reason: "personal quantity, commercially packed"}, workflows.StateDraftCreated},
+		{"draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
+			driver{decision: "reject", approver: "bob.compliance", reason: "biosecurity import permit missing"}, workflows.StateApprovalRejected},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.file, func(t *testing.T) {
+			runID, res := s.runDraftOrder(t, sc.tq, sc.in, sc.drive)
+			requireState(t, res, sc.want)
+			id, _ := workflows.DraftOrderID(sc.in.Request.UserID, sc.in.Request.IdempotencyKey)
+			// A capture must audit clean, or it records a broken run.
+			rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, runID))
+			logReport(t, rep)
+			if audit.ExitCode(rep, err) != audit.ExitClean {
+				t.Fatalf("captured run does not audit clean: %v %v", err, rep.Findings)
+			}
+			h, err := archive.FetchHistory(ctxT(t), s.c, id, runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeHistory(t, sc.file, h)
+		})
+	}
+}
+
+// writeHistory writes h as testdata/histories/NAME.json, indented so a
+// re-capture shows as a reviewable diff.
+func writeHistory(t *testing.T, name string, h *historypb.History) {
+	t.Helper()
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(historiesDir, name+".json")
+	if err := os.MkdirAll(historiesDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d events)", path, len(h.GetEvents()))
+}

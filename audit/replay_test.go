@@ -1,0 +1,82 @@
+package audit_test
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// historiesDir holds histories of real runs (TestCaptureHistories), one per
+// workflow path. Replaying them on every `go test` (no services needed, so
+// also under -short) makes a change that would break running workflows
+// fail CI.
+const historiesDir = "testdata/histories"
+
+// mustCover are the paths that must have a captured history: deleting one
+// must not make CI pass by testing less. Add a path here when capturing it.
+var mustCover = []string{
+	"draftorder_happy", "draftorder_requote", "draftorder_approval", "draftorder_rejection",
+}
+
+func TestReplayHistories(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(historiesDir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, f := range files {
+		have[strings.TrimSuffix(filepath.Base(f), ".json")] = true
+	}
+	for _, name := range mustCover {
+		if !have[name] {
+			t.Errorf("no captured history %s/%s.json (see TestCaptureHistories)", historiesDir, name)
+		}
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			h, err := audit.ReadHistoryFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := archive.Summarize(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := worker.NewWorkflowReplayer()
+			workflows.Register(r)
+			err = r.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{
+				OriginalExecution: workflow.Execution{ID: sum.WorkflowID, RunID: sum.RunID},
+			})
+			if err != nil {
+				t.Fatalf("%s (%s, %d events) no longer replays: %v", sum.WorkflowID, sum.WorkflowType, sum.Events, err)
+			}
+		})
+	}
+}
+
+// TestReplayDetectsChange keeps TestReplayHistories honest: the happy path's
+// history must not replay against different code registered under its name.
+func TestReplayDetectsChange(t *testing.T) {
+	h, err := audit.ReadHistoryFile(filepath.Join(historiesDir, "draftorder_happy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, in workflows.DraftOrderInput) (workflows.DraftOrderResult, error) {
+		return workflows.DraftOrderResult{State: workflows.StateCancelled}, nil // schedules nothing
+	}, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
+	if err := r.ReplayWorkflowHistory(nil, h); err == nil {
+		t.Fatal("a history replayed against code that schedules none of its activities")
+	} else {
+		t.Logf("replay of changed code fails as it must: %v", err)
+	}
+}
