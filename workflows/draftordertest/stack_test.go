@@ -98,15 +98,21 @@ func uniqueKey(prefix string) string {
 // start starts (or attaches to) the draft order of in.
 func (s *stack) start(ctx context.Context, in workflows.DraftOrderInput) client.WorkflowRun {
 	s.t.Helper()
-	opts, err := workflows.DraftOrderStartOptions(s.queue, in.Request.UserID, in.Request.IdempotencyKey)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	run, err := s.tc.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	run, err := s.startE(ctx, in)
 	if err != nil {
 		s.t.Fatalf("start: %v", err)
 	}
 	return run
+}
+
+// startE is start for goroutines other than the test's, which must not
+// call Fatal.
+func (s *stack) startE(ctx context.Context, in workflows.DraftOrderInput) (client.WorkflowRun, error) {
+	opts, err := workflows.DraftOrderStartOptions(s.queue, in.Request.UserID, in.Request.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	return s.tc.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
 }
 
 // status queries a run.
@@ -235,3 +241,5 @@ func (s *stack) draftRows(ctx context.Context, key string) int {
 	}
 	return n
 }
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,116 @@
+package draftordertest
+
+import (
+	"context"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/worker"
+
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// BenchmarkDraftOrder runs b.N draft orders end to end on the dev server
+// with the real tools, PostgreSQL and evidence store: start, quote (three
+// tools in parallel), duties, total, the confirm signal sent as soon as the
+// status query shows the total, then the draft-order write. It reports
+// orders/s and the p50/p99 latency from start to result. Concurrency is
+// CARTWRIGHT_BENCH_CONCURRENCY (default 16). Run it with a fixed count:
+//
+//	go test -run '^$' -bench DraftOrder -benchtime 300x ./workflows/draftordertest/
+func BenchmarkDraftOrder(b *testing.B) {
+	conc := 16
+	if v, err := strconv.Atoi(os.Getenv("CARTWRIGHT_BENCH_CONCURRENCY")); err == nil && v > 0 {
+		conc = v
+	}
+	s := newStack(b, worker.Options{
+		MaxConcurrentWorkflowTaskPollers: 4,
+		MaxConcurrentActivityTaskPollers: 8,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	// One order first, so the database, caches and sticky workers are warm.
+	if _, err := s.oneOrder(ctx, uniqueKey("bench-warm")); err != nil {
+		b.Fatal(err)
+	}
+
+	lat := make([]time.Duration, b.N)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var failMu sync.Mutex
+	var failure error
+	b.ResetTimer()
+	began := time.Now()
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				d, err := s.oneOrder(ctx, uniqueKey("bench"))
+				if err != nil {
+					failMu.Lock()
+					failure = err
+					failMu.Unlock()
+					continue
+				}
+				lat[i] = d
+			}
+		}()
+	}
+	for i := 0; i < b.N; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	wall := time.Since(began)
+	b.StopTimer()
+	if failure != nil {
+		b.Fatal(failure)
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(b.N)/wall.Seconds(), "orders/s")
+	b.ReportMetric(ms(lat[len(lat)/2]), "p50_ms")
+	b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), "p99_ms")
+	b.ReportMetric(float64(conc), "concurrency")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// oneOrder drives one draft order to DRAFT_CREATED and returns its latency.
+func (s *stack) oneOrder(ctx context.Context, key string) (time.Duration, error) {
+	start := time.Now()
+	run, err := s.startE(ctx, input(key, tshirt))
+	if err != nil {
+		return 0, err
+	}
+	var hash string
+	for hash == "" {
+		st, err := s.status(ctx, run.GetID())
+		if err == nil && st.Confirmation != nil {
+			hash = st.Confirmation.QuoteHash
+			break
+		}
+		if err == nil && st.Result != nil {
+			return 0, errorf("%s ended in %s before confirmation", run.GetID(), st.Result.State)
+		}
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.tc.SignalWorkflow(ctx, run.GetID(), "", workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: hash}); err != nil {
+		return 0, err
+	}
+	var res workflows.DraftOrderResult
+	if err := run.Get(ctx, &res); err != nil {
+		return 0, err
+	}
+	if res.State != workflows.StateDraftCreated {
+		return 0, errorf("%s ended in %s: %s", run.GetID(), res.State, res.Message)
+	}
+	return time.Since(start), nil
+}
