@@ -257,3 +257,35 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRoundingPerCurrencyMinorUnit(t *testing.T) {
+	cases := []struct {
+		cur   string
+		value int64
+		want  int64
+	}{
+		{"JPY", 1235, 247},   // FR VAT 20% of ¥1,235 = 247
+		{"JPY", 1233, 247},   // 246.6 → ¥247
+		{"JPY", 1232, 246},   // 246.4 → ¥246
+		{"KWD", 12347, 2469}, // 2.4694 KWD → 2.469 (3 decimals)
+		{"KWD", 12348, 2470}, // 2.4696 → 2.470
+		{"EUR", 1234, 247},   // 2.468 → 2.47
+		{"EUR", 1232, 246},   // 2.464 → 2.46
+		{"EUR", 1236, 247},   // 2.472 → 2.47
+		{"EUR", 1237, 247},   // 2.474 → 2.47
+		{"EUR", 1238, 248},   // 2.476 → 2.48
+		{"EUR", 1225, 245},   // exactly 2.45
+		{"EUR", 1227, 245},   // 2.454 → 2.45
+		{"EUR", 1228, 246},   // 2.456 → 2.46
+	}
+	for _, c := range cases {
+		r := est(t, Input{Destination: Destination{Country: "FR"}, Currency: c.cur, Lines: []Line{tee(c.value, "CN")}, Incoterm: DAP})
+		if r.Tax != c.want {
+			t.Errorf("%s %d: tax %d, want %d", c.cur, c.value, r.Tax, c.want)
+		}
+	}
+	// A tie rounds up: 19% of EUR 0.50 = 0.095 → 0.10 (DE, domestic).
+	if r := est(t, Input{Destination: Destination{Country: "DE"}, Currency: "EUR", Lines: []Line{tee(50, "CN")}, Incoterm: DAP}); r.Tax != 10 {
+		t.Errorf("half-up tie: %d", r.Tax)
+	}
+}
