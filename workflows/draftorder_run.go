@@ -114,6 +114,11 @@ func (d *draftOrder) confirmAndCreate(ctx workflow.Context) (DraftOrderResult, e
 			previous = hash
 			continue
 		}
+		if d.cancelled {
+			// Cancelled while the confirmed quote was being refreshed:
+			// nothing is written yet, so the cancel still wins.
+			return d.finish(ctx, d.cancelledResult())
+		}
 		res, err := d.create(ctx, hash)
 		if toolkit.CodeOf(err) == toolkit.NeedsUserConfirmation {
 			// The tool found the total expired (its clock, or retries that

@@ -379,3 +379,17 @@ func TestInputIsChecked(t *testing.T) {
 		t.Fatalf("workflow error = %v", err)
 	}
 }
+
+func TestCancelDuringRequoteWins(t *testing.T) {
+	f := newFixture(t)
+	f.at(20*time.Minute, func() {
+		f.confirmPublished()
+		// Sent right behind the confirm: it arrives while the expired
+		// quote is refreshed, before anything is written.
+		f.env.SignalWorkflow(SignalCancel, nil)
+	})
+	res := f.run()
+	if res.State != StateCancelled || f.count("CreateDraftOrder") != 0 || f.count("GetQuote") != 2 {
+		t.Fatalf("result = %+v, creates %d, quotes %d", res, f.count("CreateDraftOrder"), f.count("GetQuote"))
+	}
+}

@@ -62,6 +62,7 @@ func TestSameKeyOneRunOneDraft(t *testing.T) {
 	if n := s.verifyEvidence(ctx, first.GetID(), first.GetRunID()); n != 6 {
 		t.Fatalf("verified %d activity results, want 6", n)
 	}
+	s.replay(ctx, first.GetID(), first.GetRunID())
 }
 
 // TestDrivenByTheCLI drives an uncertain basket the way support staff and
@@ -109,6 +110,7 @@ func TestDrivenByTheCLI(t *testing.T) {
 	if n := s.verifyEvidence(ctx, id, run.GetRunID()); n != 7 {
 		t.Fatalf("verified %d activity results, want 7", n)
 	}
+	s.replay(ctx, id, run.GetRunID())
 }
 
 // awaitListed polls `temporal workflow list --query` until id is (or is no

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
@@ -243,3 +244,24 @@ func (s *stack) draftRows(ctx context.Context, key string) int {
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// replay runs the closed run's history through the current workflow code:
+// any non-determinism (a command the code no longer issues in the same
+// order) fails it.
+func (s *stack) replay(ctx context.Context, id, runID string) {
+	s.t.Helper()
+	iter := s.tc.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	hist := &historypb.History{}
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(workflows.DraftOrder, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
+	if err := r.ReplayWorkflowHistory(nil, hist); err != nil {
+		s.t.Fatalf("replay of %s: %v", id, err)
+	}
+}
