@@ -404,3 +404,23 @@ func TestLinksNeverLeak(t *testing.T) {
 	}
 	_ = secretField
 }
+
+// force_new skips the burst reuse: the merchant used the last link.
+func TestRelinkForceNew(t *testing.T) {
+	fake, r := fakeRig(t)
+	ctx := ctxT(t)
+	a, err := r.inv.Invoke(ctx, ToolRelinkURL, request("onb-force-1"), statusIn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.inv.Invoke(ctx, ToolRelinkURL, request("onb-force-2"), statusIn("force_new", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var la, lb Link
+	_ = a.Decode(&la)
+	_ = b.Decode(&lb)
+	if la.URLSHA256 == lb.URLSHA256 || lb.Reused || fake.Count(stripefake.AccountLink) != 2 {
+		t.Fatalf("force_new reused a link: %+v %+v", la, lb)
+	}
+}

@@ -101,6 +101,9 @@ type RelinkInput struct {
 	RefreshURL string `json:"refresh_url,omitempty"`
 	// Collect is currently_due (default) or eventually_due.
 	Collect string `json:"collect,omitempty"`
+	// ForceNew skips the burst reuse: the caller knows the last link was
+	// used (the merchant came back) or abandoned, and a link is single-use.
+	ForceNew bool `json:"force_new,omitempty"`
 	// Locale is accepted for seed 001 compatibility; Stripe's hosted page
 	// follows the browser's language, so it is not sent.
 	Locale    string `json:"locale,omitempty"`
@@ -171,7 +174,7 @@ func (c *Client) relink(ctx context.Context, call *toolkit.Call) (*toolkit.Outpu
 	}
 	key := in.StripeAccountID + "|" + returnURL + "|" + refreshURL + "|" + collect
 	now := c.now()
-	if l, _, ok := c.relinks.get(key, c.cfg.RelinkReuseWindow); ok && l.expiresAt.Sub(now) >= minRemaining {
+	if l, _, ok := c.relinks.get(key, c.cfg.RelinkReuseWindow); ok && !in.ForceNew && l.expiresAt.Sub(now) >= minRemaining {
 		c.logLink(ToolRelinkURL, in.StripeAccountID, l, now, true)
 		return &toolkit.Output{Data: c.linkData(in.StripeAccountID, "account_onboarding", l, true, false), CacheHit: true, Provider: "cache"}, nil
 	}

@@ -131,13 +131,15 @@ func (o *onboardingRun) ensureRelink(ctx workflow.Context) {
 	if l := st.Relink; l != nil && !l.Consumed && l.ExpiresAt.Sub(workflow.Now(ctx)) >= linkMinRemaining {
 		return
 	}
+	// A replaced link must not come back from the tool's burst reuse.
+	forceNew := st.Relink != nil
 	st.RelinkSeq++
 	idem := fmt.Sprintf("relink-%d", st.RelinkSeq)
 	req, step := o.request(ctx, "relink", idem)
 	var res activities.CreateRelinkURLResult
 	err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(stripetools.ToolRelinkURL), stripetools.ToolRelinkURL),
 		onboardingActs.CreateRelinkURL, activities.CreateRelinkURLInput{
-			Request: req, Args: stripetools.RelinkInput{StripeAccountID: st.StripeAccountID},
+			Request: req, Args: stripetools.RelinkInput{StripeAccountID: st.StripeAccountID, ForceNew: forceNew},
 		}).Get(ctx, &res)
 	if err != nil {
 		// The merchant can still use the Express Dashboard (dashboard
