@@ -148,9 +148,7 @@ func (e *estimator) prepare() error {
 	for i, l := range in.Lines {
 		e.res.Lines[i] = LineResult{SKU: l.SKU, HSCode: l.HSCode, Chapter: e.chapters[i], CustomsValue: l.CustomsValue, ShippingShare: e.shares[i], DutyBasis: basisNoImport}
 	}
-	for _, n := range e.rs.notes {
-		e.res.Notes = append(e.res.Notes, n)
-	}
+	e.res.Notes = append(e.res.Notes, e.rs.notes...)
 	return nil
 }
 

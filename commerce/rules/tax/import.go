@@ -43,9 +43,7 @@ func (e *estimator) importOrder() error {
 	}
 	g := th.reg
 	e.res.Scheme = th.Scheme
-	for _, n := range th.Notes {
-		e.res.Notes = append(e.res.Notes, n)
-	}
+	e.res.Notes = append(e.res.Notes, th.Notes...)
 	if e.dest == "US" {
 		e.addNote("US_ADDITIONAL_TARIFFS_NOT_MODELLED")
 	}
