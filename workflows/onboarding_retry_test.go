@@ -1,0 +1,155 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/internal/stripefake"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/schemas"
+	"github.com/cartwright-dev/cartwright/stripetools"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// onbReadOnce reads the account status once with exactly the activity
+// options Onboarding uses, so the test sees the production retry behaviour.
+func onbReadOnce(ctx workflow.Context, in activities.GetAccountStatusInput) (activities.GetAccountStatusResult, error) {
+	var res activities.GetAccountStatusResult
+	err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(stripetools.ToolAccountStatus), "probe"),
+		onboardingActs.GetAccountStatus, in).Get(ctx, &res)
+	return res, err
+}
+
+// TestStripeFaultsAreRetriedByTemporal runs the status activity on the dev
+// server against a fake Stripe that fails: 500s and a slow answer are
+// retried with the 200 ms backoff, a 429 waits for its Retry-After, and an
+// error that outlives the three attempts reaches the workflow with its code.
+func TestStripeFaultsAreRetriedByTemporal(t *testing.T) {
+	testenv.Integration(t)
+	tc := testenv.TemporalClient(t)
+	tq := testenv.TaskQueue(t)
+	fake := stripefake.New()
+	t.Cleanup(fake.Close)
+	const acct = "acct_1CwRetryProbe01"
+	fake.SetAccount(acct, stripefake.Account{CurrentlyDue: []string{"external_account"}})
+
+	sc, err := stripetools.NewClient(stripetools.Config{SecretKey: "sk_test_51RetryProbeKey00000000", APIBase: fake.URL,
+		ReturnURL: "https://shop.example/r", RefreshURL: "https://shop.example/f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := toolkit.NewRegistry(schemas.FS)
+	if err := stripetools.RegisterTools(reg, sc); err != nil {
+		t.Fatal(err)
+	}
+	w := worker.New(tc, tq, worker.Options{})
+	w.RegisterWorkflow(onbReadOnce)
+	w.RegisterActivity(&activities.Onboarding{Invoker: toolkit.NewInvoker(reg, toolkit.DiscardEvidence{}, nil)})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+
+	read := func(t *testing.T) (activities.GetAccountStatusResult, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		zero := 0
+		run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: tq}, onbReadOnce, activities.GetAccountStatusInput{
+			Request: toolkit.Request{RequestID: "req-probe", Actor: toolkit.Actor{Type: toolkit.ActorSystem, ID: "probe"}, UserID: "u_probe"},
+			Args:    stripetools.AccountStatusInput{StripeAccountID: acct, MaxAgeSeconds: &zero},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res activities.GetAccountStatusResult
+		err = run.Get(ctx, &res)
+		return res, err
+	}
+	gaps := func() []time.Duration {
+		reqs := fake.Requests(stripefake.GetAccount)
+		var out []time.Duration
+		for i := 1; i < len(reqs); i++ {
+			out = append(out, reqs[i].At.Sub(reqs[i-1].At))
+		}
+		return out
+	}
+	t.Run("500 twice then ok", func(t *testing.T) {
+		before := fake.Count(stripefake.GetAccount)
+		fake.Inject(stripefake.GetAccount, stripefake.Fault{Status: http.StatusInternalServerError, Times: 2})
+		if _, err := read(t); err != nil {
+			t.Fatal(err)
+		}
+		if n := fake.Count(stripefake.GetAccount) - before; n != 3 {
+			t.Fatalf("requests = %d, want 3 (two failures, one success)", n)
+		}
+		g := gaps()
+		if last := g[len(g)-1]; last < 300*time.Millisecond {
+			t.Fatalf("second retry after %s, want the 400 ms backoff step", last)
+		}
+	})
+
+	t.Run("429 waits for Retry-After", func(t *testing.T) {
+		fake.Inject(stripefake.GetAccount, stripefake.Fault{Status: http.StatusTooManyRequests, RetryAfter: "2", Times: 1})
+		if _, err := read(t); err != nil {
+			t.Fatal(err)
+		}
+		if g := gaps(); g[len(g)-1] < 2*time.Second {
+			t.Fatalf("retried after %s, before Retry-After", g[len(g)-1])
+		}
+	})
+
+	t.Run("slow answer times out and is retried", func(t *testing.T) {
+		before := fake.Count(stripefake.GetAccount)
+		fake.Inject(stripefake.GetAccount, stripefake.Fault{Delay: 6 * time.Second, Times: 1})
+		start := time.Now()
+		if _, err := read(t); err != nil {
+			t.Fatal(err)
+		}
+		if n := fake.Count(stripefake.GetAccount) - before; n != 2 {
+			t.Fatalf("requests = %d, want 2", n)
+		}
+		if el := time.Since(start); el > 5*time.Second {
+			t.Fatalf("took %s: the 3 s tool limit did not cut the slow call", el)
+		}
+	})
+
+	t.Run("persistent 500 ends with UPSTREAM_ERROR after 3 attempts", func(t *testing.T) {
+		before := fake.Count(stripefake.GetAccount)
+		fake.Inject(stripefake.GetAccount, stripefake.Fault{Status: http.StatusInternalServerError})
+		defer fake.ClearFaults()
+		_, err := read(t)
+		var ae *temporal.ApplicationError
+		if !errors.As(err, &ae) || ae.Type() != string(toolkit.UpstreamError) || toolkit.AsError(err).Details["upstream_code"] != "upstream_error" {
+			t.Fatalf("err = %v", err)
+		}
+		if n := fake.Count(stripefake.GetAccount) - before; n != 3 {
+			t.Fatalf("requests = %d, want 3", n)
+		}
+	})
+
+	t.Run("unknown account is not retried", func(t *testing.T) {
+		before := fake.Count(stripefake.GetAccount)
+		fake.SetAccount(acct, stripefake.Account{})
+		ctx := context.Background()
+		run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: tq}, onbReadOnce, activities.GetAccountStatusInput{
+			Request: toolkit.Request{RequestID: "req-probe", Actor: toolkit.Actor{Type: toolkit.ActorSystem, ID: "probe"}, UserID: "u_probe"},
+			Args:    stripetools.AccountStatusInput{StripeAccountID: "acct_1CwNoSuchAcct01"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = run.Get(ctx, nil)
+		if toolkit.CodeOf(err) != toolkit.NotFound || fake.Count(stripefake.GetAccount)-before != 1 {
+			t.Fatalf("err %v requests %d", err, fake.Count(stripefake.GetAccount)-before)
+		}
+	})
+}
