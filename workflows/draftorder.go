@@ -214,6 +214,11 @@ func (in *DraftOrderInput) check(workflowID string) error {
 	if in.ShipTo.Country == "" {
 		return invalidInput("ship_to.country is required")
 	}
+	if in.ShipTo.Name == "" {
+		// The quote tools do not need it, but the draft order does: fail
+		// now rather than after the user confirmed a total.
+		return invalidInput("ship_to.name is required")
+	}
 	if in.ShippingService == "" {
 		in.ShippingService = DefaultShippingService
 	}

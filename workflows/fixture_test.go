@@ -58,7 +58,7 @@ func newFixture(t *testing.T) *fixture {
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_123"}, Currency: "EUR",
 		},
 		Items:  []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}},
-		ShipTo: commerce.Address{Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
+		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
 	}
 	id, _ := DraftOrderID("u_123", "key-0001-abcd")
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})

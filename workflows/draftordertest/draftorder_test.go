@@ -3,13 +3,11 @@ package draftordertest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/cartwright-dev/cartwright/commerce"
@@ -50,11 +48,13 @@ func TestSameKeyOneRunOneDraft(t *testing.T) {
 	if a.State != workflows.StateDraftCreated || a.DraftOrder == nil || b.DraftOrder == nil || a.DraftOrder.DraftOrderID != b.DraftOrder.DraftOrderID {
 		t.Fatalf("results: %+v / %+v", a, b)
 	}
-	opts, _ := workflows.DraftOrderStartOptions(s.queue, in.Request.UserID, key)
-	_, err := s.tc.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
-	var already *serviceerror.WorkflowExecutionAlreadyStarted
-	if !errors.As(err, &already) {
-		t.Fatalf("a start after the run closed: %v, want WorkflowExecutionAlreadyStarted", err)
+	// After the run closed, a start with the same key is refused by the
+	// reuse policy and the client hands back the closed run: same run,
+	// same draft order.
+	third := s.start(ctx, in)
+	var c workflows.DraftOrderResult
+	if err := third.Get(ctx, &c); err != nil || third.GetRunID() != first.GetRunID() || c.DraftOrder.DraftOrderID != a.DraftOrder.DraftOrderID {
+		t.Fatalf("start after close: run %s (first %s), result %+v, %v", third.GetRunID(), first.GetRunID(), c, err)
 	}
 	if n := s.draftRows(ctx, key); n != 1 {
 		t.Fatalf("draft_orders rows for the key = %d, want 1", n)
@@ -75,7 +75,7 @@ func TestDrivenByTheCLI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	in := input(uniqueKey("e2e-cli"), perfume)
-	in.ShipTo = commerce.Address{Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
+	in.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
 	run := s.start(ctx, in)
 	id := run.GetID()
 

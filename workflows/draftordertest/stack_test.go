@@ -261,7 +261,12 @@ func (s *stack) replay(ctx context.Context, id, runID string) {
 	}
 	r := worker.NewWorkflowReplayer()
 	r.RegisterWorkflowWithOptions(workflows.DraftOrder, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
-	if err := r.ReplayWorkflowHistory(nil, hist); err != nil {
+	// The original ids matter: the workflow checks its id against the
+	// user and key, and correlation ids derive from both.
+	err := r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{
+		OriginalExecution: workflow.Execution{ID: id, RunID: runID},
+	})
+	if err != nil {
 		s.t.Fatalf("replay of %s: %v", id, err)
 	}
 }
