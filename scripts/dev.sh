@@ -34,9 +34,13 @@ start_worker() {
 	fi
 	log "building worker"
 	(cd "$ROOT" && go build -o "$BIN/worker" ./worker)
+	# go build rewrites the binary every time (new mtime), but the bytes are
+	# reproducible, so a content hash tells whether the code changed.
+	local sum
+	sum=$(sha256sum "$BIN/worker" | cut -d' ' -f1)
 	if pid_alive worker "$BIN/worker"; then
-		if [ "$BIN/worker" -nt "$PID_DIR/worker.pid" ]; then
-			log "worker binary changed; restarting it"
+		if [ "$sum" != "$(cat "$PID_DIR/worker.sha256" 2>/dev/null)" ]; then
+			log "worker code changed; restarting it"
 			stop_pid worker "$BIN/worker"
 		else
 			log "worker already running (pid $(cat "$PID_DIR/worker.pid"))"
@@ -47,6 +51,7 @@ start_worker() {
 	since=$(date -u +%Y-%m-%dT%H:%M:%S)
 	# Subshell: the env file must not leak into this script's environment.
 	(. "$ENV_FILE" && start_bg worker "$BIN/worker")
+	echo "$sum" >"$PID_DIR/worker.sha256"
 	if ! wait_until 60 "worker (polling task queue 'cartwright')" worker_polling "$since"; then
 		pid_alive worker "$BIN/worker" || { tail -n 30 "$LOG_DIR/worker.log" >&2; die "worker exited; log above"; }
 		die "worker runs but does not poll task queue 'cartwright'; see $LOG_DIR/worker.log"

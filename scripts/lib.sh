@@ -354,6 +354,7 @@ stack_up() {
 # stack_down: stop exactly what this profile started, worker first.
 stack_down() {
 	stop_pid worker "$BIN/worker"
+	rm -f "$PID_DIR/worker.sha256"
 	stop_pid stripe-mock "$BIN/stripe-mock"
 	stop_pid temporal "$BIN/temporal"
 	stop_postgres_if_ours
