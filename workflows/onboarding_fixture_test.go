@@ -107,6 +107,8 @@ func (f *onbFixture) fail(activity string, e *toolkit.Error, times int) {
 }
 
 func (f *onbFixture) envelopeFor(tool string, status toolkit.Status) toolkit.Response {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.snapN++
 	return toolkit.Response{OK: true, Status: status, Tool: tool, Version: "1.0.0",
 		Evidence: &toolkit.Evidence{SnapshotID: fmt.Sprintf("ev_onb_%02d", f.snapN), Sources: []toolkit.Source{{Type: "tool", Name: tool, Hash: "sha256:test"}}}}
