@@ -329,3 +329,42 @@ func (s *onboardingStack) checkAfterwards(ctx context.Context) {
 		t.Fatalf("AwaitingApproval = %s", a)
 	}
 }
+
+// TestWebhookStartsOnboarding: the first account.updated for a merchant
+// with no onboarding running starts one (signal-with-start on the dev
+// server); the same event delivered again starts and signals nothing.
+func TestWebhookStartsOnboarding(t *testing.T) {
+	s := newOnboardingStack(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	evt := "evt_1E2eStart" + randomHex(3)
+	for i, want := range []string{webhook.StatusSignalled, webhook.StatusDuplicate} {
+		if code, status := s.deliver(evt); code != 200 || status != want {
+			t.Fatalf("delivery %d: %d %s", i, code, status)
+		}
+	}
+	st := s.waitFor("the started onboarding to read the account", func(st workflows.OnboardingStatus) bool {
+		return st.State == workflows.OnboardingAwaitingMerchant
+	})
+	if st.Signals.AccountUpdated != 1 || st.Runs != 1 || st.SeenEvents[0] != evt {
+		t.Fatalf("signals %+v runs %d seen %v", st.Signals, st.Runs, st.SeenEvents)
+	}
+	desc, err := s.tc.DescribeWorkflowExecution(ctx, s.wfID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := desc.WorkflowExecutionInfo.GetSearchAttributes().GetIndexedFields(); string(f["CartwrightFlow"].GetData()) != `"onboarding"` {
+		t.Fatalf("CartwrightFlow = %s", f["CartwrightFlow"].GetData())
+	}
+	s.fake.SetAccount(s.account, stripefake.Account{ChargesEnabled: true, PayoutsEnabled: true})
+	if code, status := s.deliver("evt_1E2eDone" + randomHex(3)); code != 200 || status != webhook.StatusSignalled {
+		t.Fatalf("%d %s", code, status)
+	}
+	var res workflows.OnboardingResult
+	if err := s.tc.GetWorkflow(ctx, s.wfID, "").Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.State != workflows.OnboardingComplete {
+		t.Fatalf("result %+v", res)
+	}
+}
