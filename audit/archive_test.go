@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,12 +41,31 @@ func TestArchivedWorkflowAuditsAfterDeletion(t *testing.T) {
 		t.Fatalf("audit from archive: %v %+v", err, rep)
 	}
 
-	// An archived history edited afterwards is a finding.
-	superExec(t, s.pool, `UPDATE history_archive SET history_json = history_json || ' ' WHERE workflow_id = $1`, id)
-	rep, err = audit.Audit(ctx, s.deps, audit.ByID(id, runID))
-	logReport(t, rep)
-	if err != nil || len(findings(rep, audit.KindArchiveAltered)) != 1 {
-		t.Fatalf("altered archive: %v %+v", err, rep.Findings)
+	// Every read of the archive (it holds PII) is logged.
+	var reads int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM history_archive_reads WHERE workflow_id = $1 AND reader = 'audit'`, id).
+		Scan(&reads); err != nil || reads != 1 {
+		t.Fatalf("archive reads logged: %d (%v), want 1", reads, err)
+	}
+
+	// An archived history edited afterwards is a finding, whether the
+	// ciphertext or the hash was touched; nothing else is checked then.
+	for _, edit := range []string{
+		`UPDATE history_archive SET history_sealed = history_sealed || '\x00'::bytea WHERE workflow_id = $1`,
+		`UPDATE history_archive SET history_sealed = $2, history_sha256 = 'sha256:' || repeat('0', 64) WHERE workflow_id = $1`,
+	} {
+		var sealed []byte
+		_ = s.pool.QueryRow(ctx, `SELECT history_sealed FROM history_archive WHERE workflow_id = $1`, id).Scan(&sealed)
+		args := []any{id}
+		if strings.Contains(edit, "$2") {
+			args = append(args, sealed[:len(sealed)-1]) // undo the first edit, break the hash
+		}
+		superExec(t, s.pool, edit, args...)
+		rep, err = audit.Audit(ctx, s.deps, audit.ByID(id, runID))
+		logReport(t, rep)
+		if audit.ExitCode(rep, err) != audit.ExitFindings || len(findings(rep, audit.KindArchiveAltered)) != 1 || len(rep.Activities) != 0 {
+			t.Fatalf("altered archive (%s): %v %+v", edit, err, rep.Findings)
+		}
 	}
 }
 

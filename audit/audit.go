@@ -58,6 +58,9 @@ type Deps struct {
 	// DataConverter must be the worker's; nil means the SDK default, which
 	// is what the worker uses.
 	DataConverter converter.DataConverter
+	// Reader names who reads archived histories (they hold PII, so every
+	// read is logged with this name); "" means "audit".
+	Reader string
 	// Logger receives the replayer's log; nil discards it.
 	Logger *zap.Logger
 }
@@ -74,6 +77,9 @@ func (d Deps) withDefaults() (Deps, error) {
 	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
+	}
+	if d.Reader == "" {
+		d.Reader = "audit"
 	}
 	return d, nil
 }
@@ -107,6 +113,9 @@ func Audit(ctx context.Context, d Deps, t Target) (Report, error) {
 	h, err := load(ctx, d, t, &rep)
 	if err != nil {
 		return rep, err
+	}
+	if h == nil { // the history itself failed its check; see Findings
+		return rep, nil
 	}
 	if err := replay(d, h, &rep); err != nil {
 		return rep, err

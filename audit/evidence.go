@@ -148,5 +148,3 @@ func envelopeOf(dc converter.DataConverter, result *commonpb.Payloads) (*toolkit
 	}
 	return &env, true, nil
 }
-
-func hashOf(b []byte) string { return toolkit.HashBytes(b) }

@@ -142,7 +142,9 @@ func newStack(t *testing.T) *stack {
 	if s.store, err = evidence.NewStore(s.pool, cipher, logger); err != nil {
 		t.Fatal(err)
 	}
-	s.arch = archive.NewStore(s.pool)
+	if s.arch, err = archive.NewStore(s.pool, cipher); err != nil {
+		t.Fatal(err)
+	}
 	reg := toolkit.NewRegistry(fixtureSchemas)
 	reg.MustRegister(toolkit.Spec{
 		Name: "test.echo", Version: "1.0.0",

@@ -53,7 +53,11 @@ func newRealStack(t *testing.T) *realStack {
 		t.Fatal(err)
 	}
 	s.tq = s.startWorker(t, nil)
-	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: archive.NewStore(s.pool), Logger: s.logger}
+	arch, err := archive.NewStore(s.pool, s.cipher)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: arch, Logger: s.logger}
 	return s
 }
 

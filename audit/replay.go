@@ -30,10 +30,10 @@ func replay(d Deps, h *historypb.History, rep *Report) error {
 	err = r.ReplayWorkflowHistoryWithOptions(toolkit.TemporalLogger(d.Logger.Named("replay")), h,
 		worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec})
 	if err == nil {
-		rep.Replay = ReplayResult{OK: true}
+		rep.Replay = ReplayResult{Ran: true, OK: true}
 		return nil
 	}
-	rep.Replay = ReplayResult{OK: false, Error: err.Error()}
+	rep.Replay = ReplayResult{Ran: true, OK: false, Error: err.Error()}
 	kind := KindReplayFailed
 	if isNondeterminism(err) {
 		kind = KindNondeterminism

@@ -30,8 +30,9 @@ const (
 	// KindExtraSnapshot: a snapshot of the audited run names an activity
 	// the history never scheduled.
 	KindExtraSnapshot = "extra_snapshot"
-	// KindArchiveAltered: the archived history no longer matches the hash
-	// taken when it was archived.
+	// KindArchiveAltered: the archived history no longer decrypts or no
+	// longer matches the hash taken when it was archived; nothing else is
+	// checked, since the history cannot be trusted.
 	KindArchiveAltered = "archive_altered"
 	// KindUndecodableResult: a completed activity's result could not be
 	// decoded with the data converter, so its evidence cannot be checked.
@@ -105,6 +106,8 @@ type ActivityCheck struct {
 
 // ReplayResult is the outcome of replaying the history.
 type ReplayResult struct {
+	// Ran is false when the history failed its own check and was not replayed.
+	Ran   bool   `json:"ran"`
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"`
 }
@@ -156,7 +159,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "audit %s run %s (%s, %s, %d events from %s): %s\n",
 		r.WorkflowID, r.RunID, r.WorkflowType, r.Status, r.Events, r.Source, verdict)
 	replay := "replay: same decisions"
-	if !r.Replay.OK {
+	switch {
+	case !r.Replay.Ran:
+		replay = "replay: not run"
+	case !r.Replay.OK:
 		replay = "replay: FAILED"
 	}
 	fmt.Fprintf(&b, "  %s\n", replay)

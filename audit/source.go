@@ -31,7 +31,7 @@ func ReadHistoryFile(path string) (*historypb.History, error) {
 // load finds the history of t and fills the report's identity.
 func load(ctx context.Context, d Deps, t Target, rep *Report) (*historypb.History, error) {
 	h, runID, err := fetch(ctx, d, t, rep)
-	if err != nil {
+	if err != nil || h == nil {
 		return nil, err
 	}
 	sum, err := archive.Summarize(h)
@@ -82,18 +82,21 @@ func fromArchive(ctx context.Context, d Deps, t Target, rep *Report) (*historypb
 	if d.Archive == nil {
 		return nil, "", fmt.Errorf("%w: %s %s (no history archive configured)", ErrNotFound, t.WorkflowID, t.RunID)
 	}
-	rec, err := d.Archive.Get(ctx, t.WorkflowID, t.RunID)
+	rec, err := d.Archive.Get(ctx, t.WorkflowID, t.RunID, d.Reader, "audit of "+t.WorkflowID)
 	if errors.Is(err, archive.ErrNotArchived) {
 		return nil, "", fmt.Errorf("%w: %s %s is neither on the server nor in the archive", ErrNotFound, t.WorkflowID, t.RunID)
+	}
+	if errors.Is(err, archive.ErrAltered) && rec != nil {
+		// Nothing of an altered history can be trusted, so nothing else is
+		// checked: the audit ends with this finding.
+		rep.Source, rep.WorkflowID, rep.RunID, rep.WorkflowType, rep.Status = SourceArchive, rec.WorkflowID, rec.RunID, rec.WorkflowType, rec.CloseStatus
+		rep.find(Finding{Kind: KindArchiveAltered, Detail: err.Error()})
+		return nil, rec.RunID, nil
 	}
 	if err != nil {
 		return nil, "", errf("%v", err)
 	}
 	rep.Source = SourceArchive
-	if !rec.Intact() {
-		rep.find(Finding{Kind: KindArchiveAltered,
-			Detail: fmt.Sprintf("archived history hashes to %s, archived as %s", hashOf(rec.HistoryJSON), rec.HistorySHA256)})
-	}
 	h, err := rec.History()
 	if err != nil {
 		return nil, "", errf("archived history of %s: %v", t.WorkflowID, err)

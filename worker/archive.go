@@ -10,6 +10,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -20,9 +21,18 @@ import (
 const archiveEvery = 15 * time.Minute
 
 // registerArchive registers the ArchiveHistories workflow and its activity.
+// Archived histories hold PII, so they are sealed with the evidence key.
 func registerArchive(w worker.Worker, d *Deps) error {
+	sealer, err := evidence.NewAESGCMFromBase64(d.Config.EvidenceKeyID, d.Config.EvidenceKey)
+	if err != nil {
+		return err
+	}
+	store, err := archive.NewStore(d.Pool, sealer)
+	if err != nil {
+		return err
+	}
 	w.RegisterWorkflowWithOptions(workflows.ArchiveHistories, workflow.RegisterOptions{Name: workflows.ArchiveHistoriesWorkflowName})
-	w.RegisterActivity(&activities.Archive{Temporal: d.Temporal, Store: archive.NewStore(d.Pool)})
+	w.RegisterActivity(&activities.Archive{Temporal: d.Temporal, Store: store})
 	return nil
 }
 
