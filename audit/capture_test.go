@@ -20,7 +20,7 @@ import (
 //	CARTWRIGHT_CAPTURE_HISTORIES=1 go test -run TestCaptureHistories -count=1 ./audit/
 //
 // (with the test stack up: `scripts/stack.sh test up`, or inside `make
-// test-integration`). Re-capture after a deliberate, versioned change of a
+// test-integration`). One path alone: -run 'TestCaptureHistories/onboarding'. Re-capture after a deliberate, versioned change of a
 // workflow, and commit the files; never re-capture to make a failing replay
 // pass — a failing replay means running workflows would break.
 func TestCaptureHistories(t *testing.T) {
@@ -62,6 +62,23 @@ func TestCaptureHistories(t *testing.T) {
 			writeHistory(t, sc.file, h)
 		})
 	}
+	t.Run("onboarding", func(t *testing.T) {
+		tq, fake := s.startOnboardingWorker(t)
+		id, runID, res := s.runOnboarding(t, tq, fake)
+		if res.State != workflows.OnboardingComplete {
+			t.Fatalf("onboarding ended %+v", res)
+		}
+		rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, runID))
+		logReport(t, rep)
+		if audit.ExitCode(rep, err) != audit.ExitClean {
+			t.Fatalf("captured run does not audit clean: %v %v", err, rep.Findings)
+		}
+		h, err := archive.FetchHistory(ctxT(t), s.c, id, runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeHistory(t, "onboarding", h)
+	})
 }
 
 // writeHistory writes h as testdata/histories/NAME.json, indented so a

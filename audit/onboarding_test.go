@@ -1,0 +1,140 @@
+package audit_test
+
+import (
+	"context"
+	"github.com/cartwright-dev/cartwright/audit"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/internal/stripefake"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/knowledge"
+	"github.com/cartwright-dev/cartwright/merchant"
+	"github.com/cartwright-dev/cartwright/onboarding"
+	"github.com/cartwright-dev/cartwright/schemas"
+	"github.com/cartwright-dev/cartwright/stripetools"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// startOnboardingWorker starts a worker with the onboarding half of the
+// worker's wiring (worker/onboarding.go) against a fake Stripe whose
+// accounts the test sets, and returns its task queue.
+func (s *realStack) startOnboardingWorker(t *testing.T) (string, *stripefake.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	fake := stripefake.New()
+	t.Cleanup(fake.Close)
+	sc, err := stripetools.NewClient(stripetools.Config{SecretKey: "sk_test_51AuditCaptureKey000000000", APIBase: fake.URL,
+		ReturnURL: "https://shop.example/onboarding/return", RefreshURL: "https://shop.example/onboarding/refresh", Logger: s.logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := knowledge.Load(ctx, s.pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := toolkit.NewRegistry(schemas.FS)
+	if err := onboarding.RegisterTools(reg, onboarding.Deps{Merchants: merchant.NewStore(s.pool), Stripe: sc, Knowledge: index, Logger: s.logger}); err != nil {
+		t.Fatal(err)
+	}
+	if err := support.RegisterTools(reg, s.pool); err != nil {
+		t.Fatal(err)
+	}
+	workflows.UseToolSpecs(reg.Specs()...)
+	inv := toolkit.NewInvoker(reg, s.store, s.logger)
+	tq := testenv.TaskQueue(t)
+	w := worker.New(s.c, tq, worker.Options{})
+	workflows.Register(w)
+	w.RegisterActivity(&activities.Onboarding{Invoker: inv})
+	w.RegisterActivity(&activities.Approval{Invoker: inv})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return tq, fake
+}
+
+// runOnboarding drives one onboarding: requirements are due (one of them
+// has no grounded explanation, so support staff review it), staff approve,
+// Stripe enables the account, the merchant comes back, the run completes.
+func (s *realStack) runOnboarding(t *testing.T, tq string, fake *stripefake.Server) (string, string, workflows.OnboardingResult) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	suffix := uniqueKey("x")[2:]
+	merchantID, account := "m_capture_"+suffix, "acct_1CwCapture"+suffix
+	if _, err := s.pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
+		VALUES ($1, $2, 'Capture Test Shop', 'GB', 'company', 'in_progress')`, merchantID, account); err != nil {
+		t.Fatal(err)
+	}
+	fake.SetAccount(account, stripefake.Account{
+		CurrentlyDue:   []string{"external_account", "tos_acceptance.date", "individual.political_exposure"},
+		DisabledReason: "requirements.past_due",
+	})
+	id, err := workflows.OnboardingID(merchantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: tq, WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		TypedSearchAttributes: workflows.StartSearchAttributes(workflows.FlowOnboarding, workflows.OnboardingReadingMerchant),
+	}, workflows.OnboardingWorkflowName, workflows.OnboardingInput{
+		MerchantID: merchantID, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second,
+		Request: toolkit.Request{RequestID: "req-" + suffix, UserID: "u_capture", Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_capture"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := func() (workflows.OnboardingStatus, bool) {
+		var st workflows.OnboardingStatus
+		v, err := s.c.QueryWorkflow(ctx, id, run.GetRunID(), workflows.QueryStatus)
+		return st, err == nil && v.Get(&st) == nil
+	}
+	waitFor := func(what string, ok func(workflows.OnboardingStatus) bool) workflows.OnboardingStatus {
+		for ctx.Err() == nil {
+			if st, got := status(); got && ok(st) {
+				return st
+			}
+			time.Sleep(150 * time.Millisecond)
+		}
+		t.Fatalf("onboarding %s: timed out waiting for %s", id, what)
+		return workflows.OnboardingStatus{}
+	}
+	st := waitFor("the staff review", func(st workflows.OnboardingStatus) bool { return st.Approval.Pending != nil })
+	if err := s.c.SignalWorkflow(ctx, id, run.GetRunID(), workflows.SignalApproval, workflows.ApprovalSignal{
+		ApprovalID: st.Approval.Pending.ApprovalID, Decision: "approve", Approver: "alice.support"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the decision", func(st workflows.OnboardingStatus) bool { return st.Approval.Pending == nil && len(st.Decisions) == 1 })
+	fake.SetAccount(account, stripefake.Account{ChargesEnabled: true, PayoutsEnabled: true})
+	if err := s.c.SignalWorkflow(ctx, id, run.GetRunID(), workflows.SignalReturned, workflows.ReturnedSignal{}); err != nil {
+		t.Fatal(err)
+	}
+	var res workflows.OnboardingResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatalf("onboarding %s: %v", id, err)
+	}
+	return id, run.GetRunID(), res
+}
+
+func TestOnboardingAuditsClean(t *testing.T) {
+	s := newRealStack(t)
+	tq, fake := s.startOnboardingWorker(t)
+	id, runID, res := s.runOnboarding(t, tq, fake)
+	if res.State != workflows.OnboardingComplete {
+		t.Fatalf("onboarding ended %+v", res)
+	}
+	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, runID))
+	logReport(t, rep)
+	if audit.ExitCode(rep, err) != audit.ExitClean || len(rep.Activities) < 5 {
+		t.Fatalf("onboarding audit: exit %d (%v), findings %v", audit.ExitCode(rep, err), err, rep.Findings)
+	}
+}
