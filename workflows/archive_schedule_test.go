@@ -1,0 +1,45 @@
+package workflows_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+func TestEnsureArchiveScheduleIsIdempotent(t *testing.T) {
+	c := testenv.TemporalClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id := "test-archive-" + testenv.TaskQueue(t)
+	t.Cleanup(func() { _ = c.ScheduleClient().GetHandle(context.Background(), id).Delete(context.Background()) })
+	s := workflows.ArchiveSchedule{ID: id, TaskQueue: "test-no-worker", Every: time.Hour,
+		Input: workflows.ArchiveHistoriesInput{TaskQueue: "test-no-worker"}}
+	for i := 0; i < 2; i++ {
+		if err := workflows.EnsureArchiveSchedule(ctx, c, s); err != nil {
+			t.Fatalf("ensure #%d: %v", i+1, err)
+		}
+	}
+	s.Every = 30 * time.Minute
+	if err := workflows.EnsureArchiveSchedule(ctx, c, s); err != nil {
+		t.Fatal(err)
+	}
+	desc, err := c.ScheduleClient().GetHandle(ctx, id).Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := desc.Schedule.Spec.Intervals; len(got) != 1 || got[0].Every != 30*time.Minute {
+		t.Fatalf("intervals after update: %+v", got)
+	}
+	if act, ok := desc.Schedule.Action.(*client.ScheduleWorkflowAction); !ok || act.Workflow != workflows.ArchiveHistoriesWorkflowName ||
+		act.TaskQueue != "test-no-worker" {
+		t.Fatalf("action: %+v", desc.Schedule.Action)
+	}
+	if err := workflows.EnsureArchiveSchedule(ctx, c, workflows.ArchiveSchedule{TaskQueue: "q", Every: time.Second}); err == nil {
+		t.Fatal("an interval below a minute was accepted")
+	}
+}
