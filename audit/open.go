@@ -1,0 +1,58 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	"go.uber.org/zap"
+
+	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/tclient"
+)
+
+// Open builds Deps the way the worker wires itself, for the starter CLI:
+// PostgreSQL from CARTWRIGHT_PG_DSN, the evidence store and the archive
+// with the evidence key (CARTWRIGHT_EVIDENCE_KEY), Temporal from the
+// standard TEMPORAL_* environment. The Temporal client is lazy — it
+// connects on first use — so auditing a history file needs no server.
+// close releases everything.
+func Open(ctx context.Context, cfg config.Config, logger *zap.Logger) (d Deps, close func(), err error) {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	if err != nil {
+		return Deps{}, nil, err
+	}
+	store, err := evidence.NewStoreFromConfig(pool, cfg, logger)
+	if err != nil {
+		pool.Close()
+		return Deps{}, nil, err
+	}
+	sealer, err := evidence.NewAESGCMFromBase64(cfg.EvidenceKeyID, cfg.EvidenceKey)
+	if err != nil {
+		pool.Close()
+		return Deps{}, nil, err
+	}
+	arch, err := archive.NewStore(pool, sealer)
+	if err != nil {
+		pool.Close()
+		return Deps{}, nil, err
+	}
+	opts, err := tclient.Options(logger)
+	if err != nil {
+		pool.Close()
+		return Deps{}, nil, err
+	}
+	tc, err := client.NewLazyClient(opts)
+	if err != nil {
+		pool.Close()
+		return Deps{}, nil, fmt.Errorf("temporal client: %w", err)
+	}
+	d = Deps{Temporal: tc, Evidence: store, Archive: arch, Logger: logger}
+	return d, func() { tc.Close(); pool.Close() }, nil
+}
