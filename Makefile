@@ -47,8 +47,12 @@ $(TOOL_BINS) &: tools/go.mod tools/go.sum
 	cd tools && go build -o ../$(BIN)/ $(TOOL_PKGS)
 	@touch $(TOOL_BINS)
 
+# Commit hash linked into the binaries: evidence records it as the code version.
+BUILD_HASH ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+LDFLAGS := -X github.com/cartwright-dev/cartwright/toolkit.build=$(BUILD_HASH)
+
 build: ## build worker and starter into .bin/
-	go build -o $(BIN)/ ./worker ./starter
+	go build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./worker ./starter
 
 dev: ## start the local stack, the worker, and run the main job (safe to repeat)
 	scripts/dev.sh

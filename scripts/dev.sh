@@ -33,7 +33,7 @@ start_worker() {
 		return 0
 	fi
 	log "building worker"
-	(cd "$ROOT" && go build -o "$BIN/worker" ./worker)
+	go_build "$BIN/worker" ./worker
 	# go build rewrites the binary every time (new mtime), but the bytes are
 	# reproducible, so a content hash tells whether the code changed.
 	local sum
@@ -65,7 +65,7 @@ run_main_job() {
 		warn "./starter has no main package yet; skipping the main job"
 		return 0
 	fi
-	(cd "$ROOT" && go build -o "$BIN/starter" ./starter)
+	go_build "$BIN/starter" ./starter
 	# Only run a sub-command the starter actually has (cobra lists them in
 	# --help as "  name   description").
 	if ! "$BIN/starter" --help 2>&1 | grep -Eq "^[[:space:]]+$sub([[:space:]]|$)"; then

@@ -107,6 +107,17 @@ ensure_tools() {
 	make -s -C "$ROOT" tools
 }
 
+# go_build OUT PKG...: go build with the build hash linked in. Evidence
+# snapshots record toolkit.BuildHash() as the code version; Go's own VCS
+# stamping cannot be relied on (GOFLAGS may hold -buildvcs=false), so pass the
+# commit explicitly, "-dirty" when tracked files differ from it.
+go_build() {
+	local out=$1 rev; shift
+	rev=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
+	git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null || rev="$rev-dirty"
+	(cd "$ROOT" && go build -ldflags "-X github.com/cartwright-dev/cartwright/toolkit.build=$rev" -o "$out" "$@")
+}
+
 # -------------------------------------------------------------- postgres
 
 PG_PORT=${CARTWRIGHT_PG_PORT:-5432}
@@ -289,10 +300,16 @@ load_profile() {
 	*) die "unknown profile '$PROFILE' (want dev or test)" ;;
 	esac
 	# Escape hatch for port clashes (another checkout's stack on the same
-	# machine): STACK_TEMPORAL_PORT=7253 STACK_UI_PORT=8253 ... make test
-	TEMPORAL_PORT=${STACK_TEMPORAL_PORT:-$TEMPORAL_PORT}
-	UI_PORT=${STACK_UI_PORT:-$UI_PORT}
-	STRIPE_PORT=${STACK_STRIPE_PORT:-$STRIPE_PORT}
+	# machine): STACK_TEMPORAL_PORT=7253 STACK_UI_PORT=8253 ... make test.
+	# A stack on other ports is another stack: it gets its own state folder,
+	# so its pid files never mix with the default one's.
+	if [ -n "${STACK_TEMPORAL_PORT:-}${STACK_UI_PORT:-}${STACK_STRIPE_PORT:-}" ]; then
+		TEMPORAL_PORT=${STACK_TEMPORAL_PORT:-$TEMPORAL_PORT}
+		UI_PORT=${STACK_UI_PORT:-$UI_PORT}
+		STRIPE_PORT=${STACK_STRIPE_PORT:-$STRIPE_PORT}
+		DATA_DIR="$ROOT/.data/$PROFILE-$TEMPORAL_PORT-$UI_PORT-$STRIPE_PORT"
+		[ -z "$TEMPORAL_DB" ] || TEMPORAL_DB="$DATA_DIR/temporal.db"
+	fi
 	PID_DIR="$DATA_DIR/pids"
 	LOG_DIR="$DATA_DIR/logs"
 	ENV_FILE="$DATA_DIR/env"

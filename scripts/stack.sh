@@ -10,7 +10,17 @@ set -euo pipefail
 load_profile "$1"
 case $2 in
 up) stack_up ;;
-down) stack_down ;;
+down)
+	# A running `make test` holds a shared lock on the test stack (see
+	# test.sh); never pull the stack from under it.
+	exec 9>"$DATA_DIR/stack.lock"
+	if flock -x -n 9; then
+		stack_down
+		rm -f "$PID_DIR/stop-after-tests"
+	else
+		warn "$1 stack is in use by a running make test; leaving it (that run stops it)"
+	fi
+	;;
 status) stack_status ;;
 env) [ -f "$ENV_FILE" ] && cat "$ENV_FILE" || die "no $ENV_FILE; run '$0 $1 up' first" ;;
 *) die "unknown command '$2'" ;;

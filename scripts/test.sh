@@ -26,25 +26,43 @@ unit() {
 		go test -short $GOTEST_FLAGS $TEST_PKGS
 }
 
+# Several `make test` runs may share one checkout (and so one test stack).
+# Each run holds a shared lock on $DATA_DIR/stack.lock while it tests; the
+# stack is started under an exclusive start lock so only one run starts it;
+# and it is stopped by whichever run finishes last (the one that then gets
+# the lock exclusively), and only if a `make test` started it: a stack kept
+# warm with `scripts/stack.sh test up` is left running.
 integration() {
 	load_profile test
-	local reuse=""
+	local marker="$PID_DIR/stop-after-tests"
+	exec 8>"$DATA_DIR/start.lock" 9>"$DATA_DIR/stack.lock"
+	flock -s 9
+	flock -x 8
 	if pid_alive temporal "$BIN/temporal" || port_open 127.0.0.1 "$TEMPORAL_PORT"; then
-		# Someone keeps a test stack warm (scripts/stack.sh test up): use
-		# it and leave it running.
-		reuse=1
 		log "reusing the running test stack"
 	else
-		# Stop what we start, however we leave (failure, Ctrl-C).
-		trap 'stack_down' EXIT
+		touch "$marker"
 	fi
+	# Stop what we started however we leave (failure, Ctrl-C).
+	trap 'release_stack' EXIT
 	stack_up
+	flock -u 8
 	log "integration tests against Temporal :$TEMPORAL_PORT, stripe-mock :$STRIPE_PORT, PostgreSQL :$PG_PORT"
 	# shellcheck disable=SC1090
 	. "$ENV_FILE"
 	# shellcheck disable=SC2086
 	go test -count=1 -timeout "$TEST_TIMEOUT" $GOTEST_FLAGS $TEST_PKGS
-	[ -n "$reuse" ] || { trap - EXIT; stack_down; }
+}
+
+release_stack() {
+	local marker="$PID_DIR/stop-after-tests"
+	flock -u 9
+	if [ -f "$marker" ] && flock -x -n 9; then
+		stack_down
+		rm -f "$marker"
+	elif [ -f "$marker" ]; then
+		log "another test run still uses the test stack; it will stop it"
+	fi
 }
 
 fuzz() {
