@@ -13,10 +13,6 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// NoteChainUnchecked: the workflow id is unknown (an old exported history
-// whose activities name no snapshot), so there is no chain to verify.
-const NoteChainUnchecked = "chain_unchecked"
-
 // checkActivities checks every completed activity that carries an
 // envelope against its snapshot; it records which snapshot each names.
 func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]ActivityCheck, error) {

@@ -54,6 +54,9 @@ const (
 	// NoteNoEnvelope: a completed activity whose result has no envelope,
 	// i.e. it is not a tool call and has no evidence to check.
 	NoteNoEnvelope = "no_envelope"
+	// NoteChainUnchecked: the workflow id is unknown (an old exported
+	// history whose activities name no snapshot): no chain to verify.
+	NoteChainUnchecked = "chain_unchecked"
 )
 
 // Finding is one defect, or (in Notes) one remark, naming what it is about.
