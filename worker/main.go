@@ -46,6 +46,7 @@ var registrations = []struct {
 	{"commerce", registerCommerce},
 	{"draft-order", registerDraftOrder},
 	{"onboarding", registerOnboarding},
+	{"archive", registerArchive},
 }
 
 func main() {
@@ -83,6 +84,9 @@ func run() error {
 		}
 	}
 	if err := ensureReconcileSchedule(ctx, deps.Temporal, cfg); err != nil {
+		return err
+	}
+	if err := ensureArchiveSchedule(ctx, deps.Temporal, cfg); err != nil {
 		return err
 	}
 	logger.Info("worker starting", zap.Int("tools", len(deps.Registry.Specs())))
