@@ -1,0 +1,173 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+func (a *app) draftOrderCmd() *cobra.Command {
+	return group("draft-order", "Start, confirm, cancel, approve, reject a draft order, or read its status",
+		`A draft order prices a basket (pricing, shipping, compliance, duties and taxes,
+total), waits for support staff when compliance is uncertain, waits for the user
+to confirm the exact total (its quote_hash), then creates the draft order once
+per user and idempotency key. Its workflow id is
+draft-order/{user_id}/{idempotency_key}.`,
+		a.draftStartCmd(), a.draftConfirmCmd(), a.draftCancelCmd(),
+		a.draftDecideCmd(true), a.draftDecideCmd(false), a.draftStatusCmd())
+}
+
+func (a *app) draftStartCmd() *cobra.Command {
+	var (
+		file, user, key string
+		newKey          bool
+		wait            time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "start -f ORDER.json",
+		Short: "Start a draft order from a JSON order (or attach to the one with the same key)",
+		Long: `Start a draft order from an order file (-f FILE, or -f - for stdin): the JSON of
+workflows.DraftOrderInput, e.g.
+
+  {"request": {"user_id": "u_123", "idempotency_key": "order-2f9c1e77", "currency": "EUR"},
+   "items": [{"sku": "TEE-ORG-M-WHT", "quantity": 2}],
+   "ship_to": {"name": "Erika Mustermann", "line1": "Invalidenstrasse 116",
+               "city": "Berlin", "postal_code": "10115", "country": "DE"},
+   "shipping_service": "standard", "incoterm": "DDP"}
+
+The file is read strictly (unknown fields, duplicate keys and wrong types are
+INVALID_ARGUMENT naming the field), then checked as the workflow would check it,
+before anything starts. The same user and key always reach the same run: a
+second start attaches to it (the output says "attached"). Then it waits (--wait)
+until the total is published and prints how to confirm it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			in, err := a.readOrder(file)
+			if err != nil {
+				return err
+			}
+			if user != "" {
+				in.Request.UserID = user
+			}
+			switch {
+			case newKey && key != "":
+				return usagef("--key and --new-key exclude each other")
+			case newKey:
+				in.Request.IdempotencyKey = freshKey("order")
+			case key != "":
+				in.Request.IdempotencyKey = key
+			}
+			if in.Request.IdempotencyKey == "" {
+				return toolkit.Errorf(toolkit.InvalidArgument,
+					"request.idempotency_key is required (in the file, or --key K, or --new-key for a fresh one)")
+			}
+			return a.startAndShow(in, wait)
+		},
+	}
+	c.Flags().StringVarP(&file, "file", "f", "", "order JSON file, - for stdin (required)")
+	c.Flags().StringVar(&user, "user", "", "user id (overrides request.user_id)")
+	c.Flags().StringVar(&key, "key", "", "idempotency key (overrides request.idempotency_key)")
+	c.Flags().BoolVar(&newKey, "new-key", false, "use a fresh idempotency key (a new draft order every time)")
+	c.Flags().DurationVar(&wait, "wait", 30*time.Second, "wait this long for the total (0: print the ids and return)")
+	_ = c.MarkFlagRequired("file")
+	return c
+}
+
+// readOrder decodes the order file strictly.
+func (a *app) readOrder(file string) (workflows.DraftOrderInput, error) {
+	var r io.Reader = a.stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return workflows.DraftOrderInput{}, toolkit.Errorf(toolkit.InvalidArgument, "order file: %v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	return client.DecodeDraftOrderInput(r)
+}
+
+// startResult is start's (and sample's) --json output.
+type startResult struct {
+	client.Handle
+	Status *workflows.DraftOrderStatus `json:"status,omitempty"`
+	UILink string                      `json:"ui_link"`
+	// ConfirmCommand and TemporalCommand confirm the published total.
+	ConfirmCommand  string `json:"confirm_command,omitempty"`
+	TemporalCommand string `json:"temporal_command,omitempty"`
+}
+
+// startAndShow starts in and, with wait > 0, waits for the total and
+// prints it with the commands that confirm it.
+func (a *app) startAndShow(in workflows.DraftOrderInput, wait time.Duration) error {
+	ctx, cancel := a.ctxFor(wait)
+	defer cancel()
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	h, err := c.StartDraftOrder(ctx, in)
+	if err != nil {
+		return err
+	}
+	res := startResult{Handle: h, UILink: uiLink(a.uiBase(), c.Namespace(), h.WorkflowID, h.RunID)}
+	if wait > 0 {
+		st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(wait))
+		if err != nil {
+			return err
+		}
+		res.Status = &st
+		if st.Confirmation != nil {
+			res.ConfirmCommand, res.TemporalCommand = confirmCommands(selfName(), temporalCLI(), c.Address(), c.Namespace(),
+				h.WorkflowID, st.Confirmation.QuoteHash)
+		}
+	}
+	a.emit(res, func(w io.Writer) { printStarted(w, res) })
+	if res.Status != nil && res.Status.Result != nil && !succeeded(*res.Status.Result) {
+		return &exitError{code: exitRefused}
+	}
+	return nil
+}
+
+func printStarted(w io.Writer, r startResult) {
+	how := "started"
+	if r.Attached {
+		how = "attached to the existing run (same user and idempotency key)"
+	}
+	fmt.Fprintf(w, "draft order %s\n  workflow id  %s\n  run id       %s\n  web ui       %s\n", how, r.WorkflowID, r.RunID, r.UILink)
+	if r.Status == nil {
+		return
+	}
+	printStatus(w, r.WorkflowID, *r.Status)
+	if r.ConfirmCommand != "" {
+		fmt.Fprintf(w, "\nConfirm the total with either of:\n  %s\n  %s\n", r.ConfirmCommand, r.TemporalCommand)
+	}
+	if p := r.Status.Approvals.Pending; p != nil {
+		fmt.Fprintf(w, "\nSupport staff decide with:\n  %s draft-order approve %s --approver alice.support\n  %s draft-order reject %s --approver alice.support --reason '…'\n",
+			selfName(), shellQuote(r.WorkflowID), selfName(), shellQuote(r.WorkflowID))
+	}
+}
+
+// freshKey is a random idempotency key (a generated token, as the
+// workflow requires).
+func freshKey(prefix string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b)
+}
+
+// uiBase is the Temporal Web UI the links point to.
+func (a *app) uiBase() string { return a.uiURL }
+
+// defaultUIURL is the dev server's UI (`make dev`).
+const defaultUIURL = "http://localhost:8233"

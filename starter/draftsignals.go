@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// withClient runs f with a connected client and a context bounded by
+// --timeout plus wait.
+func (a *app) withClient(wait time.Duration, f func(ctx context.Context, c *client.Client) error) error {
+	ctx, cancel := a.ctxFor(wait)
+	defer cancel()
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return f(ctx, c)
+}
+
+func (a *app) draftStatusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status WORKFLOW_ID",
+		Short: "Print a draft order's state, total, pending confirmation or approval",
+		Long: `Print the answer of the draft order's status query: its state, the total and its
+quote_hash, the confirmation or support-staff approval it waits for, signals it
+refused and why, and its result once it ended.`,
+		Args: exactArgs(1, "WORKFLOW_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
+				st, err := c.Status(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				a.emit(st, func(w io.Writer) { printStatus(w, args[0], st) })
+				return nil
+			})
+		},
+	}
+}
+
+func (a *app) draftConfirmCmd() *cobra.Command {
+	var (
+		hash string
+		wait time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "confirm WORKFLOW_ID --quote-hash HASH",
+		Short: "Confirm the published total (the user's agreement to pay it)",
+		Long: `Send the confirm signal with the quote_hash of the total the user agreed to (from
+'draft-order status'). A hash other than the published one is refused (exit 1);
+if the quote expired the workflow re-quotes, and a changed price is PRICE_CHANGED
+(exit 1) with the new total to confirm. Then it waits (--wait) for the draft
+order to be created and prints the result.`,
+		Args: exactArgs(1, "WORKFLOW_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
+				if err := c.Confirm(ctx, args[0], hash); err != nil {
+					return err
+				}
+				return a.afterSignal(ctx, c, args[0], "confirmed", wait)
+			})
+		},
+	}
+	c.Flags().StringVar(&hash, "quote-hash", "", "quote_hash of the total to confirm (required)")
+	c.Flags().DurationVar(&wait, "wait", time.Minute, "wait this long for the result (0: return once the workflow took the signal)")
+	_ = c.MarkFlagRequired("quote-hash")
+	return c
+}
+
+func (a *app) draftCancelCmd() *cobra.Command {
+	var (
+		reason string
+		wait   time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "cancel WORKFLOW_ID",
+		Short: "Cancel a draft order before it is created",
+		Long: `Send the cancel signal. It is honoured at the workflow's next step (at once while
+it waits for a person); once the draft order is being created it is refused
+(exit 1).`,
+		Args: exactArgs(1, "WORKFLOW_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
+				if err := c.Cancel(ctx, args[0], reason); err != nil {
+					return err
+				}
+				return a.afterSignal(ctx, c, args[0], cancelSent, wait)
+			})
+		},
+	}
+	c.Flags().StringVar(&reason, "reason", "", "why (kept in history, not shown in queries)")
+	c.Flags().DurationVar(&wait, "wait", 30*time.Second, "wait this long for the run to end (0: do not wait)")
+	return c
+}
+
+func (a *app) draftDecideCmd(approve bool) *cobra.Command {
+	var d client.ApprovalDecision
+	use, short, verb := "approve", "Approve the pending support-staff approval", "approved"
+	if !approve {
+		use, short, verb = "reject", "Reject the pending support-staff approval (a reason is required)", "rejected"
+	}
+	c := &cobra.Command{
+		Use:   use + " WORKFLOW_ID --approver STAFF_ID",
+		Short: short,
+		Long: short + `.
+
+Sends the approval signal {"approval_id", "decision", "approver", "reason"} the
+Web UI's Signal button also sends. The approval_id defaults to the one pending
+now (see 'draft-order status'). The approver must be an active member of the
+staff table with a role the approval allows; an unknown approver, a stale or
+duplicate approval_id is refused by the workflow (exit 1) and it keeps waiting.`,
+		Args: exactArgs(1, "WORKFLOW_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
+				var err error
+				if approve {
+					err = c.Approve(ctx, args[0], d)
+				} else {
+					err = c.Reject(ctx, args[0], d)
+				}
+				if err != nil {
+					return err
+				}
+				return a.afterSignal(ctx, c, args[0], verb, 0)
+			})
+		},
+	}
+	c.Flags().StringVar(&d.Approver, "approver", "", "your staff id, e.g. alice.support (required)")
+	c.Flags().StringVar(&d.ApprovalID, "approval-id", "", "approval to decide (default: the pending one)")
+	reasonHelp := "why (kept in evidence)"
+	if !approve {
+		reasonHelp += " (required)"
+	}
+	c.Flags().StringVar(&d.Reason, "reason", "", reasonHelp)
+	_ = c.MarkFlagRequired("approver")
+	if !approve {
+		_ = c.MarkFlagRequired("reason")
+	}
+	return c
+}
+
+const cancelSent = "cancel sent"
+
+// afterSignal prints what happened after an accepted signal: the result
+// when the run ends within wait, else its status. A run that ended
+// without a draft is exit 1, except the cancel a cancel asked for.
+func (a *app) afterSignal(ctx context.Context, c *client.Client, id, done string, wait time.Duration) error {
+	if wait > 0 {
+		res, err := c.WaitResult(ctx, id, time.Now().Add(wait))
+		if err != nil {
+			return err
+		}
+		a.emit(res, func(w io.Writer) {
+			fmt.Fprintf(w, "%s\n", done)
+			printResult(w, id, res)
+		})
+		if !succeeded(res) && !(res.State == workflows.StateCancelled && done == cancelSent) {
+			return &exitError{code: exitRefused}
+		}
+		return nil
+	}
+	st, err := c.Status(ctx, id)
+	if err != nil {
+		return err
+	}
+	a.emit(st, func(w io.Writer) {
+		fmt.Fprintf(w, "%s\n", done)
+		printStatus(w, id, st)
+	})
+	return nil
+}
+
+// exactArgs is cobra.ExactArgs with a message naming what is missing.
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("expects %s, got %d argument(s)", names, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	moneyrules "github.com/cartwright-dev/cartwright/commerce/rules/money"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// money renders "61.88 EUR"; the exact minor units stay in --json.
+func money(m commerce.Money) string {
+	s, err := moneyrules.FormatMajor(m.Amount, m.Currency)
+	if err != nil {
+		return fmt.Sprintf("%d (minor units) %s", m.Amount, m.Currency)
+	}
+	return s + " " + m.Currency
+}
+
+// printStatus is the text form of a draft order's status query.
+func printStatus(w io.Writer, id string, st workflows.DraftOrderStatus) {
+	fmt.Fprintf(w, "%s: %s (to %s, in %s)\n", id, st.State, st.Destination, st.Currency)
+	if t := st.Total; t != nil {
+		fmt.Fprintf(w, "  total        %s  (subtotal %s, shipping %s, duty %s, tax %s, %s)\n",
+			money(t.GrandTotal), money(t.Subtotal), money(t.Shipping), money(t.Duty), money(t.Tax), t.Incoterm)
+		if t.DueOnDelivery.Amount > 0 {
+			fmt.Fprintf(w, "  on delivery  %s duty and tax, paid to the carrier\n", money(t.DueOnDelivery))
+		}
+	}
+	if c := st.Confirmation; c != nil {
+		if c.PriceChanged {
+			fmt.Fprintf(w, "  PRICE CHANGED since quote_hash %s was confirmed\n", c.PreviousQuoteHash)
+		}
+		fmt.Fprintf(w, "  awaiting     the user's confirmation of %s\n", money(c.GrandTotal))
+		fmt.Fprintf(w, "  quote_hash   %s\n", c.QuoteHash)
+		fmt.Fprintf(w, "  confirm by   %s (prices held until %s)\n", c.ConfirmBy.UTC().Format("2006-01-02 15:04:05Z"),
+			c.QuoteExpiresAt.UTC().Format("15:04:05Z"))
+	}
+	if p := st.Approvals.Pending; p != nil {
+		fmt.Fprintf(w, "  awaiting     support staff: %s (approval_id %s, until %s)\n", p.Question, p.ApprovalID,
+			p.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"))
+		for _, f := range p.Facts {
+			fmt.Fprintf(w, "               - %s\n", f)
+		}
+	}
+	if c := st.Compliance; c != nil {
+		fmt.Fprintf(w, "  compliance   %s (confidence %.2f)\n", c.Verdict, c.Confidence)
+	}
+	for _, d := range st.Approvals.Decisions {
+		fmt.Fprintf(w, "  approval     %s by %s %s\n", d.Decision, d.Approver, d.Reason)
+	}
+	if st.Rejected.Total > 0 {
+		last := st.Rejected.Rejected[len(st.Rejected.Rejected)-1]
+		fmt.Fprintf(w, "  rejected     %d signal(s); last: %s %s: %s\n", st.Rejected.Total, last.Signal, last.Reason, last.Detail)
+	}
+	if r := st.Result; r != nil {
+		printResultLine(w, *r)
+	}
+}
+
+// printResult is the text form of a draft order's result.
+func printResult(w io.Writer, id string, r workflows.DraftOrderResult) {
+	fmt.Fprintf(w, "%s: %s\n", id, r.State)
+	if r.Total != nil {
+		fmt.Fprintf(w, "  total        %s\n", money(r.Total.GrandTotal))
+	}
+	printResultLine(w, r)
+}
+
+func printResultLine(w io.Writer, r workflows.DraftOrderResult) {
+	if d := r.DraftOrder; d != nil && d.DraftOrderID != "" {
+		fmt.Fprintf(w, "  draft order  %s (%s, expires %s)\n", d.DraftOrderID, d.Status, d.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"))
+	}
+	msg := r.Message
+	if r.Code != "" {
+		msg = string(r.Code) + ": " + msg
+	}
+	fmt.Fprintf(w, "  ended        %s — %s\n", r.State, msg)
+}
+
+// succeeded: the draft order was created (or, on a dry run, validated).
+func succeeded(r workflows.DraftOrderResult) bool {
+	return r.State == workflows.StateDraftCreated || r.State == workflows.StateDryRunValidated
+}
+
+// uiLink is the Web UI page of a run's history.
+func uiLink(base, namespace, id, runID string) string {
+	return fmt.Sprintf("%s/namespaces/%s/workflows/%s/%s/history",
+		strings.TrimRight(base, "/"), url.PathEscape(namespace), url.PathEscape(id), url.PathEscape(runID))
+}
+
+// confirmCommands are the two ways to confirm from a shell: this CLI, and
+// the Temporal CLI's raw signal with the payload workflows.ConfirmSignal.
+func confirmCommands(starter, temporal, address, namespace, id, quoteHash string) (ours, raw string) {
+	ours = fmt.Sprintf("%s draft-order confirm %s --quote-hash %s", starter, shellQuote(id), shellQuote(quoteHash))
+	raw = fmt.Sprintf("%s workflow signal%s --workflow-id %s --name %s --input %s",
+		temporal, connFlags(address, namespace), shellQuote(id), workflows.SignalConfirm,
+		shellQuote(fmt.Sprintf(`{"quote_hash":%q}`, quoteHash)))
+	return ours, raw
+}
+
+// connFlags are the Temporal CLI flags needed when the connection is not
+// the CLI's default (127.0.0.1:7233, namespace default).
+func connFlags(address, namespace string) string {
+	var b strings.Builder
+	switch address {
+	case "", "127.0.0.1:7233", "localhost:7233":
+	default:
+		b.WriteString(" --address " + shellQuote(address))
+	}
+	if namespace != "" && namespace != "default" {
+		b.WriteString(" --namespace " + shellQuote(namespace))
+	}
+	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:/-=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// selfName is how the user ran this binary (".bin/starter" under make
+// dev), so printed commands can be pasted as they are.
+func selfName() string {
+	if len(os.Args) > 0 && strings.ContainsRune(os.Args[0], '/') && !filepath.IsAbs(os.Args[0]) {
+		return os.Args[0]
+	}
+	return "starter"
+}
+
+// temporalCLI is the Temporal CLI to print: the pinned one `make dev`
+// builds into .bin/ when run from the repository root, else the one on
+// PATH.
+func temporalCLI() string {
+	if fi, err := os.Stat(".bin/temporal"); err == nil && !fi.IsDir() {
+		return ".bin/temporal"
+	}
+	return "temporal"
+}
