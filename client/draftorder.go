@@ -73,7 +73,8 @@ func (c *Client) start(ctx context.Context, opts sdkclient.StartWorkflowOptions,
 // must be the status query's confirmation.quote_hash. It then waits (up to
 // Options.AckTimeout) to see whether the workflow took it: a stale hash, a
 // confirmation nobody waits for or a changed price come back as CONFLICT
-// or PRICE_CHANGED with the workflow's reason.
+// or PRICE_CHANGED with the workflow's reason. Confirming again the hash
+// that created the draft order is not an error.
 func (c *Client) Confirm(ctx context.Context, workflowID, quoteHash string) error {
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return err
@@ -81,15 +82,22 @@ func (c *Client) Confirm(ctx context.Context, workflowID, quoteHash string) erro
 	if strings.TrimSpace(quoteHash) == "" {
 		return errf(toolkit.InvalidArgument, "quote_hash is required (the status query's confirmation.quote_hash)")
 	}
-	err := c.signalDraft(ctx, workflowID, workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: quoteHash},
-		func(st workflows.DraftOrderStatus) (bool, error) {
+	err := c.signalDraft(ctx, workflowID, workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: quoteHash}, signalHooks{
+		taken: func(st workflows.DraftOrderStatus) (bool, error) {
 			if err := priceChanged(workflowID, st, quoteHash); err != nil {
 				return true, err
 			}
 			// Taken once the draft order is being created or has ended;
 			// a re-quote (the quote had expired) is still on the way.
 			return st.Result != nil || st.State == workflows.StateCreating, nil
-		})
+		},
+		ended: func(r workflows.DraftOrderResult) error {
+			if r.DraftOrder != nil && r.DraftOrder.QuoteHash == quoteHash {
+				return nil // this very confirmation created the draft order
+			}
+			return endedError(workflowID, r)
+		},
+	})
 	if te := toolkit.AsError(err); te != nil && te.Details["reason"] == workflows.RejectStaleQuoteHash {
 		// A hash the user confirmed before the price changed: say so.
 		if st, serr := c.Status(ctx, workflowID); serr == nil {
@@ -114,13 +122,21 @@ func priceChanged(id string, st workflows.DraftOrderStatus, quoteHash string) er
 }
 
 // Cancel asks the draft order to stop before the draft order is created.
-// A draft order already being created refuses (CONFLICT).
+// A draft order already being created refuses (CONFLICT); one already
+// cancelled is fine.
 func (c *Client) Cancel(ctx context.Context, workflowID, reason string) error {
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return err
 	}
-	return c.signalDraft(ctx, workflowID, workflows.SignalCancel, workflows.CancelSignal{Reason: reason},
-		func(st workflows.DraftOrderStatus) (bool, error) { return st.Result != nil, nil })
+	return c.signalDraft(ctx, workflowID, workflows.SignalCancel, workflows.CancelSignal{Reason: reason}, signalHooks{
+		taken: func(st workflows.DraftOrderStatus) (bool, error) { return st.Result != nil, nil },
+		ended: func(r workflows.DraftOrderResult) error {
+			if r.State == workflows.StateCancelled {
+				return nil
+			}
+			return endedError(workflowID, r)
+		},
+	})
 }
 
 // Approve sends support staff's approval of the pending approval.
@@ -154,13 +170,15 @@ func (c *Client) decide(ctx context.Context, workflowID, decision string, d Appr
 		d.ApprovalID = st.Approvals.Pending.ApprovalID
 	}
 	sig := workflows.ApprovalSignal{ApprovalID: d.ApprovalID, Decision: decision, Approver: d.Approver, Reason: d.Reason}
-	return c.signalDraft(ctx, workflowID, workflows.SignalApproval, sig, func(st workflows.DraftOrderStatus) (bool, error) {
-		for _, o := range st.Approvals.Decisions {
-			if o.ApprovalID == d.ApprovalID && o.Approver == d.Approver {
-				return true, nil
+	return c.signalDraft(ctx, workflowID, workflows.SignalApproval, sig, signalHooks{
+		taken: func(st workflows.DraftOrderStatus) (bool, error) {
+			for _, o := range st.Approvals.Decisions {
+				if o.ApprovalID == d.ApprovalID && o.Approver == d.Approver {
+					return true, nil
+				}
 			}
-		}
-		return st.Result != nil, nil
+			return st.Result != nil, nil
+		},
 	})
 }
 

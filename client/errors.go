@@ -22,8 +22,16 @@ func errf(code toolkit.Code, format string, args ...any) *toolkit.Error {
 // unreachable explains a failed dial in one line: where we tried and what
 // to check, not a gRPC status dump.
 func (c *Client) unreachable(err error) *toolkit.Error {
+	why := short(err)
+	// "failed reaching server: connection error: desc = \"transport: Error
+	// while dialing: dial tcp …: connect: connection refused\"": the last
+	// part is the news.
+	if strings.Contains(why, "while dialing") {
+		why = strings.TrimRight(why, `"`)
+		why = why[strings.LastIndex(why, ": ")+2:]
+	}
 	return errf(toolkit.UpstreamError, "cannot reach Temporal at %s (namespace %s): %s; is the server running? (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)",
-		c.hostPort, c.namespace, short(err)).WithCause(err)
+		c.hostPort, c.namespace, why).WithCause(err)
 }
 
 // wrap maps an SDK or server error about workflow id into the closed set.

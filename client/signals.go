@@ -16,7 +16,7 @@ import (
 //
 // Signals are fire-and-forget in Temporal: without this a stale quote
 // hash or an unknown approver would look like success to the caller.
-func (c *Client) signalDraft(ctx context.Context, id, name string, payload any, taken func(workflows.DraftOrderStatus) (bool, error)) error {
+func (c *Client) signalDraft(ctx context.Context, id, name string, payload any, h signalHooks) error {
 	before := -1
 	if c.ack > 0 {
 		st, err := c.Status(ctx, id)
@@ -24,8 +24,10 @@ func (c *Client) signalDraft(ctx context.Context, id, name string, payload any, 
 			return err
 		}
 		if st.Result != nil {
-			return errf(toolkit.Conflict, "%s already ended (%s): %s", id, st.Result.State, st.Result.Message).
-				WithDetail("state", st.Result.State)
+			if h.ended != nil {
+				return h.ended(*st.Result)
+			}
+			return endedError(id, *st.Result)
 		}
 		before = st.Rejected.Total
 	}
@@ -44,7 +46,7 @@ func (c *Client) signalDraft(ctx context.Context, id, name string, payload any, 
 		if r := newRejection(st.Rejected, before, name); r != nil {
 			return rejectionError(id, *r)
 		}
-		if ok, err := taken(st); ok || err != nil {
+		if ok, err := h.taken(st); ok || err != nil {
 			return err
 		}
 		if time.Now().After(deadline) {
@@ -56,6 +58,22 @@ func (c *Client) signalDraft(ctx context.Context, id, name string, payload any, 
 		case <-time.After(c.poll):
 		}
 	}
+}
+
+// signalHooks tell signalDraft how to read the workflow's answer.
+type signalHooks struct {
+	// taken reports whether the status shows the signal was acted on, or
+	// the error its outcome amounts to.
+	taken func(workflows.DraftOrderStatus) (bool, error)
+	// ended answers a signal to a run that already ended; nil means
+	// CONFLICT. A repeat of what ended it (the same confirmation, a
+	// second cancel) is not an error: callers retry.
+	ended func(workflows.DraftOrderResult) error
+}
+
+// endedError is the CONFLICT of a signal to a run that already ended.
+func endedError(id string, r workflows.DraftOrderResult) error {
+	return errf(toolkit.Conflict, "%s already ended (%s): %s", id, r.State, r.Message).WithDetail("state", r.State)
 }
 
 // newRejection finds a rejection of signal name recorded after the first

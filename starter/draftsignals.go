@@ -174,6 +174,10 @@ func (a *app) afterSignal(ctx context.Context, c *client.Client, id, done string
 	a.emit(st, func(w io.Writer) {
 		fmt.Fprintf(w, "%s\n", done)
 		printStatus(w, id, st)
+		if st.Confirmation != nil {
+			ours, raw := confirmCommands(selfName(), temporalCLI(), c.Address(), c.Namespace(), id, st.Confirmation.QuoteHash)
+			fmt.Fprintf(w, "\nThe user confirms the total with either of:\n  %s\n  %s\n", ours, raw)
+		}
 	})
 	return nil
 }

@@ -77,8 +77,8 @@ func printResultLine(w io.Writer, r workflows.DraftOrderResult) {
 		fmt.Fprintf(w, "  draft order  %s (%s, expires %s)\n", d.DraftOrderID, d.Status, d.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"))
 	}
 	msg := r.Message
-	if r.Code != "" {
-		msg = string(r.Code) + ": " + msg
+	if r.Code != "" && string(r.Code) != r.State {
+		msg += " (" + string(r.Code) + ")"
 	}
 	fmt.Fprintf(w, "  ended        %s — %s\n", r.State, msg)
 }

@@ -2,10 +2,12 @@ package workflows
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 
 	"github.com/xeipuuv/gojsonschema"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -25,7 +27,15 @@ func (in DraftOrderInput) Validate() error {
 	}
 	// check fills defaults in place; in is a copy.
 	if err := in.check(id); err != nil {
-		return toolkit.AsError(err)
+		// check's ApplicationError carries a *toolkit.Error as its detail,
+		// which toolkit.AsError cannot decode before it has crossed the
+		// wire (ErrorDetailsValues.Get panics on the pointer): read the
+		// code and message directly.
+		var ae *temporal.ApplicationError
+		if errors.As(err, &ae) {
+			return toolkit.Errorf(toolkit.Code(ae.Type()), "%s", ae.Message())
+		}
+		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}
 	return checkEnvelope(in.Request)
 }
