@@ -81,13 +81,13 @@ func (a *app) report(cmd *cobra.Command, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintf(a.stderr, "%s: %s\n", name, oneLine(ee.msg))
+			fmt.Fprintf(a.stderr, "%s: %s\n", name, dropPrefix(oneLine(ee.msg), cmd.Name()))
 		}
 		return ee.code
 	}
 	var te *toolkit.Error
 	if errors.As(err, &te) {
-		fmt.Fprintf(a.stderr, "%s: %s: %s\n", name, te.Code, oneLine(te.Message))
+		fmt.Fprintf(a.stderr, "%s: %s: %s\n", name, te.Code, dropPrefix(oneLine(te.Message), cmd.Name()))
 		if a.json {
 			_ = writeJSON(a.stdout, map[string]any{"error": te})
 		}
@@ -191,12 +191,19 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// oneLine folds a multi-line message (pgx and cobra write some) into one
+// line.
 func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// dropPrefix removes the "audit: " a package puts before its messages;
+// the line already starts with the command's name.
+func dropPrefix(msg, name string) string {
+	for strings.HasPrefix(msg, name+": ") {
+		msg = strings.TrimPrefix(msg, name+": ")
 	}
-	return s
+	return msg
 }
 
 // legacyFlags accepts the single-dash long flags of the first onboarding

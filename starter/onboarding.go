@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -208,4 +209,10 @@ type lineBuffer struct{ b []byte }
 
 func (l *lineBuffer) Write(p []byte) (int, error) { l.b = append(l.b, p...); return len(p), nil }
 
-func (l *lineBuffer) first() string { return oneLine(string(l.b)) }
+func (l *lineBuffer) first() string {
+	s := strings.TrimSpace(string(l.b))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
