@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/cartwright-dev/cartwright/commerce"
@@ -81,6 +82,7 @@ func TestDrivenByTheCLI(t *testing.T) {
 
 	st := s.awaitState(ctx, id, workflows.StateAwaitingApproval)
 	approvalID := st.Approvals.Pending.ApprovalID
+	s.checkDeclared(ctx, id, approvalID)
 	query := fmt.Sprintf(`AwaitingApproval=true AND CartwrightFlow="%s" AND WorkflowId="%s"`, workflows.FlowDraftOrder, id)
 	awaitListed(ctx, t, query, id, true)
 
@@ -122,5 +124,32 @@ func awaitListed(ctx context.Context, t *testing.T, query, id string, want bool)
 			t.Fatalf("%s listed=%v never held for %q", id, want, query)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkDeclared reads the workflow metadata the Web UI reads: the signals
+// and the status query are declared with descriptions, and the current
+// details say which approval is pending.
+func (s *stack) checkDeclared(ctx context.Context, id, approvalID string) {
+	s.t.Helper()
+	v, err := s.tc.QueryWorkflow(ctx, id, "", "__temporal_workflow_metadata")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var md sdkpb.WorkflowMetadata
+	if err := v.Get(&md); err != nil {
+		s.t.Fatal(err)
+	}
+	described := map[string]bool{}
+	for _, d := range append(md.GetDefinition().GetSignalDefinitions(), md.GetDefinition().GetQueryDefinitions()...) {
+		described[d.GetName()] = d.GetDescription() != ""
+	}
+	for _, name := range []string{workflows.SignalConfirm, workflows.SignalCancel, workflows.SignalApproval, workflows.QueryStatus} {
+		if !described[name] {
+			s.t.Errorf("%s is not declared with a description: %v", name, described)
+		}
+	}
+	if !strings.Contains(md.GetCurrentDetails(), approvalID) {
+		s.t.Errorf("current details do not name approval %s:\n%s", approvalID, md.GetCurrentDetails())
 	}
 }
