@@ -88,6 +88,8 @@ func newFixture(t *testing.T) *fixture {
 
 // envelopeFor fakes the invoker's envelope with a fresh snapshot id.
 func (f *fixture) envelopeFor(tool string) toolkit.Response {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.snapN++
 	return toolkit.Response{OK: true, Status: toolkit.StatusOK, Tool: tool, Version: "1.0.0",
 		Evidence: &toolkit.Evidence{SnapshotID: fmt.Sprintf("ev_test_%02d", f.snapN), Sources: []toolkit.Source{{Type: "tool", Name: tool, Hash: "sha256:test"}}}}
