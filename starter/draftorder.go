@@ -51,6 +51,9 @@ second start attaches to it (the output says "attached"). Then it waits (--wait)
 until the total is published and prints how to confirm it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if newKey && key != "" {
+				return usagef("--key and --new-key exclude each other")
+			}
 			in, err := a.readOrder(file)
 			if err != nil {
 				return err
@@ -59,8 +62,6 @@ until the total is published and prints how to confirm it.`,
 				in.Request.UserID = user
 			}
 			switch {
-			case newKey && key != "":
-				return usagef("--key and --new-key exclude each other")
 			case newKey:
 				in.Request.IdempotencyKey = freshKey("order")
 			case key != "":
@@ -69,6 +70,11 @@ until the total is published and prints how to confirm it.`,
 			if in.Request.IdempotencyKey == "" {
 				return toolkit.Errorf(toolkit.InvalidArgument,
 					"request.idempotency_key is required (in the file, or --key K, or --new-key for a fresh one)")
+			}
+			// The workflow's own checks, before connecting: a bad file is
+			// reported the same with or without a server.
+			if err := in.Validate(); err != nil {
+				return err
 			}
 			return a.startAndShow(in, wait)
 		},
