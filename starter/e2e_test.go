@@ -56,7 +56,7 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 		t.Fatalf("start: %+v", started)
 	}
 	hash := started.Status.Confirmation.QuoteHash
-	if !strings.HasPrefix(started.ConfirmCommand, "starter draft-order confirm "+id+" --quote-hash "+hash) {
+	if !strings.HasSuffix(started.ConfirmCommand, " draft-order confirm "+id+" --quote-hash "+hash) {
 		t.Fatalf("confirm command: %q", started.ConfirmCommand)
 	}
 

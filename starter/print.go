@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -127,21 +128,54 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// selfName is how the user ran this binary (".bin/starter" under make
-// dev), so printed commands can be pasted as they are.
+// selfName is how to run this binary again from the current directory,
+// so printed commands can be pasted as they are: "starter" when that name
+// finds it on PATH, else its path relative to here (".bin/starter" under
+// make dev, which runs it by absolute path), else its absolute path.
 func selfName() string {
-	if len(os.Args) > 0 && strings.ContainsRune(os.Args[0], '/') && !filepath.IsAbs(os.Args[0]) {
+	if len(os.Args) == 0 {
+		return "starter"
+	}
+	if !strings.ContainsRune(os.Args[0], '/') {
 		return os.Args[0]
 	}
-	return "starter"
+	abs, err := filepath.Abs(os.Args[0])
+	if err != nil {
+		return os.Args[0]
+	}
+	return runnable(abs)
 }
 
 // temporalCLI is the Temporal CLI to print: the pinned one `make dev`
-// builds into .bin/ when run from the repository root, else the one on
-// PATH.
+// builds into .bin/ beside the starter, else the one on PATH.
 func temporalCLI() string {
-	if fi, err := os.Stat(".bin/temporal"); err == nil && !fi.IsDir() {
-		return ".bin/temporal"
+	if len(os.Args) > 0 {
+		if self, err := filepath.Abs(os.Args[0]); err == nil {
+			p := filepath.Join(filepath.Dir(self), "temporal")
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+				return runnable(p)
+			}
+		}
 	}
 	return "temporal"
+}
+
+// runnable is the shortest way to name the executable at abs from here:
+// its base name if PATH finds it, a path relative to the current
+// directory below it, else abs.
+func runnable(abs string) string {
+	if p, err := exec.LookPath(filepath.Base(abs)); err == nil {
+		if pa, err := filepath.Abs(p); err == nil && pa == abs {
+			return filepath.Base(abs)
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			if !strings.ContainsRune(rel, '/') {
+				rel = "./" + rel
+			}
+			return rel
+		}
+	}
+	return abs
 }
