@@ -180,7 +180,7 @@ func printOnboarding(w io.Writer, st workflows.OnboardingStatus) {
 		fmt.Fprintf(w, "  explains     %s: %s [%d citation(s), %s]\n", e.Requirement, e.Claim, len(e.Citations), shown)
 	}
 	if l := st.Relink; l != nil {
-		fmt.Fprintf(w, "  relink URL   sha256 %s…, expires %s (reveal: onboarding link)\n", short(l.URLSHA256, 12),
+		fmt.Fprintf(w, "  relink URL   %s…, expires %s (reveal: onboarding link)\n", short(l.URLSHA256, 19),
 			l.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"))
 	}
 	if p := st.Approval.Pending; p != nil {
