@@ -255,8 +255,10 @@ register_search_attributes() {
 
 # ----------------------------------------------------------- stripe-mock
 
+# stripe-mock opens its port only after loading its OpenAPI spec, so an open
+# port means ready (and we need no curl).
 stripe_mock_ready() {
-	curl -fsS -o /dev/null -u sk_test_123: "http://127.0.0.1:$1/v1/customers"
+	port_open 127.0.0.1 "$1"
 }
 
 # start_stripe_mock PORT (plain HTTP; stripe-go talks to it via STRIPE_API_BASE)
