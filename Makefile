@@ -30,7 +30,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-unit test-integration fuzz lint clean
+.PHONY: help tools build dev down status test test-unit test-integration test-down fuzz lint clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -57,8 +57,10 @@ build: ## build worker and starter into .bin/
 dev: ## start the local stack, the worker, and run the main job (safe to repeat)
 	scripts/dev.sh
 
-down: ## stop exactly what make dev (and a left-over make test) started
+down: ## stop exactly what make dev started
 	scripts/stack.sh dev down
+
+test-down: ## stop a test stack kept up with scripts/stack.sh test up
 	scripts/stack.sh test down
 
 status: ## show what is running
@@ -80,5 +82,5 @@ lint: tools ## go vet, staticcheck, workflowcheck
 	$(BIN)/staticcheck ./...
 	$(BIN)/workflowcheck ./...
 
-clean: down ## stop everything and delete .data/ and .bin/
+clean: down test-down ## stop everything and delete .data/ and .bin/
 	rm -rf .data $(BIN)
