@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -102,7 +103,10 @@ it waits for a person); once the draft order is being created it is refused
 }
 
 func (a *app) draftDecideCmd(approve bool) *cobra.Command {
-	var d client.ApprovalDecision
+	var (
+		d    client.ApprovalDecision
+		wait time.Duration
+	)
 	use, short, verb := "approve", "Approve the pending support-staff approval", "approved"
 	if !approve {
 		use, short, verb = "reject", "Reject the pending support-staff approval (a reason is required)", "rejected"
@@ -119,7 +123,7 @@ staff table with a role the approval allows; an unknown approver, a stale or
 duplicate approval_id is refused by the workflow (exit 1) and it keeps waiting.`,
 		Args: exactArgs(1, "WORKFLOW_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
+			return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
 				var err error
 				if approve {
 					err = c.Approve(ctx, args[0], d)
@@ -129,10 +133,11 @@ duplicate approval_id is refused by the workflow (exit 1) and it keeps waiting.`
 				if err != nil {
 					return err
 				}
-				return a.afterSignal(ctx, c, args[0], verb, 0)
+				return a.afterDecision(ctx, c, args[0], verb, wait)
 			})
 		},
 	}
+	c.Flags().DurationVar(&wait, "wait", 10*time.Second, "wait this long for the next step (the total to confirm, or the end)")
 	c.Flags().StringVar(&d.Approver, "approver", "", "your staff id, e.g. alice.support (required)")
 	c.Flags().StringVar(&d.ApprovalID, "approval-id", "", "approval to decide (default: the pending one)")
 	reasonHelp := "why (kept in evidence)"
@@ -180,6 +185,19 @@ func (a *app) afterSignal(ctx context.Context, c *client.Client, id, done string
 		}
 	})
 	return nil
+}
+
+// afterDecision shows where the draft order went after a staff decision:
+// once it publishes the total (with the commands that confirm it) or ends,
+// or as it is when wait runs out.
+func (a *app) afterDecision(ctx context.Context, c *client.Client, id, done string, wait time.Duration) error {
+	if wait > 0 {
+		_, err := c.WaitForAction(ctx, id, time.Now().Add(wait))
+		if err != nil && toolkit.CodeOf(err) != toolkit.Timeout {
+			return err
+		}
+	}
+	return a.afterSignal(ctx, c, id, done, 0)
 }
 
 // exactArgs is cobra.ExactArgs with a message naming what is missing.
