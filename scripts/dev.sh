@@ -4,6 +4,7 @@
 # Safe to run again: running services are detected and reused; the worker is
 # restarted only when its binary changed.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 load_profile dev
 
@@ -50,6 +51,7 @@ start_worker() {
 	local since
 	since=$(date -u +%Y-%m-%dT%H:%M:%S)
 	# Subshell: the env file must not leak into this script's environment.
+	# shellcheck disable=SC1090 # generated file
 	(. "$ENV_FILE" && start_bg worker "$BIN/worker")
 	echo "$sum" >"$PID_DIR/worker.sha256"
 	if ! wait_until 60 "worker (polling task queue 'cartwright')" worker_polling "$since"; then
@@ -73,7 +75,7 @@ run_main_job() {
 		return 0
 	fi
 	log "running main job: starter $DEV_MAIN_JOB"
-	# shellcheck disable=SC2086 # DEV_MAIN_JOB is a command line on purpose
+	# shellcheck disable=SC1090,SC2086 # generated file; DEV_MAIN_JOB is a command line on purpose
 	(. "$ENV_FILE" && "$BIN/starter" $DEV_MAIN_JOB)
 }
 

@@ -4,6 +4,7 @@
 # building block and a handy manual switch (e.g. keep a test stack warm:
 # `scripts/stack.sh test up`, then `make test` reuses it and leaves it up).
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 2 ] || die "usage: $0 dev|test up|down|status|env"
@@ -22,6 +23,9 @@ down)
 	fi
 	;;
 status) stack_status ;;
-env) [ -f "$ENV_FILE" ] && cat "$ENV_FILE" || die "no $ENV_FILE; run '$0 $1 up' first" ;;
+env)
+	[ -f "$ENV_FILE" ] || die "no $ENV_FILE; run '$0 $1 up' first"
+	cat "$ENV_FILE"
+	;;
 *) die "unknown command '$2'" ;;
 esac

@@ -9,6 +9,7 @@
 #               failure.
 #   fuzz        a short coverage-guided run of each target in FUZZ_TARGETS.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
