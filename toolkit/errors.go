@@ -183,8 +183,7 @@ func AsError(err error) *Error {
 	var ae *temporal.ApplicationError
 	if errors.As(err, &ae) {
 		code := Code(ae.Type())
-		out := &Error{}
-		if ae.HasDetails() && ae.Details(out) == nil && out.Code.Valid() {
+		if out := detailsOf(ae); out != nil {
 			return out
 		}
 		if !code.Valid() {
@@ -226,4 +225,32 @@ func ApplicationError(err error) error {
 		opts.NextRetryDelay = time.Duration(te.RetryAfterSeconds) * time.Second
 	}
 	return temporal.NewApplicationErrorWithOptions(te.Message, string(te.Code), opts)
+}
+
+// detailsOf reads the *Error an ApplicationError carries. An error built in
+// this process (not yet serialised) holds its details as Go values, stored
+// as either Error or *Error; the SDK panics when the target type differs,
+// so both shapes are tried.
+func detailsOf(ae *temporal.ApplicationError) *Error {
+	if !ae.HasDetails() {
+		return nil
+	}
+	var val Error
+	if tryDetails(ae, &val) && val.Code.Valid() {
+		return &val
+	}
+	var ptr *Error
+	if tryDetails(ae, &ptr) && ptr != nil && ptr.Code.Valid() {
+		return ptr
+	}
+	return nil
+}
+
+func tryDetails(ae *temporal.ApplicationError, target any) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return ae.Details(target) == nil
 }

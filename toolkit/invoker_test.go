@@ -232,3 +232,14 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestAsErrorReadsLocalDetailsOfEitherShape(t *testing.T) {
+	src := Errorf(AddressInvalid, "bad postcode").WithDetail("fields", []string{"postal_code"})
+	for name, details := range map[string]any{"value": *src, "pointer": src} {
+		err := temporal.NewApplicationErrorWithOptions("bad", string(AddressInvalid), temporal.ApplicationErrorOptions{Details: []any{details}})
+		got := AsError(err)
+		if got.Code != AddressInvalid || got.Details["fields"] == nil {
+			t.Fatalf("%s details: got %+v", name, got)
+		}
+	}
+}
