@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -28,7 +27,7 @@ type ToolCall struct {
 // failure is INVALID_ARGUMENT.
 func DecodeToolCall(body []byte) (ToolCall, error) {
 	var c ToolCall
-	if err := decodeStrict(body, &c); err != nil {
+	if err := DecodeStrict(body, &c); err != nil {
 		return ToolCall{}, err
 	}
 	if c.Tool == "" {
@@ -43,7 +42,7 @@ func DecodeToolCall(body []byte) (ToolCall, error) {
 // DecodeRequest parses a request envelope with the same strictness.
 func DecodeRequest(body []byte) (Request, error) {
 	var r Request
-	err := decodeStrict(body, &r)
+	err := DecodeStrict(body, &r)
 	return r, err
 }
 
@@ -60,7 +59,11 @@ func ReadBody(r io.Reader) ([]byte, error) {
 	return body, nil
 }
 
-func decodeStrict(body []byte, v any) error {
+// DecodeStrict parses body into v with the strictness of DecodeToolCall:
+// at most MaxBodyBytes, one JSON object, no duplicate keys at any depth, no
+// unknown fields, every field of its type. Every failure is
+// INVALID_ARGUMENT, naming the field where there is one (details.field).
+func DecodeStrict(body []byte, v any) error {
 	if len(body) > MaxBodyBytes {
 		return Errorf(InvalidArgument, "body is larger than %d bytes", MaxBodyBytes)
 	}
@@ -76,7 +79,7 @@ func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return Errorf(InvalidArgument, "body does not match the envelope: %s", describeDecodeError(err))
+		return describeDecodeError(err)
 	}
 	if dec.More() {
 		return Errorf(InvalidArgument, "body holds more than one JSON value")
@@ -84,12 +87,24 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
-func describeDecodeError(err error) string {
+// describeDecodeError names the offending field: "field items.quantity
+// must be int64, not a JSON string", "unknown field \"sudo\"".
+func describeDecodeError(err error) *Error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		return fmt.Sprintf("field %s must be %s", typeErr.Field, typeErr.Type)
+		want := typeErr.Type.String()
+		if want == "time.Duration" {
+			want = "a duration in nanoseconds (e.g. 1800000000000 for 30m)"
+		}
+		return Errorf(InvalidArgument, "field %s must be %s, not a JSON %s", typeErr.Field, want, typeErr.Value).
+			WithDetail("field", typeErr.Field)
 	}
-	return firstLine(err.Error())
+	msg := strings.TrimPrefix(firstLine(err.Error()), "json: ")
+	if f, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		name := strings.Trim(f, `"`)
+		return Errorf(InvalidArgument, "unknown field %q", name).WithDetail("field", name)
+	}
+	return Errorf(InvalidArgument, "body does not match: %s", msg)
 }
 
 func firstLine(s string) string {
