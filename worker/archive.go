@@ -6,7 +6,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/audit/archive"
@@ -20,7 +19,7 @@ import (
 // the server deletes it.
 const archiveEvery = 15 * time.Minute
 
-// registerArchive registers the ArchiveHistories workflow and its activity.
+// registerArchive registers the activity of the ArchiveHistories workflow.
 // Archived histories hold PII, so they are sealed with the evidence key.
 func registerArchive(w worker.Worker, d *Deps) error {
 	sealer, err := evidence.NewAESGCMFromBase64(d.Config.EvidenceKeyID, d.Config.EvidenceKey)
@@ -31,7 +30,6 @@ func registerArchive(w worker.Worker, d *Deps) error {
 	if err != nil {
 		return err
 	}
-	w.RegisterWorkflowWithOptions(workflows.ArchiveHistories, workflow.RegisterOptions{Name: workflows.ArchiveHistoriesWorkflowName})
 	w.RegisterActivity(&activities.Archive{Temporal: d.Temporal, Store: store})
 	return nil
 }

@@ -2,23 +2,17 @@ package main
 
 import (
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/support"
-	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// registerDraftOrder registers the support tools, the DraftOrder workflow
-// and the approval activity. It runs after registerCommerce, so the
-// registry already holds the commerce tools whose specs the workflow's
-// activity options are derived from.
+// registerDraftOrder registers the support tools and the approval activity
+// the DraftOrder workflow (registered with every workflow in main) uses.
 func registerDraftOrder(w worker.Worker, d *Deps) error {
 	if err := support.RegisterTools(d.Registry, d.Pool); err != nil {
 		return err
 	}
-	workflows.UseToolSpecs(d.Registry.Specs()...)
-	w.RegisterWorkflowWithOptions(workflows.DraftOrder, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
 	w.RegisterActivity(&activities.Approval{Invoker: d.Invoker})
 	return nil
 }

@@ -5,17 +5,15 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// registerEvidence registers the Reconcile workflow and its activities.
+// registerEvidence registers the activities of the Reconcile workflow.
 // The evidence store itself is wired into the invoker by connect.
 func registerEvidence(w worker.Worker, d *Deps) error {
-	w.RegisterWorkflowWithOptions(workflows.Reconcile, workflow.RegisterOptions{Name: workflows.ReconcileWorkflowName})
 	w.RegisterActivity(&activities.Reconcile{
 		Pool: d.Pool, Temporal: d.Temporal, Logger: d.Logger.Named("reconcile"),
 		PendingAfter: d.Config.ReconcilePendingAfter,

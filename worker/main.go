@@ -23,6 +23,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/tclient"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
 )
 
 // Deps are the clients every area's registration needs, created once.
@@ -47,6 +48,7 @@ var registrations = []struct {
 	{"draft-order", registerDraftOrder},
 	{"onboarding", registerOnboarding},
 	{"archive", registerArchive},
+	{"tools", registerTools},
 }
 
 func main() {
@@ -83,6 +85,7 @@ func run() error {
 			return fmt.Errorf("register %s: %w", r.area, err)
 		}
 	}
+	registerWorkflows(w, deps.Registry)
 	if err := ensureReconcileSchedule(ctx, deps.Temporal, cfg); err != nil {
 		return err
 	}
@@ -128,4 +131,13 @@ func connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (*Deps,
 		Registry: reg, Invoker: toolkit.NewInvoker(reg, store, logger), Evidence: store,
 	}
 	return deps, func() { tc.Close(); pool.Close() }, nil
+}
+
+// registerWorkflows puts every workflow on w under its registered name, from
+// the one list the auditor's replayer uses too, so the two can never
+// disagree. It runs after the tools are registered: the workflows' activity
+// options come from the specs in reg.
+func registerWorkflows(w worker.Worker, reg *toolkit.Registry) {
+	workflows.Register(w)
+	workflows.UseToolSpecs(reg.Specs()...)
 }

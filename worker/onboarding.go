@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/activities"
@@ -21,11 +20,10 @@ import (
 	"github.com/cartwright-dev/cartwright/onboarding"
 	"github.com/cartwright-dev/cartwright/stripetools"
 	"github.com/cartwright-dev/cartwright/webhook"
-	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// registerOnboarding registers the five onboarding tools, the Onboarding
-// activities and workflow, and starts the Stripe webhook receiver on
+// registerOnboarding registers the five onboarding tools and the
+// Onboarding activities, and starts the Stripe webhook receiver on
 // WebhookAddr. It runs after registerDraftOrder, which registers the
 // support-staff approval tool and activity the onboarding's review uses.
 func registerOnboarding(w worker.Worker, d *Deps) error {
@@ -99,10 +97,7 @@ func newOnboardingServices(ctx context.Context, d *Deps) (*onboardingServices, e
 	return &onboardingServices{stripe: stripeClient, merchants: merchants, index: index, receiver: receiver}, nil
 }
 
-// register puts the workflow and activities on w; the workflow's activity
-// options come from the registry's specs.
+// register puts the onboarding activities on w.
 func (s *onboardingServices) register(w worker.Worker, d *Deps) {
-	workflows.UseToolSpecs(d.Registry.Specs()...)
-	w.RegisterWorkflowWithOptions(workflows.Onboarding, workflow.RegisterOptions{Name: workflows.OnboardingWorkflowName})
 	w.RegisterActivity(&activities.Onboarding{Invoker: d.Invoker})
 }

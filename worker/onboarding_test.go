@@ -111,6 +111,7 @@ func newOnboardingStack(t *testing.T) *onboardingStack {
 		t.Fatal(err)
 	}
 	svc.register(w, d)
+	registerWorkflows(w, reg)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ func Registry() map[string]any {
 		OnboardingWorkflowName:       Onboarding,
 		ReconcileWorkflowName:        Reconcile,
 		ArchiveHistoriesWorkflowName: ArchiveHistories,
+		ToolCallWorkflowName:         ToolCall,
+		ListToolsWorkflowName:        ListTools,
 	}
 }
 

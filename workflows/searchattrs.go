@@ -23,6 +23,7 @@ var (
 const (
 	FlowDraftOrder = "draft_order"
 	FlowOnboarding = "onboarding"
+	FlowToolCall   = "tool_call"
 )
 
 // StartSearchAttributes are the attributes to pass in StartWorkflowOptions,

@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/activities"
@@ -80,9 +79,9 @@ func Start(t testing.TB) *Stack {
 
 	s.Temporal = testenv.TemporalClient(t)
 	w := worker.New(s.Temporal, s.TaskQueue, worker.Options{})
-	w.RegisterWorkflowWithOptions(workflows.DraftOrder, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
-	w.RegisterWorkflowWithOptions(workflows.Onboarding, workflow.RegisterOptions{Name: workflows.OnboardingWorkflowName})
+	workflows.Register(w)
 	w.RegisterActivity(&activities.Commerce{Invoker: inv})
+	w.RegisterActivity(&activities.Tools{Invoker: inv})
 	w.RegisterActivity(&activities.Approval{Invoker: inv})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,111 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// Workflow type names and the id prefix of the generic tool workflows.
+const (
+	ToolCallWorkflowName  = "ToolCall"
+	ListToolsWorkflowName = "ListTools"
+	ToolCallIDPrefix      = "tool-call/"
+)
+
+// ToolCallInput is one call of one tool.
+type ToolCallInput struct {
+	Call toolkit.ToolCall `json:"call"`
+}
+
+// ToolCallResult is the tool's response envelope, with its evidence.
+type ToolCallResult struct {
+	Envelope toolkit.Response `json:"envelope"`
+}
+
+// ToolCallID is the workflow id of a tool call: tool-call/{user_id}/{key},
+// where key is the idempotency key for a write tool and the request id
+// otherwise. Like the draft order's, the id is the idempotency key: the
+// same call started twice reaches the same run and the same answer.
+func ToolCallID(call toolkit.ToolCall) (string, error) {
+	if err := CheckUserID(call.Request.UserID); err != nil {
+		return "", err
+	}
+	key := call.Request.IdempotencyKey
+	if key == "" {
+		key = call.Request.RequestID
+	}
+	if err := CheckIdempotencyKey(key); err != nil {
+		return "", fmt.Errorf("request_id or idempotency_key: %w", err)
+	}
+	return ToolCallIDPrefix + call.Request.UserID + "/" + key, nil
+}
+
+// ToolCall runs one tool as an activity with the tool's own timeout and
+// retry contract. A tool failure fails the workflow with the tool's code.
+func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+	if in.Call.Tool == "" {
+		return ToolCallResult{}, invalidToolCall("tool call names no tool")
+	}
+	spec := toolSpec(in.Call.Tool)
+	in.Call.Request = envelope(ctx, in.Call.Request, "tool/"+in.Call.Tool)
+	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)
+	var out activities.CallToolResult
+	var tools *activities.Tools
+	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput(in)).Get(actx, &out); err != nil {
+		return ToolCallResult{}, err
+	}
+	return ToolCallResult(out), nil
+}
+
+// ListToolsInput asks for the worker's tool catalogue; it has no fields.
+type ListToolsInput struct{}
+
+// ListToolsResult is every ToolSpec the worker serves.
+type ListToolsResult struct {
+	Tools []toolkit.Spec `json:"tools"`
+}
+
+// ListTools asks a worker of the task queue for its registry's specs.
+func ListTools(ctx workflow.Context, _ ListToolsInput) (ListToolsResult, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Second,
+		Summary:             "list the worker's tools",
+	})
+	var out activities.ListToolsResult
+	var tools *activities.Tools
+	if err := workflow.ExecuteActivity(actx, tools.ListTools, activities.ListToolsInput{}).Get(actx, &out); err != nil {
+		return ListToolsResult{}, err
+	}
+	return ListToolsResult(out), nil
+}
+
+func invalidToolCall(msg string) error {
+	return temporal.NewNonRetryableApplicationError(msg, string(toolkit.InvalidArgument), nil)
+}
+
+// ToolCallStartOptions start a tool call idempotently: the id is
+// ToolCallID(call); a second start while it runs attaches to it, and a start
+// after it closed is refused, so the caller reads the first answer and a
+// write tool is never called twice for one key.
+func ToolCallStartOptions(taskQueue string, call toolkit.ToolCall) (client.StartWorkflowOptions, error) {
+	id, err := ToolCallID(call)
+	if err != nil {
+		return client.StartWorkflowOptions{}, err
+	}
+	return client.StartWorkflowOptions{
+		ID:                       id,
+		TaskQueue:                taskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		TypedSearchAttributes:    StartSearchAttributes(FlowToolCall, "CALLING"),
+		StaticSummary:            "tool call " + call.Tool,
+	}, nil
+}
