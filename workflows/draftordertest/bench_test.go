@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -92,21 +94,32 @@ func (s *stack) oneOrder(ctx context.Context, key string) (time.Duration, time.D
 	if err != nil {
 		return 0, 0, err
 	}
-	// Poll the status query with a short, growing interval: what a
-	// backend would do, without flooding the server with queries.
+	// Wait for the total cheaply: DescribeWorkflowExecution is answered by
+	// the history service from the run's state (search attributes
+	// included), while every status query is a task the worker must poll
+	// for, competing with real workflow tasks. Query once it is published.
 	var hash string
 	wait := 20 * time.Millisecond
 	for hash == "" {
-		st, err := s.status(ctx, run.GetID())
-		if err == nil && st.Confirmation != nil {
+		d, err := s.tc.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+		if err != nil {
+			return 0, 0, err
+		}
+		info := d.GetWorkflowExecutionInfo()
+		if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return 0, 0, errorf("%s closed (%s) before confirmation", run.GetID(), info.GetStatus())
+		}
+		var state string
+		if p := info.GetSearchAttributes().GetIndexedFields()[workflows.SearchState.GetName()]; p != nil {
+			_ = converter.GetDefaultDataConverter().FromPayload(p, &state)
+		}
+		if state == workflows.StateNeedsConfirm {
+			st, err := s.status(ctx, run.GetID())
+			if err != nil {
+				return 0, 0, err
+			}
 			hash = st.Confirmation.QuoteHash
 			break
-		}
-		if err == nil && st.Result != nil {
-			return 0, 0, errorf("%s ended in %s before confirmation", run.GetID(), st.Result.State)
-		}
-		if ctx.Err() != nil {
-			return 0, 0, ctx.Err()
 		}
 		time.Sleep(wait)
 		wait = min(2*wait, 160*time.Millisecond)

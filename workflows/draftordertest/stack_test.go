@@ -22,6 +22,7 @@ import (
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/support"
@@ -42,7 +43,14 @@ type stack struct {
 // worker/draftorder.go) and starts an in-process worker.
 func newStack(t testing.TB, opts worker.Options) *stack {
 	t.Helper()
-	pool := testenv.Postgres(t)
+	// The pool is sized like a worker's should be for its activity
+	// concurrency: pgxpool's default (max(4, cores)) makes parallel
+	// activities queue for a connection.
+	pool, err := db.Open(context.Background(), testenv.Database(t)+"&pool_max_conns=24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	cipher, err := evidence.NewAESGCM("test-1", key)
