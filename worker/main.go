@@ -110,7 +110,7 @@ func connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (*Deps,
 	if err := db.Migrate(migrateCtx, cfg.PostgresDSN); err != nil {
 		return nil, nil, err
 	}
-	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	pool, err := db.Open(ctx, cfg.PostgresDSN, db.MaxConns(cfg.PostgresMaxConns))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,6 +15,9 @@ import (
 type Config struct {
 	// PostgresDSN is the application database.
 	PostgresDSN string `env:"CARTWRIGHT_PG_DSN" envDefault:"postgres://cartwright:cartwright@127.0.0.1:5432/cartwright?sslmode=disable"`
+	// PostgresMaxConns sizes the worker's connection pool (0: the DSN's
+	// pool_max_conns or pgxpool's default).
+	PostgresMaxConns int32 `env:"CARTWRIGHT_PG_MAX_CONNS" envDefault:"24"`
 	// TaskQueue is the one queue every workflow and activity runs on.
 	TaskQueue string `env:"CARTWRIGHT_TASK_QUEUE" envDefault:"cartwright"`
 	// LogLevel is a zap level name.

@@ -39,9 +39,30 @@ func Migrate(ctx context.Context, dsn string) error {
 	return nil
 }
 
+// Option tunes the pool Open builds.
+type Option func(*pgxpool.Config)
+
+// MaxConns sizes the pool. pgxpool's default (the larger of 4 and the core
+// count) starves a worker that runs a draft order's parallel activities for
+// many workflows at once; n <= 0 keeps whatever the DSN says.
+func MaxConns(n int32) Option {
+	return func(c *pgxpool.Config) {
+		if n > 0 {
+			c.MaxConns = n
+		}
+	}
+}
+
 // Open connects a pool to dsn and checks it answers.
-func Open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	pool, err := pgxpool.New(ctx, dsn)
+func Open(ctx context.Context, dsn string, opts ...Option) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse postgres dsn: %w", err)
+	}
+	for _, o := range opts {
+		o(cfg)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
