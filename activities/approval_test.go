@@ -1,7 +1,6 @@
 package activities_test
 
 import (
-	"crypto/rand"
 	"testing"
 
 	"go.temporal.io/sdk/testsuite"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/support"
@@ -20,16 +20,7 @@ import (
 func approvalEnv(t *testing.T) (*testsuite.TestActivityEnvironment, *evidence.Store) {
 	t.Helper()
 	pool := testenv.Postgres(t)
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	cipher, err := evidence.NewAESGCM("test-1", key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := evidence.NewStore(pool, cipher, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, _ := evidencetest.Store(t, pool, nil)
 	reg := toolkit.NewRegistry(schemas.FS)
 	if err := support.RegisterTools(reg, pool); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package activities_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -32,16 +32,7 @@ type commerceEnv struct {
 func newCommerceEnv(t *testing.T) *commerceEnv {
 	t.Helper()
 	pool := testenv.Postgres(t)
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	cipher, err := evidence.NewAESGCM("test-1", key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := evidence.NewStore(pool, cipher, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, cipher := evidencetest.Store(t, pool, nil)
 	reg := toolkit.NewRegistry(schemas.FS)
 	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: pool, Audit: store, Sealer: cipher}); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package audit_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"testing"
 	"testing/fstest"
@@ -21,6 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/audit/archive"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -133,18 +133,12 @@ func newStack(t *testing.T) *stack {
 	t.Helper()
 	s := &stack{c: testenv.TemporalClient(t), pool: testenv.Postgres(t), tq: testenv.TaskQueue(t)}
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	cipher, err := evidence.NewAESGCM("test-1", key)
+	store, cipher := evidencetest.Store(t, s.pool, logger)
+	arch, err := archive.NewStore(s.pool, cipher)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.store, err = evidence.NewStore(s.pool, cipher, logger); err != nil {
-		t.Fatal(err)
-	}
-	if s.arch, err = archive.NewStore(s.pool, cipher); err != nil {
-		t.Fatal(err)
-	}
+	s.store, s.arch = store, arch
 	reg := toolkit.NewRegistry(fixtureSchemas)
 	reg.MustRegister(toolkit.Spec{
 		Name: "test.echo", Version: "1.0.0",

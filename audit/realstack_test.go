@@ -18,6 +18,7 @@ import (
 	"github.com/cartwright-dev/cartwright/audit/archive"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/support"
@@ -43,15 +44,7 @@ func newRealStack(t *testing.T) *realStack {
 	t.Helper()
 	s := &realStack{c: testenv.TemporalClient(t), pool: testenv.Postgres(t),
 		logger: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))}
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	var err error
-	if s.cipher, err = evidence.NewAESGCM("test-1", key); err != nil {
-		t.Fatal(err)
-	}
-	if s.store, err = evidence.NewStore(s.pool, s.cipher, s.logger); err != nil {
-		t.Fatal(err)
-	}
+	s.store, s.cipher = evidencetest.Store(t, s.pool, s.logger)
 	s.tq = s.startWorker(t, nil)
 	arch, err := archive.NewStore(s.pool, s.cipher)
 	if err != nil {

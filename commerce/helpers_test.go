@@ -2,7 +2,6 @@ package commerce
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -30,15 +30,7 @@ type env struct {
 func newEnv(t *testing.T, mutate ...func(*ToolDeps)) *env {
 	t.Helper()
 	e := &env{pool: testenv.Postgres(t)}
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	var err error
-	if e.cipher, err = evidence.NewAESGCM("test-1", key); err != nil {
-		t.Fatal(err)
-	}
-	if e.store, err = evidence.NewStore(e.pool, e.cipher, nil); err != nil {
-		t.Fatal(err)
-	}
+	e.store, e.cipher = evidencetest.Store(t, e.pool, nil)
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	e.now.Store(&start)
 	deps := ToolDeps{Pool: e.pool, Audit: e.store, Sealer: e.cipher, Clock: func() time.Time { return *e.now.Load() }}

@@ -1,13 +1,12 @@
 package stripetools
 
 import (
-	"crypto/rand"
 	"strings"
 	"testing"
 
 	"go.uber.org/zap"
 
-	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
@@ -19,16 +18,7 @@ import (
 // link only encrypted, and RevealLink (a logged read) gets it back.
 func TestRevealLinkFromEncryptedEvidence(t *testing.T) {
 	pool := testenv.Postgres(t)
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	cipher, err := evidence.NewAESGCM("test-1", key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := evidence.NewStore(pool, cipher, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, _ := evidencetest.Store(t, pool, nil)
 	fake := stripefake.New()
 	t.Cleanup(fake.Close)
 	fake.SetAccount(acct, stripefake.Account{CurrentlyDue: []string{"external_account"}})

@@ -23,6 +23,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
@@ -82,13 +83,7 @@ func newOnboardingStack(t *testing.T) *onboardingStack {
 	core, logs := observer.New(zapcore.DebugLevel)
 	s.logs = logs
 	logger := zap.New(core)
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	cipher, _ := evidence.NewAESGCM("e2e-1", key)
-	store, err := evidence.NewStore(pool, cipher, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, _ := evidencetest.Store(t, pool, logger)
 	s.store = store
 	reg := toolkit.NewRegistry(schemas.FS)
 	inv := toolkit.NewInvoker(reg, store, logger)

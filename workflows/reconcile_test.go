@@ -2,7 +2,6 @@ package workflows_test
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -36,13 +36,7 @@ func TestReconcileWorkflow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	cipher, _ := evidence.NewAESGCM("k1", key)
-	store, err := evidence.NewStore(pool, cipher, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, _ := evidencetest.Store(t, pool, nil)
 	out := json.RawMessage(`{"ok":true}`)
 	present, err := store.Record(ctx, toolkit.Snapshot{Tool: "test.tool", ToolVersion: "1.0.0", RequestID: "req-rw",
 		Output: out, Status: toolkit.StatusOK})

@@ -9,8 +9,6 @@ package teststack
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"testing"
 	"time"
 
@@ -22,6 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
@@ -50,23 +49,15 @@ type Stack struct {
 func Start(t testing.TB) *Stack {
 	t.Helper()
 	testenv.Integration(t)
-	s := &Stack{DSN: testenv.Database(t), EvidenceKeyID: "test-1", TaskQueue: testenv.TaskQueue(t)}
+	s := &Stack{DSN: testenv.Database(t), EvidenceKey: evidencetest.Key(), EvidenceKeyID: evidencetest.KeyID, TaskQueue: testenv.TaskQueue(t)}
 	pool, err := db.Open(context.Background(), s.DSN)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
 	s.Pool = pool
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	s.EvidenceKey = base64.StdEncoding.EncodeToString(key)
-	cipher, err := evidence.NewAESGCM(s.EvidenceKeyID, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Store, err = evidence.NewStore(pool, cipher, zap.NewNop()); err != nil {
-		t.Fatal(err)
-	}
+	var cipher *evidence.AESGCM
+	s.Store, cipher = evidencetest.StoreWithKey(t, pool, nil, s.EvidenceKey)
 	reg := toolkit.NewRegistry(schemas.FS)
 	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: pool, Audit: s.Store, Sealer: cipher}); err != nil {
 		t.Fatal(err)
