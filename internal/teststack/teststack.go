@@ -3,8 +3,7 @@
 // migrated database, the real tool registry, invoker and evidence store,
 // and an in-process worker on a task queue of its own, against the dev
 // server `make test` starts. It wires the tools exactly as the worker does
-// (worker/commerce.go, worker/draftorder.go), like the draftordertest
-// package's own stack.
+// (worker/commerce.go, worker/draftorder.go).
 package teststack
 
 import (
@@ -42,15 +41,30 @@ type Stack struct {
 	TaskQueue                  string
 }
 
+// Options tune the stack StartWith builds.
+type Options struct {
+	// Worker are the in-process worker's options.
+	Worker worker.Options
+	// MaxConns sizes the pool (0: pgxpool's default, the larger of 4 and
+	// the core count).
+	MaxConns int32
+}
+
 // Start builds the stack and starts a worker serving DraftOrder (and the
 // Onboarding workflow without its activities, enough for its status
 // query); everything stops at cleanup, and onboardings it ran are
 // terminated.
 func Start(t testing.TB) *Stack {
 	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith is Start with the pool and the worker tuned by opts.
+func StartWith(t testing.TB, opts Options) *Stack {
+	t.Helper()
 	testenv.Integration(t)
 	s := &Stack{DSN: testenv.Database(t), EvidenceKey: evidencetest.Key(), EvidenceKeyID: evidencetest.KeyID, TaskQueue: testenv.TaskQueue(t)}
-	pool, err := db.Open(context.Background(), s.DSN)
+	pool, err := db.Open(context.Background(), s.DSN, db.MaxConns(opts.MaxConns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +83,7 @@ func Start(t testing.TB) *Stack {
 	inv := toolkit.NewInvoker(reg, s.Store, zap.NewNop())
 
 	s.Temporal = testenv.TemporalClient(t)
-	w := worker.New(s.Temporal, s.TaskQueue, worker.Options{})
+	w := worker.New(s.Temporal, s.TaskQueue, opts.Worker)
 	workflows.Register(w)
 	w.RegisterActivity(&activities.Commerce{Invoker: inv})
 	w.RegisterActivity(&activities.Tools{Invoker: inv})

@@ -17,15 +17,11 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
-	"go.uber.org/zap"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
-	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/schemas"
-	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/internal/teststack"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -39,49 +35,15 @@ type stack struct {
 	queue string
 }
 
-// newStack wires the tools exactly as the worker does (worker/commerce.go,
-// worker/draftorder.go) and starts an in-process worker.
+// newStack wires the tools exactly as the worker does (teststack) and
+// starts an in-process worker with opts.
 func newStack(t testing.TB, opts worker.Options) *stack {
 	t.Helper()
 	// The pool is sized like a worker's should be for its activity
 	// concurrency: pgxpool's default (max(4, cores)) makes parallel
 	// activities queue for a connection.
-	pool, err := db.Open(context.Background(), testenv.Database(t)+"&pool_max_conns=24")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	cipher, err := evidence.NewAESGCM("test-1", key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := evidence.NewStore(pool, cipher, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := toolkit.NewRegistry(schemas.FS)
-	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: pool, Audit: store, Sealer: cipher}); err != nil {
-		t.Fatal(err)
-	}
-	if err := support.RegisterTools(reg, pool); err != nil {
-		t.Fatal(err)
-	}
-	workflows.UseToolSpecs(reg.Specs()...)
-	inv := toolkit.NewInvoker(reg, store, zap.NewNop())
-
-	tc := testenv.TemporalClient(t)
-	s := &stack{t: t, pool: pool, store: store, tc: tc, queue: testenv.TaskQueue(t)}
-	w := worker.New(tc, s.queue, opts)
-	w.RegisterWorkflowWithOptions(workflows.DraftOrder, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
-	w.RegisterActivity(&activities.Commerce{Invoker: inv})
-	w.RegisterActivity(&activities.Approval{Invoker: inv})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-	return s
+	ts := teststack.StartWith(t, teststack.Options{Worker: opts, MaxConns: 24})
+	return &stack{t: t, pool: ts.Pool, store: ts.Store, tc: ts.Temporal, queue: ts.TaskQueue}
 }
 
 // input is a draft order of items to a German address for user u_e2e.
