@@ -2,13 +2,11 @@ package workflows
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 )
 
 // ReconcileScheduleID is the one reconcile schedule of a namespace.
@@ -53,30 +51,5 @@ func EnsureReconcileSchedule(ctx context.Context, c client.Client, s ReconcileSc
 	if s.Every < time.Minute || s.TaskQueue == "" {
 		return fmt.Errorf("reconcile schedule: interval %s (at least 1m) and a task queue are required", s.Every)
 	}
-	opts := s.options()
-	_, err := c.ScheduleClient().Create(ctx, opts)
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		return fmt.Errorf("create schedule %s: %w", s.ID, err)
-	}
-	err = c.ScheduleClient().GetHandle(ctx, s.ID).Update(ctx, client.ScheduleUpdateOptions{
-		DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
-			sched := in.Description.Schedule
-			spec := opts.Spec
-			sched.Spec = &spec
-			sched.Action = opts.Action
-			if sched.Policy == nil {
-				sched.Policy = &client.SchedulePolicies{}
-			}
-			sched.Policy.Overlap = opts.Overlap
-			sched.Policy.CatchupWindow = opts.CatchupWindow
-			return &client.ScheduleUpdate{Schedule: &sched}, nil
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("update schedule %s: %w", s.ID, err)
-	}
-	return nil
+	return ensureSchedule(ctx, c, s.options())
 }
