@@ -3,21 +3,16 @@ package workflows
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/merchant"
 	"github.com/cartwright-dev/cartwright/stripetools"
-	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -30,36 +25,23 @@ const (
 // faked: the account's state is whatever the test set last, so a delayed
 // callback can "complete" the merchant's onboarding between reads.
 type onbFixture struct {
-	t   *testing.T
-	env *testsuite.TestWorkflowEnvironment
-	in  OnboardingInput
+	fakeEnv
+	in OnboardingInput
 
-	mu        sync.Mutex
 	account   stripetools.AccountStatus
 	noAccount bool
 	found     bool
 	// ungrounded lists requirement keys whose citation is too weak.
 	ungrounded map[string]bool
-	failures   map[string]*toolkit.Error
-	// failTimes limits a failure to the next n calls (0: always).
-	failTimes map[string]int
-	calls     map[string][]any
-	snapN     int
-	upserts   []string
 }
 
 func newOnbFixture(t *testing.T) *onbFixture {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
-	env.SetStartTime(t0)
-	f := &onbFixture{
-		t: t, env: env, found: true, ungrounded: map[string]bool{},
-		failures: map[string]*toolkit.Error{}, failTimes: map[string]int{}, calls: map[string][]any{},
-	}
+	f := &onbFixture{found: true, ungrounded: map[string]bool{}}
+	id, _ := OnboardingID(onbMerchant)
+	f.init(t, id, "ev_onb_")
 	f.setAccount(false, false, []string{"external_account", "tos_acceptance.date"}, nil, "requirements.past_due")
 	f.in = OnboardingInput{MerchantID: onbMerchant, Deadline: 48 * time.Hour}
-	id, _ := OnboardingID(onbMerchant)
-	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
+	env := f.env
 	env.RegisterWorkflowWithOptions(Onboarding, workflow.RegisterOptions{Name: OnboardingWorkflowName})
 	env.RegisterActivity(&activities.Onboarding{})
 	env.RegisterActivity(&activities.Approval{})
@@ -69,17 +51,7 @@ func newOnbFixture(t *testing.T) *onbFixture {
 	env.OnActivity("CreateLoginLink", mock.Anything, mock.Anything).Return(f.createLoginLink)
 	env.OnActivity("Cite", mock.Anything, mock.Anything).Return(f.cite)
 	env.OnActivity("RecordApproval", mock.Anything, mock.Anything).Return(f.recordApproval)
-	env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
-		sa := args.Get(0).(temporal.SearchAttributes)
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if v, ok := sa.GetKeyword(SearchState); ok {
-			f.upserts = append(f.upserts, "state="+v)
-		}
-		if v, ok := sa.GetBool(SearchAwaitingApproval); ok {
-			f.upserts = append(f.upserts, fmt.Sprintf("awaiting=%v", v))
-		}
-	}).Return(nil)
+	f.recordUpserts()
 	return f
 }
 
@@ -99,48 +71,6 @@ func (f *onbFixture) setAccount(charges, payouts bool, currentlyDue, pastDue []s
 
 // enable makes the account able to trade.
 func (f *onbFixture) enable() { f.setAccount(true, true, nil, nil, "") }
-
-func (f *onbFixture) fail(activity string, e *toolkit.Error, times int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failures[activity], f.failTimes[activity] = e, times
-}
-
-func (f *onbFixture) envelopeFor(tool string, status toolkit.Status) toolkit.Response {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.snapN++
-	return toolkit.Response{OK: true, Status: status, Tool: tool, Version: "1.0.0",
-		Evidence: &toolkit.Evidence{SnapshotID: fmt.Sprintf("ev_onb_%02d", f.snapN), Sources: []toolkit.Source{{Type: "tool", Name: tool, Hash: "sha256:test"}}}}
-}
-
-func (f *onbFixture) enter(name string, in any) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls[name] = append(f.calls[name], in)
-	if e := f.failures[name]; e != nil {
-		if n := f.failTimes[name]; n > 0 {
-			if n == 1 {
-				delete(f.failures, name)
-			}
-			f.failTimes[name] = n - 1
-		}
-		return toolkit.ApplicationError(e)
-	}
-	return nil
-}
-
-func (f *onbFixture) count(name string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.calls[name])
-}
-
-func (f *onbFixture) callsOf(name string) []any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]any(nil), f.calls[name]...)
-}
 
 func (f *onbFixture) getMerchantRow(_ context.Context, in activities.GetMerchantRowInput) (activities.GetMerchantRowResult, error) {
 	if err := f.enter("GetMerchantRow", in); err != nil {
@@ -216,52 +146,15 @@ func (f *onbFixture) cite(_ context.Context, in activities.CiteInput) (activitie
 	return activities.CiteResult{Cite: res, Envelope: f.envelopeFor("knowledge.cite", status)}, nil
 }
 
-func (f *onbFixture) recordApproval(_ context.Context, in activities.RecordApprovalInput) (activities.RecordApprovalResult, error) {
-	if err := f.enter("RecordApproval", in); err != nil {
-		return activities.RecordApprovalResult{}, err
-	}
-	m, ok := staff[in.Args.Approver]
-	if !ok || !m.active {
-		return activities.RecordApprovalResult{}, toolkit.ApplicationError(toolkit.Errorf(toolkit.NotFound, "approver %s is not on the staff roster", in.Args.Approver))
-	}
-	a := in.Args
-	return activities.RecordApprovalResult{
-		Record: support.ApprovalRecord{Flow: a.Flow, Subject: a.Subject, ApprovalID: a.ApprovalID, Decision: a.Decision,
-			Approver: a.Approver, ApproverRole: m.role, Reason: a.Reason, StaffVerified: true},
-		Envelope: f.envelopeFor(support.RecordApprovalTool, toolkit.StatusOK),
-	}, nil
-}
-
 // run executes the workflow to its end and returns its result.
 func (f *onbFixture) run() OnboardingResult {
 	f.t.Helper()
-	f.env.ExecuteWorkflow(OnboardingWorkflowName, f.in)
-	if !f.env.IsWorkflowCompleted() {
-		f.t.Fatal("workflow did not complete")
-	}
-	if err := f.env.GetWorkflowError(); err != nil {
-		f.t.Fatalf("workflow failed: %v", err)
-	}
-	var res OnboardingResult
-	if err := f.env.GetWorkflowResult(&res); err != nil {
-		f.t.Fatal(err)
-	}
-	return res
+	return runWorkflow[OnboardingResult](&f.fakeEnv, OnboardingWorkflowName, f.in)
 }
 
 func (f *onbFixture) status() OnboardingStatus {
 	f.t.Helper()
-	v, err := f.env.QueryWorkflow(QueryStatus)
-	if err != nil {
-		f.t.Fatalf("query status: %v", err)
-	}
-	var s OnboardingStatus
-	if err := v.Get(&s); err != nil {
-		f.t.Fatal(err)
-	}
-	return s
+	return queryStatus[OnboardingStatus](&f.fakeEnv)
 }
-
-func (f *onbFixture) at(d time.Duration, fn func()) { f.env.RegisterDelayedCallback(fn, d) }
 
 func (f *onbFixture) signal(name string, payload any) { f.env.SignalWorkflow(name, payload) }
