@@ -25,25 +25,14 @@ func (RulesCompliance) Check(_ context.Context, in compliance.Input) (compliance
 }
 
 func complianceSpec() toolkit.Spec {
-	return toolkit.Spec{
-		Name:    ToolCheckCompliance,
-		Version: "1.0.0",
-		Description: "Check a basket of catalog SKUs against the destination's embargoes and sanctions and the restricted " +
-			"or prohibited categories per destination and transport mode (lithium batteries, aerosols, perfume, blades, " +
-			"alcohol, tobacco and vapes, drones, ...). Use it before a draft order, in parallel with pricing; the mode " +
-			"defaults to air, the strictest. Success: verdict allow (with any requirements such as age verification) " +
-			"or uncertain with confidence and reasons: uncertain, or confidence below 0.80, must go to support staff " +
-			"before the order proceeds. Common failures: COMPLIANCE_BLOCKED (details.verdict names the rules that " +
-			"blocked; do not retry, tell the user), ADDRESS_INVALID, NOT_FOUND (unknown SKU).",
-		InputSchema:      ToolCheckCompliance + ".input.json",
-		OutputSchema:     ToolCheckCompliance + ".output.json",
-		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
-		TTL:              time.Hour,
-		Timeout:          5 * time.Second,
-		Retry:            toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 5 * time.Second, MaxAttempts: 5},
-		EvidenceRequired: true,
-		Provider:         "compliance-rules",
-	}
+	return lookupSpec(ToolCheckCompliance, time.Hour, "compliance-rules",
+		"Check a basket of catalog SKUs against the destination's embargoes and sanctions and the restricted "+
+			"or prohibited categories per destination and transport mode (lithium batteries, aerosols, perfume, blades, "+
+			"alcohol, tobacco and vapes, drones, ...). Use it before a draft order, in parallel with pricing; the mode "+
+			"defaults to air, the strictest. Success: verdict allow (with any requirements such as age verification) "+
+			"or uncertain with confidence and reasons: uncertain, or confidence below 0.80, must go to support staff "+
+			"before the order proceeds. Common failures: COMPLIANCE_BLOCKED (details.verdict names the rules that "+
+			"blocked; do not retry, tell the user), ADDRESS_INVALID, NOT_FOUND (unknown SKU).")
 }
 
 func (t *tools) checkCompliance(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {

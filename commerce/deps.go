@@ -114,3 +114,22 @@ func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
 	}
 	return nil
 }
+
+// lookupSpec is the spec of a read-only lookup tool (pricing, shipping,
+// duties, compliance): schemas named after the tool, idempotent, 5 s per
+// call, retried up to 5 times from 200 ms to 5 s, evidence required.
+func lookupSpec(name string, ttl time.Duration, provider, description string) toolkit.Spec {
+	return toolkit.Spec{
+		Name:             name,
+		Version:          "1.0.0",
+		Description:      description,
+		InputSchema:      name + ".input.json",
+		OutputSchema:     name + ".output.json",
+		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
+		TTL:              ttl,
+		Timeout:          5 * time.Second,
+		Retry:            toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 5 * time.Second, MaxAttempts: 5},
+		EvidenceRequired: true,
+		Provider:         provider,
+	}
+}

@@ -13,25 +13,14 @@ import (
 const QuoteTTL = 15 * time.Minute
 
 func quoteSpec() toolkit.Spec {
-	return toolkit.Spec{
-		Name:    ToolGetQuote,
-		Version: "1.0.0",
-		Description: "Price a basket of catalog SKUs in one currency, with live stock. Use it first when building an order, " +
-			"and again when a quote has expired. Success: every line priced (unit price converted from the catalog base " +
-			"price with the ECB rate table, line total exact in minor units), a quote_id, expires_at (15 min) and a " +
-			"price_hash. Pass expected_price_hash to re-quote what the user already saw. Common failures: NOT_FOUND " +
-			"(unknown or discontinued SKU), OUT_OF_STOCK (quantity above available stock, details name the SKU and " +
-			"what is available), PRICE_CHANGED (prices differ from expected_price_hash; details carry the new price_hash " +
-			"and lines; show them and ask the user again), INVALID_ARGUMENT (currency without an exchange rate).",
-		InputSchema:      ToolGetQuote + ".input.json",
-		OutputSchema:     ToolGetQuote + ".output.json",
-		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
-		TTL:              QuoteTTL,
-		Timeout:          5 * time.Second,
-		Retry:            toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 5 * time.Second, MaxAttempts: 5},
-		EvidenceRequired: true,
-		Provider:         "catalog-postgres",
-	}
+	return lookupSpec(ToolGetQuote, QuoteTTL, "catalog-postgres",
+		"Price a basket of catalog SKUs in one currency, with live stock. Use it first when building an order, "+
+			"and again when a quote has expired. Success: every line priced (unit price converted from the catalog base "+
+			"price with the ECB rate table, line total exact in minor units), a quote_id, expires_at (15 min) and a "+
+			"price_hash. Pass expected_price_hash to re-quote what the user already saw. Common failures: NOT_FOUND "+
+			"(unknown or discontinued SKU), OUT_OF_STOCK (quantity above available stock, details name the SKU and "+
+			"what is available), PRICE_CHANGED (prices differ from expected_price_hash; details carry the new price_hash "+
+			"and lines; show them and ask the user again), INVALID_ARGUMENT (currency without an exchange rate).")
 }
 
 // priceKey is the priced content a PriceHash covers.

@@ -29,25 +29,14 @@ func (RulesShipping) Options(_ context.Context, country string, items []shipping
 }
 
 func shippingSpec() toolkit.Spec {
-	return toolkit.Spec{
-		Name:    ToolQuoteShipping,
-		Version: "1.0.0",
-		Description: "Quote economy, standard and express shipping for a basket of catalog SKUs to a destination, from the " +
-			"DE warehouse, as one parcel priced by zone and weight band on max(actual, dimensional) weight. Use it in " +
-			"parallel with pricing and compliance; only country, region and postal code of the destination are needed. " +
-			"Success: options cheapest first with carrier, cost in the requested currency, delivery estimate in business " +
-			"days and transport mode, valid 30 min. Common failures: ADDRESS_INVALID (fields named), NOT_FOUND " +
-			"(unknown SKU), COMPLIANCE_BLOCKED (destination under embargo or not served), INVALID_ARGUMENT (parcel " +
-			"beyond every service's limits: split the order).",
-		InputSchema:      ToolQuoteShipping + ".input.json",
-		OutputSchema:     ToolQuoteShipping + ".output.json",
-		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
-		TTL:              ShippingTTL,
-		Timeout:          5 * time.Second,
-		Retry:            toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 5 * time.Second, MaxAttempts: 5},
-		EvidenceRequired: true,
-		Provider:         "ratecard",
-	}
+	return lookupSpec(ToolQuoteShipping, ShippingTTL, "ratecard",
+		"Quote economy, standard and express shipping for a basket of catalog SKUs to a destination, from the "+
+			"DE warehouse, as one parcel priced by zone and weight band on max(actual, dimensional) weight. Use it in "+
+			"parallel with pricing and compliance; only country, region and postal code of the destination are needed. "+
+			"Success: options cheapest first with carrier, cost in the requested currency, delivery estimate in business "+
+			"days and transport mode, valid 30 min. Common failures: ADDRESS_INVALID (fields named), NOT_FOUND "+
+			"(unknown SKU), COMPLIANCE_BLOCKED (destination under embargo or not served), INVALID_ARGUMENT (parcel "+
+			"beyond every service's limits: split the order).")
 }
 
 func (t *tools) quoteShipping(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {

@@ -28,25 +28,14 @@ func (RulesTax) Estimate(_ context.Context, in tax.Input) (tax.Result, error) {
 }
 
 func dutiesSpec() toolkit.Spec {
-	return toolkit.Spec{
-		Name:    ToolDutiesAndTaxes,
-		Version: "1.0.0",
-		Description: "Estimate import duty and VAT/GST/sales tax for the priced lines of a quote and the chosen shipping " +
-			"option, shipped from the DE warehouse: destination rate (and US state / CA province), duty and tax de " +
-			"minimis thresholds, low-value schemes (IOSS, UK, AU/NZ, SG, NO), duty by HS chapter with FTA preferences, " +
-			"DDP or DAP. Use it after pricing and shipping, before the total. Success: duty and tax per line and in " +
-			"total, what is charged at checkout and what the recipient pays on delivery, notes and the ruleset version. " +
-			"Common failures: ADDRESS_INVALID (destination, e.g. a missing US state), INVALID_ARGUMENT (lines or shipping " +
-			"in another currency, unsupported destination).",
-		InputSchema:      ToolDutiesAndTaxes + ".input.json",
-		OutputSchema:     ToolDutiesAndTaxes + ".output.json",
-		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
-		TTL:              TaxTTL,
-		Timeout:          5 * time.Second,
-		Retry:            toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 5 * time.Second, MaxAttempts: 5},
-		EvidenceRequired: true,
-		Provider:         "tax-rules",
-	}
+	return lookupSpec(ToolDutiesAndTaxes, TaxTTL, "tax-rules",
+		"Estimate import duty and VAT/GST/sales tax for the priced lines of a quote and the chosen shipping "+
+			"option, shipped from the DE warehouse: destination rate (and US state / CA province), duty and tax de "+
+			"minimis thresholds, low-value schemes (IOSS, UK, AU/NZ, SG, NO), duty by HS chapter with FTA preferences, "+
+			"DDP or DAP. Use it after pricing and shipping, before the total. Success: duty and tax per line and in "+
+			"total, what is charged at checkout and what the recipient pays on delivery, notes and the ruleset version. "+
+			"Common failures: ADDRESS_INVALID (destination, e.g. a missing US state), INVALID_ARGUMENT (lines or shipping "+
+			"in another currency, unsupported destination).")
 }
 
 func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
