@@ -40,11 +40,7 @@ func (t *tools) checkCompliance(ctx context.Context, call *toolkit.Call) (*toolk
 	if err := call.Bind(&in); err != nil {
 		return nil, err
 	}
-	dest, err := t.checkDestination("destination", in.Destination)
-	if err != nil {
-		return nil, err
-	}
-	products, err := lookupItems(ctx, t.catalog, in.Items)
+	dest, products, err := t.basket(ctx, in.Destination, in.Items)
 	if err != nil {
 		return nil, err
 	}

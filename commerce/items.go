@@ -39,3 +39,17 @@ func lookupItems(ctx context.Context, cat Catalog, items []LineItem) (map[string
 	}
 	return products, nil
 }
+
+// basket checks a destination to quote for and resolves the items shipped
+// there, as the shipping and compliance tools take them.
+func (t *tools) basket(ctx context.Context, destination Address, items []LineItem) (Address, map[string]Product, error) {
+	dest, err := t.checkDestination("destination", destination)
+	if err != nil {
+		return Address{}, nil, err
+	}
+	products, err := lookupItems(ctx, t.catalog, items)
+	if err != nil {
+		return Address{}, nil, err
+	}
+	return dest, products, nil
+}
