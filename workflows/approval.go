@@ -397,6 +397,8 @@ func (a *Approvals) details() string {
 	if len(p.AllowedRoles) > 0 {
 		b.WriteString(fmt.Sprintf(" (roles: %s)", strings.Join(p.AllowedRoles, ", ")))
 	}
-	b.WriteString(fmt.Sprintf(".\n\nSend signal `%s` with:\n\n```json\n%s\n```\n", SignalApproval, p.Example))
+	// Inline code, not a fenced block: the Web UI's Current Details view
+	// (2.42) drops fenced blocks, and staff copy this payload from there.
+	b.WriteString(fmt.Sprintf(".\n\nSend signal `%s` with: `%s`\n", SignalApproval, p.Example))
 	return b.String()
 }
