@@ -60,7 +60,7 @@ func TestArchivedWorkflowAuditsAfterDeletion(t *testing.T) {
 		if strings.Contains(edit, "$2") {
 			args = append(args, sealed[:len(sealed)-1]) // undo the first edit, break the hash
 		}
-		superExec(t, s.pool, edit, args...)
+		testenv.SuperExec(t, s.pool, edit, args...)
 		rep, err = audit.Audit(ctx, s.deps, audit.ByID(id, runID))
 		logReport(t, rep)
 		if audit.ExitCode(rep, err) != audit.ExitFindings || len(findings(rep, audit.KindArchiveAltered)) != 1 || len(rep.Activities) != 0 {

@@ -62,7 +62,7 @@ func TestEditedSnapshotIsNamed(t *testing.T) {
 	s := newStack(t)
 	id := "audit-edited-" + s.tq
 	_, ids := s.runFixture(t, id)
-	superExec(t, s.pool, `UPDATE evidence_snapshots SET output = '{"step": 2, "note": "forged"}' WHERE snapshot_id = $1`, ids[1])
+	testenv.SuperExec(t, s.pool, `UPDATE evidence_snapshots SET output = '{"step": 2, "note": "forged"}' WHERE snapshot_id = $1`, ids[1])
 	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
 	logReport(t, rep)
 	if audit.ExitCode(rep, err) != audit.ExitFindings {
@@ -84,9 +84,9 @@ func TestMissingAndExtraSnapshots(t *testing.T) {
 	s := newStack(t)
 	id := "audit-missing-" + s.tq
 	runID, ids := s.runFixture(t, id)
-	superExec(t, s.pool, `DELETE FROM evidence_snapshots WHERE snapshot_id = $1`, ids[0])
+	testenv.SuperExec(t, s.pool, `DELETE FROM evidence_snapshots WHERE snapshot_id = $1`, ids[0])
 	// A snapshot of this run for an activity the history never scheduled.
-	superExec(t, s.pool, `INSERT INTO evidence_snapshots SELECT
+	testenv.SuperExec(t, s.pool, `INSERT INTO evidence_snapshots SELECT
 		'ev_01J00000000000000000000000', 'forged-'||dedupe_key, chain_key, 99, tool, tool_version, build, workflow_id,
 		run_id, '999', activity_type, 1, request_id, correlation_id, user_id_hash, input_digest, output, output_hash,
 		raw_ciphertext, raw_nonce, raw_key_id, ruleset_version, ttl_seconds, status, created_at, content_hash,

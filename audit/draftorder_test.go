@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -29,7 +30,7 @@ func TestDraftOrderAuditsCleanThenNamesEditedSnapshot(t *testing.T) {
 			victim = a
 		}
 	}
-	superExec(t, s.pool, `UPDATE evidence_snapshots SET output = jsonb_set(output, '{grand_total,amount}', '1')
+	testenv.SuperExec(t, s.pool, `UPDATE evidence_snapshots SET output = jsonb_set(output, '{grand_total,amount}', '1')
 		WHERE snapshot_id = $1`, victim.SnapshotID)
 	rep, err = audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
 	logReport(t, rep)

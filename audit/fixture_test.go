@@ -188,22 +188,3 @@ func (s *stack) runFixture(t *testing.T, id string) (string, []string) {
 	}
 	return run.GetRunID(), ids
 }
-
-// superExec runs sql with triggers disabled, as a superuser tampering with
-// the append-only tables would.
-func superExec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
-	t.Helper()
-	ctx := ctxT(t)
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SET session_replication_role = replica"); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _, _ = conn.Exec(context.Background(), "SET session_replication_role = origin") }()
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
-		t.Fatalf("tamper %q: %v", sql, err)
-	}
-}

@@ -62,22 +62,3 @@ func ctxT(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
-
-// superExec runs sql on a connection with triggers disabled, as a superuser
-// tampering with the table would.
-func superExec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
-	t.Helper()
-	ctx := ctxT(t)
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SET session_replication_role = replica"); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _, _ = conn.Exec(context.Background(), "SET session_replication_role = origin") }()
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
-		t.Fatalf("tamper %q: %v", sql, err)
-	}
-}

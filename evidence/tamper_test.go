@@ -2,6 +2,8 @@ package evidence
 
 import (
 	"testing"
+
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
 // seedChain records n snapshots of wf and returns their ids in chain order.
@@ -34,7 +36,7 @@ func verifyFirst(t *testing.T, s *Store, wf string) Problem {
 func TestVerifyDetectsUpdatedHash(t *testing.T) {
 	s, pool := newTestStore(t)
 	ids := seedChain(t, s, "wf-upd", 4)
-	superExec(t, pool, `UPDATE evidence_snapshots SET output_hash = 'sha256:' || repeat('a', 64) WHERE snapshot_id = $1`, ids[2])
+	testenv.SuperExec(t, pool, `UPDATE evidence_snapshots SET output_hash = 'sha256:' || repeat('a', 64) WHERE snapshot_id = $1`, ids[2])
 	p := verifyFirst(t, s, "wf-upd")
 	if p.SnapshotID != ids[2] || p.ChainSeq != 3 {
 		t.Fatalf("first problem names %s (seq %d), want %s (seq 3)", p.SnapshotID, p.ChainSeq, ids[2])
@@ -44,7 +46,7 @@ func TestVerifyDetectsUpdatedHash(t *testing.T) {
 func TestVerifyDetectsEditedOutput(t *testing.T) {
 	s, pool := newTestStore(t)
 	ids := seedChain(t, s, "wf-out", 3)
-	superExec(t, pool, `UPDATE evidence_snapshots SET output = '{"step":2,"total_minor":1}' WHERE snapshot_id = $1`, ids[1])
+	testenv.SuperExec(t, pool, `UPDATE evidence_snapshots SET output = '{"step":2,"total_minor":1}' WHERE snapshot_id = $1`, ids[1])
 	p := verifyFirst(t, s, "wf-out")
 	if p.SnapshotID != ids[1] || p.Kind != ProblemEditedOutput {
 		t.Fatalf("first problem %+v, want edited output of %s", p, ids[1])
@@ -56,7 +58,7 @@ func TestVerifyDetectsRewrittenChain(t *testing.T) {
 	// breaks the link to the next row.
 	s, pool := newTestStore(t)
 	ids := seedChain(t, s, "wf-chain", 3)
-	superExec(t, pool, `UPDATE evidence_snapshots SET chain_hash = 'sha256:' || repeat('b', 64) WHERE snapshot_id = $1`, ids[0])
+	testenv.SuperExec(t, pool, `UPDATE evidence_snapshots SET chain_hash = 'sha256:' || repeat('b', 64) WHERE snapshot_id = $1`, ids[0])
 	p := verifyFirst(t, s, "wf-chain")
 	if p.SnapshotID != ids[0] || p.Kind != ProblemBrokenLink {
 		t.Fatalf("first problem %+v, want broken link at %s", p, ids[0])
@@ -66,7 +68,7 @@ func TestVerifyDetectsRewrittenChain(t *testing.T) {
 func TestVerifyDetectsDeletedRow(t *testing.T) {
 	s, pool := newTestStore(t)
 	ids := seedChain(t, s, "wf-del", 4)
-	superExec(t, pool, `DELETE FROM evidence_snapshots WHERE snapshot_id = $1`, ids[1])
+	testenv.SuperExec(t, pool, `DELETE FROM evidence_snapshots WHERE snapshot_id = $1`, ids[1])
 	p := verifyFirst(t, s, "wf-del")
 	if p.Kind != ProblemMissingRow || p.ChainSeq != 2 {
 		t.Fatalf("first problem %+v, want missing row 2", p)
@@ -76,7 +78,7 @@ func TestVerifyDetectsDeletedRow(t *testing.T) {
 func TestVerifyDetectsDeletedTail(t *testing.T) {
 	s, pool := newTestStore(t)
 	ids := seedChain(t, s, "wf-tail", 3)
-	superExec(t, pool, `DELETE FROM evidence_snapshots WHERE snapshot_id = $1`, ids[2])
+	testenv.SuperExec(t, pool, `DELETE FROM evidence_snapshots WHERE snapshot_id = $1`, ids[2])
 	p := verifyFirst(t, s, "wf-tail")
 	if p.Kind != ProblemTruncated || p.ChainSeq != 3 {
 		t.Fatalf("first problem %+v, want truncated at 3", p)
