@@ -49,17 +49,7 @@ func TestCaptureHistories(t *testing.T) {
 			runID, res := s.runDraftOrder(t, sc.tq, sc.in, sc.drive)
 			requireState(t, res, sc.want)
 			id, _ := workflows.DraftOrderID(sc.in.Request.UserID, sc.in.Request.IdempotencyKey)
-			// A capture must audit clean, or it records a broken run.
-			rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, runID))
-			logReport(t, rep)
-			if audit.ExitCode(rep, err) != audit.ExitClean {
-				t.Fatalf("captured run does not audit clean: %v %v", err, rep.Findings)
-			}
-			h, err := archive.FetchHistory(ctxT(t), s.c, id, runID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			writeHistory(t, sc.file, h)
+			s.capture(t, sc.file, id, runID)
 		})
 	}
 	t.Run("onboarding", func(t *testing.T) {
@@ -68,17 +58,24 @@ func TestCaptureHistories(t *testing.T) {
 		if res.State != workflows.OnboardingComplete {
 			t.Fatalf("onboarding ended %+v", res)
 		}
-		rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, runID))
-		logReport(t, rep)
-		if audit.ExitCode(rep, err) != audit.ExitClean {
-			t.Fatalf("captured run does not audit clean: %v %v", err, rep.Findings)
-		}
-		h, err := archive.FetchHistory(ctxT(t), s.c, id, runID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeHistory(t, "onboarding", h)
+		s.capture(t, "onboarding", id, runID)
 	})
+}
+
+// capture writes the history of the run as testdata/histories/NAME.json.
+// A capture must audit clean, or it records a broken run.
+func (s *realStack) capture(t *testing.T, name, id, runID string) {
+	t.Helper()
+	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, runID))
+	logReport(t, rep)
+	if audit.ExitCode(rep, err) != audit.ExitClean {
+		t.Fatalf("captured run does not audit clean: %v %v", err, rep.Findings)
+	}
+	h, err := archive.FetchHistory(ctxT(t), s.c, id, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeHistory(t, name, h)
 }
 
 // writeHistory writes h as testdata/histories/NAME.json, indented so a
