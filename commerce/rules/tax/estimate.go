@@ -165,18 +165,24 @@ func (e *estimator) addNote(code string) {
 	e.res.Notes = append(e.res.Notes, Note{Code: code, Message: text})
 }
 
-// toThreshold converts an order-currency amount into the threshold's
-// currency, recording which FX source was used.
-func (e *estimator) toThreshold(amount int64, to string) (int64, error) {
-	if to == e.cur {
-		return amount, nil
-	}
+// useFX records which FX source a conversion uses: the caller's, or the
+// built-in table, whose rates the result notes as indicative.
+func (e *estimator) useFX() {
 	if e.in.Convert == nil {
 		e.fxSource = "builtin"
 		e.addNote("FX_INDICATIVE")
 	} else {
 		e.fxSource = "caller"
 	}
+}
+
+// toThreshold converts an order-currency amount into the threshold's
+// currency, recording which FX source was used.
+func (e *estimator) toThreshold(amount int64, to string) (int64, error) {
+	if to == e.cur {
+		return amount, nil
+	}
+	e.useFX()
 	v, err := e.conv(amount, e.cur, to)
 	if err != nil {
 		return 0, fmt.Errorf("tax: converting %s to %s for a threshold: %w", e.cur, to, err)
@@ -189,12 +195,7 @@ func (e *estimator) fromThreshold(amount int64, from string) (int64, error) {
 	if from == e.cur {
 		return amount, nil
 	}
-	if e.in.Convert == nil {
-		e.fxSource = "builtin"
-		e.addNote("FX_INDICATIVE")
-	} else {
-		e.fxSource = "caller"
-	}
+	e.useFX()
 	v, err := e.conv(amount, from, e.cur)
 	if err != nil {
 		return 0, fmt.Errorf("tax: converting %s to %s: %w", from, e.cur, err)
