@@ -15,12 +15,20 @@ func DraftOrderStartOptions(taskQueue, userID, idempotencyKey string) (client.St
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
+	return onceStartOptions(id, taskQueue, FlowDraftOrder, StateQuoting, "draft order"), nil
+}
+
+// onceStartOptions start the run of id at most once: a second start while
+// it is open attaches to it (USE_EXISTING), and a start after it closed is
+// refused (REJECT_DUPLICATE). The run starts searchable by its flow and
+// first state.
+func onceStartOptions(id, taskQueue, flow, state, summary string) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                taskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		TypedSearchAttributes:    StartSearchAttributes(FlowDraftOrder, StateQuoting),
-		StaticSummary:            "draft order",
-	}, nil
+		TypedSearchAttributes:    StartSearchAttributes(flow, state),
+		StaticSummary:            summary,
+	}
 }

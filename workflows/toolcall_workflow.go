@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -100,12 +99,5 @@ func ToolCallStartOptions(taskQueue string, call toolkit.ToolCall) (client.Start
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
-	return client.StartWorkflowOptions{
-		ID:                       id,
-		TaskQueue:                taskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		TypedSearchAttributes:    StartSearchAttributes(FlowToolCall, "CALLING"),
-		StaticSummary:            "tool call " + call.Tool,
-	}, nil
+	return onceStartOptions(id, taskQueue, FlowToolCall, "CALLING", "tool call "+call.Tool), nil
 }
