@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -115,34 +116,29 @@ type startResult struct {
 // startAndShow starts in and, with wait > 0, waits for the total and
 // prints it with the commands that confirm it.
 func (a *app) startAndShow(in workflows.DraftOrderInput, wait time.Duration) error {
-	ctx, cancel := a.ctxFor(wait)
-	defer cancel()
-	c, err := a.connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	h, err := c.StartDraftOrder(ctx, in)
-	if err != nil {
-		return err
-	}
-	res := startResult{Handle: h, UILink: uiLink(a.uiBase(), c.Namespace(), h.WorkflowID, h.RunID)}
-	if wait > 0 {
-		st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(wait))
+	return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
+		h, err := c.StartDraftOrder(ctx, in)
 		if err != nil {
 			return err
 		}
-		res.Status = &st
-		if st.Confirmation != nil {
-			res.ConfirmCommand, res.TemporalCommand = confirmCommands(selfName(), temporalCLI(), c.Address(), c.Namespace(),
-				h.WorkflowID, st.Confirmation.QuoteHash)
+		res := startResult{Handle: h, UILink: uiLink(a.uiBase(), c.Namespace(), h.WorkflowID, h.RunID)}
+		if wait > 0 {
+			st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(wait))
+			if err != nil {
+				return err
+			}
+			res.Status = &st
+			if st.Confirmation != nil {
+				res.ConfirmCommand, res.TemporalCommand = confirmCommands(selfName(), temporalCLI(), c.Address(), c.Namespace(),
+					h.WorkflowID, st.Confirmation.QuoteHash)
+			}
 		}
-	}
-	a.emit(res, func(w io.Writer) { printStarted(w, res) })
-	if res.Status != nil && res.Status.Result != nil && !succeeded(*res.Status.Result) {
-		return &exitError{code: exitRefused}
-	}
-	return nil
+		a.emit(res, func(w io.Writer) { printStarted(w, res) })
+		if res.Status != nil && res.Status.Result != nil && !succeeded(*res.Status.Result) {
+			return &exitError{code: exitRefused}
+		}
+		return nil
+	})
 }
 
 func printStarted(w io.Writer, r startResult) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -30,19 +32,14 @@ name, version, annotations, TTL, timeout and description. With --json, the full
 specs. Needs a worker polling CARTWRIGHT_TASK_QUEUE.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := a.ctxFor(0)
-			defer cancel()
-			c, err := a.connect(ctx)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			specs, err := c.ListTools(ctx, time.Now().Add(a.timeout))
-			if err != nil {
-				return err
-			}
-			a.emit(specs, func(w io.Writer) { printSpecs(w, specs) })
-			return nil
+			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
+				specs, err := c.ListTools(ctx, time.Now().Add(a.timeout))
+				if err != nil {
+					return err
+				}
+				a.emit(specs, func(w io.Writer) { printSpecs(w, specs) })
+				return nil
+			})
 		},
 	}
 }
@@ -72,28 +69,23 @@ Exit: 0 the tool answered, 1 it refused (e.g. OUT_OF_STOCK, ADDRESS_INVALID),
 			if err != nil {
 				return err
 			}
-			ctx, cancel := a.ctxFor(0)
-			defer cancel()
-			c, err := a.connect(ctx)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			env, h, err := c.CallTool(ctx, call, time.Now().Add(a.timeout))
-			if err != nil {
-				return err
-			}
-			out := struct {
-				WorkflowID string           `json:"workflow_id"`
-				RunID      string           `json:"run_id"`
-				Attached   bool             `json:"attached"`
-				Envelope   toolkit.Response `json:"envelope"`
-			}{h.WorkflowID, h.RunID, h.Attached, env}
-			a.emit(out, func(w io.Writer) {
-				fmt.Fprintf(w, "workflow %s (run %s)%s\n", h.WorkflowID, h.RunID, map[bool]string{true: ", attached to the earlier call", false: ""}[h.Attached])
-				_ = writeJSON(w, env)
+			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
+				env, h, err := c.CallTool(ctx, call, time.Now().Add(a.timeout))
+				if err != nil {
+					return err
+				}
+				out := struct {
+					WorkflowID string           `json:"workflow_id"`
+					RunID      string           `json:"run_id"`
+					Attached   bool             `json:"attached"`
+					Envelope   toolkit.Response `json:"envelope"`
+				}{h.WorkflowID, h.RunID, h.Attached, env}
+				a.emit(out, func(w io.Writer) {
+					fmt.Fprintf(w, "workflow %s (run %s)%s\n", h.WorkflowID, h.RunID, map[bool]string{true: ", attached to the earlier call", false: ""}[h.Attached])
+					_ = writeJSON(w, env)
+				})
+				return nil
 			})
-			return nil
 		},
 	}
 	c.Flags().StringVarP(&file, "file", "f", "", "tool call JSON file, or - for stdin")
