@@ -40,8 +40,8 @@ func transient(err error) bool {
 	if errors.As(err, &pgErr) {
 		switch {
 		case strings.HasPrefix(pgErr.Code, "08"), // connection exception
-			strings.HasPrefix(pgErr.Code, "53"), // insufficient resources
-			strings.HasPrefix(pgErr.Code, "57P"), // admin/crash shutdown, cannot connect now
+			strings.HasPrefix(pgErr.Code, "53"),          // insufficient resources
+			strings.HasPrefix(pgErr.Code, "57P"),         // admin/crash shutdown, cannot connect now
 			pgErr.Code == "40001", pgErr.Code == "40P01": // serialisation failure, deadlock
 			return true
 		}

@@ -28,10 +28,10 @@ func testInvoker(t testing.TB, sink toolkit.EvidenceSink, handler toolkit.Handle
 	reg := toolkit.NewRegistry(testSchemas)
 	err := reg.Register(toolkit.Spec{
 		Name: testTool, Version: "0.1.0",
-		Description:  "Test-only lookup: answers with a fixed record; succeeds always; fails only when the store does.",
-		InputSchema:  "test.lookup.input.json", OutputSchema: "test.lookup.output.json",
-		Annotations:  toolkit.Annotations{ReadOnly: true, Idempotent: true},
-		TTL:          time.Minute, Timeout: 10 * time.Second, EvidenceRequired: true, Provider: "test",
+		Description: "Test-only lookup: answers with a fixed record; succeeds always; fails only when the store does.",
+		InputSchema: "test.lookup.input.json", OutputSchema: "test.lookup.output.json",
+		Annotations: toolkit.Annotations{ReadOnly: true, Idempotent: true},
+		TTL:         time.Minute, Timeout: 10 * time.Second, EvidenceRequired: true, Provider: "test",
 	}, handler)
 	if err != nil {
 		t.Fatal(err)

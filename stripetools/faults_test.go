@@ -71,7 +71,7 @@ func TestRetryAfterParsing(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for in, want := range map[string]time.Duration{
 		"": DefaultRetryAfter, "3": 3 * time.Second, "0": DefaultRetryAfter, "junk": DefaultRetryAfter,
-		"3600":                          maxRetryAfter,
+		"3600": maxRetryAfter,
 		now.Add(5 * time.Second).Format("Mon, 02 Jan 2006 15:04:05 GMT"): 5 * time.Second,
 	} {
 		if got := parseRetryAfter(in, now); got != want {
