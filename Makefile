@@ -77,7 +77,9 @@ test-integration: tools ## start the test stack if needed, go test ./..., stop i
 fuzz: ## run each FUZZ_TARGETS target for FUZZ_TIME
 	scripts/test.sh fuzz
 
-lint: tools ## go vet, staticcheck, workflowcheck
+lint: tools ## gofmt, go vet, staticcheck, workflowcheck
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	go vet ./...
 	$(BIN)/staticcheck ./...
 	$(BIN)/workflowcheck ./...
