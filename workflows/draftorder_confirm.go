@@ -71,7 +71,17 @@ func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResul
 	if err := d.setState(ctx, StateCreating); err != nil {
 		return nil, err
 	}
-	req := envelope(ctx, d.in.Request, fmt.Sprintf("create/%s", hash))
+	// Each create call of the run gets its own correlation id: a call that
+	// ended NEEDS_USER_CONFIRMATION may have closed its two-phase audit as
+	// failed, and the audit refuses a closed correlation id (CONFLICT), so
+	// the create after a same-price re-quote must not reuse it. The first
+	// call keeps the plain step name.
+	d.creates++
+	step := fmt.Sprintf("create/%s", hash)
+	if d.creates > 1 {
+		step = fmt.Sprintf("create/%s/%d", hash, d.creates)
+	}
+	req := envelope(ctx, d.in.Request, step)
 	var res activities.CreateDraftOrderResult
 	err := workflow.ExecuteActivity(
 		toolOptions(ctx, toolSpec(commerce.ToolCreateDraftOrder), fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, fmtMoney(d.total.GrandTotal))),

@@ -53,8 +53,10 @@ type draftOrder struct {
 	approval     *ApprovalOutcome
 	draft        *commerce.DraftOrder
 	requotes     int
-	evidence     []EvidenceRef
-	result       *DraftOrderResult
+	// creates counts the create calls of the run (see create).
+	creates  int
+	evidence []EvidenceRef
+	result   *DraftOrderResult
 }
 
 // setup checks the input, then declares the query and the signals (with

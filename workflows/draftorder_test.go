@@ -393,3 +393,29 @@ func TestCancelDuringRequoteWins(t *testing.T) {
 		t.Fatalf("result = %+v, creates %d, quotes %d", res, f.count("CreateDraftOrder"), f.count("GetQuote"))
 	}
 }
+
+// TestCreateRetriedAfterExpiredTotalUsesNewCorrelation: when the create
+// tool answers NEEDS_USER_CONFIRMATION (its retries outlived the total,
+// so it closed this call's two-phase audit as failed) and the re-quote
+// gives the same prices, the second create must not reuse the first
+// call's correlation id: the audit store refuses a correlation id closed
+// as failed (CONFLICT), which would fail the workflow instead of creating
+// the draft.
+func TestCreateRetriedAfterExpiredTotalUsesNewCorrelation(t *testing.T) {
+	f := newFixture(t)
+	f.fail("CreateDraftOrder", toolkit.Errorf(toolkit.NeedsUserConfirmation, "the total expired"), 1)
+	f.at(time.Minute, f.confirmPublished)
+	res := f.run()
+	if res.State != StateDraftCreated {
+		t.Fatalf("result = %+v", res)
+	}
+	calls := f.callsOf("CreateDraftOrder")
+	if len(calls) != 2 {
+		t.Fatalf("CreateDraftOrder calls = %d, want 2", len(calls))
+	}
+	a, b := calls[0].(activities.CreateDraftOrderInput), calls[1].(activities.CreateDraftOrderInput)
+	if a.Args.ConfirmedQuoteHash != b.Args.ConfirmedQuoteHash {
+		t.Fatalf("test expects the same confirmed total twice")
+	}
+	checkCorrelationIDs(t, f)
+}
