@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // Archive copies closed workflows' histories into the history archive, so
@@ -33,7 +34,7 @@ type ArchiveClosedHistoriesInput struct {
 // heartbeats its progress after each run; a retry starts the pass again and
 // skips what is already archived, so failing half way loses nothing.
 func (a *Archive) ArchiveClosedHistories(ctx context.Context, in ArchiveClosedHistoriesInput) (archive.SweepResult, error) {
-	return archive.Sweep(ctx, a.Temporal, a.Store, archive.SweepOptions{
+	res, err := archive.Sweep(ctx, a.Temporal, a.Store, archive.SweepOptions{
 		TaskQueue: in.TaskQueue, ExcludeTypes: in.ExcludeTypes, Overlap: in.Overlap,
 		Progress: func(r archive.SweepResult) {
 			if activity.IsActivity(ctx) {
@@ -41,4 +42,10 @@ func (a *Archive) ArchiveClosedHistories(ctx context.Context, in ArchiveClosedHi
 			}
 		},
 	})
+	if err != nil {
+		// Like every activity: a closed-set code (UPSTREAM_ERROR for a
+		// database or Temporal failure), never a Go error type name.
+		return res, toolkit.ApplicationError(err)
+	}
+	return res, nil
 }
