@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
@@ -51,7 +50,7 @@ func ToolCallID(call toolkit.ToolCall) (string, error) {
 // retry contract. A tool failure fails the workflow with the tool's code.
 func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 	if in.Call.Tool == "" {
-		return ToolCallResult{}, invalidToolCall("tool call names no tool")
+		return ToolCallResult{}, invalidInput("tool call names no tool")
 	}
 	spec := toolSpec(in.Call.Tool)
 	in.Call.Request = envelope(ctx, in.Call.Request, "tool/"+in.Call.Tool)
@@ -84,10 +83,6 @@ func ListTools(ctx workflow.Context, _ ListToolsInput) (ListToolsResult, error) 
 		return ListToolsResult{}, err
 	}
 	return ListToolsResult(out), nil
-}
-
-func invalidToolCall(msg string) error {
-	return temporal.NewNonRetryableApplicationError(msg, string(toolkit.InvalidArgument), nil)
 }
 
 // ToolCallStartOptions start a tool call idempotently: the id is
