@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -91,16 +92,25 @@ until the total is published and prints how to confirm it.`,
 
 // readOrder decodes the order file strictly.
 func (a *app) readOrder(file string) (workflows.DraftOrderInput, error) {
-	var r io.Reader = a.stdin
-	if file != "-" {
-		f, err := os.Open(file)
-		if err != nil {
-			return workflows.DraftOrderInput{}, toolkit.Errorf(toolkit.InvalidArgument, "order file: %v", err)
-		}
-		defer f.Close()
-		r = f
+	body, err := a.readFile(file, "order file")
+	if err != nil {
+		return workflows.DraftOrderInput{}, err
 	}
-	return client.DecodeDraftOrderInput(r)
+	return client.DecodeDraftOrderInput(bytes.NewReader(body))
+}
+
+// readFile reads file, or standard input for "-", bounded by
+// toolkit.MaxBodyBytes; what names the file in the error.
+func (a *app) readFile(file, what string) ([]byte, error) {
+	if file == "-" {
+		return toolkit.ReadBody(a.stdin)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%s: %v", what, err)
+	}
+	defer f.Close()
+	return toolkit.ReadBody(f)
 }
 
 // startResult is start's (and sample's) --json output.

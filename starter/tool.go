@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"time"
 
@@ -95,16 +94,7 @@ Exit: 0 the tool answered, 1 it refused (e.g. OUT_OF_STOCK, ADDRESS_INVALID),
 
 // readToolCall decodes the call file with toolkit.DecodeToolCall.
 func (a *app) readToolCall(file string) (toolkit.ToolCall, error) {
-	var r io.Reader = a.stdin
-	if file != "-" {
-		f, err := os.Open(file)
-		if err != nil {
-			return toolkit.ToolCall{}, toolkit.Errorf(toolkit.InvalidArgument, "tool call file: %v", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	body, err := toolkit.ReadBody(r)
+	body, err := a.readFile(file, "tool call file")
 	if err != nil {
 		return toolkit.ToolCall{}, err
 	}
