@@ -99,8 +99,8 @@ stop_pid() {
 
 # ---------------------------------------------------------------- tools
 
-# ensure_tools: build the pinned tool binaries from tools/go.mod into .bin/
-# (once; rebuilt when tools/go.mod or go.sum changes). Building them once and
+# ensure_tools: build the pinned tool binaries from build/tools/go.mod into .bin/
+# (once; rebuilt when build/tools/go.mod or go.sum changes). Building them once and
 # exec'ing the binaries avoids `go tool` re-linking the 250 MB temporal CLI on
 # every call.
 ensure_tools() {
