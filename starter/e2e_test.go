@@ -13,14 +13,14 @@ import (
 
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/internal/teststack"
+	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
 // stack starts the real stack with a worker and points the CLI at it.
-func stack(t *testing.T) *teststack.Stack {
+func stack(t *testing.T) *wiringtest.Stack {
 	t.Helper()
-	s := teststack.Start(t)
+	s := wiringtest.Start(t)
 	s.Env(t)
 	return s
 }

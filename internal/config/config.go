@@ -60,8 +60,18 @@ type Config struct {
 
 // Load reads the environment and checks the values that have a floor.
 func Load() (Config, error) {
+	return parse(env.Options{})
+}
+
+// Defaults is the configuration with every default and no environment:
+// what a test stack or an embedded process starts from.
+func Defaults() (Config, error) {
+	return parse(env.Options{Environment: map[string]string{}})
+}
+
+func parse(opts env.Options) (Config, error) {
 	var c Config
-	if err := env.Parse(&c); err != nil {
+	if err := env.ParseWithOptions(&c, opts); err != nil {
 		return c, fmt.Errorf("read configuration: %w", err)
 	}
 	if c.ReconcilePendingAfter < time.Minute {
