@@ -83,14 +83,7 @@ requires and the cited explanations, links (hash and expiry only: 'link'
 reveals one), support-staff review, refused signals. --json prints all of it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := merchantOf(*merchant); err != nil {
-				return err
-			}
-			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
-				st, err := c.OnboardingStatus(ctx, *merchant)
-				if err != nil {
-					return err
-				}
+			return a.withOnboarding(*merchant, func(_ context.Context, st workflows.OnboardingStatus) error {
 				a.emit(st, func(w io.Writer) { printOnboarding(w, st) })
 				return nil
 			})
@@ -143,14 +136,7 @@ its hash, and every reveal is written to evidence_access_log. Needs
 CARTWRIGHT_PG_DSN and CARTWRIGHT_EVIDENCE_KEY.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := merchantOf(*merchant); err != nil {
-				return err
-			}
-			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
-				st, err := c.OnboardingStatus(ctx, *merchant)
-				if err != nil {
-					return err
-				}
+			return a.withOnboarding(*merchant, func(ctx context.Context, st workflows.OnboardingStatus) error {
 				l, err := revealLink(ctx, st, login)
 				if err != nil {
 					return err
@@ -162,6 +148,21 @@ CARTWRIGHT_PG_DSN and CARTWRIGHT_EVIDENCE_KEY.`,
 	}
 	c.Flags().BoolVar(&login, "login", false, "reveal the latest login link instead of the relink URL")
 	return c
+}
+
+// withOnboarding checks the merchant id, reads its onboarding's status
+// through the client and hands it to fn.
+func (a *app) withOnboarding(merchant string, fn func(context.Context, workflows.OnboardingStatus) error) error {
+	if err := merchantOf(merchant); err != nil {
+		return err
+	}
+	return a.withClient(0, func(ctx context.Context, c *client.Client) error {
+		st, err := c.OnboardingStatus(ctx, merchant)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, st)
+	})
 }
 
 // revealLink reads the onboarding's current relink URL (login: its latest
