@@ -10,6 +10,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/logging"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -64,7 +65,7 @@ func (a *app) reconcile(cfg config.Config, opts evidence.ReconcileOptions) (evid
 	if cfg.LogLevel == "info" {
 		cfg.LogLevel = "warn"
 	}
-	logger, err := toolkit.NewLogger(cfg.LogLevel, cfg.LogDevelopment)
+	logger, err := logging.NewLogger(cfg.LogLevel, cfg.LogDevelopment)
 	if err != nil {
 		return evidence.ReconcileReport{}, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/logging"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/webhook"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
@@ -36,7 +37,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	logger, err := toolkit.NewLogger(cfg.LogLevel, cfg.LogDevelopment)
+	logger, err := logging.NewLogger(cfg.LogLevel, cfg.LogDevelopment)
 	if err != nil {
 		return err
 	}

@@ -13,15 +13,15 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"go.temporal.io/sdk/client"
+	sdkclient "go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
+	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
-	"github.com/cartwright-dev/cartwright/internal/tclient"
 	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/merchant"
 	"github.com/cartwright-dev/cartwright/onboarding"
@@ -39,7 +39,7 @@ type Base struct {
 	Config   config.Config
 	Logger   *zap.Logger
 	Pool     *pgxpool.Pool
-	Temporal client.Client
+	Temporal sdkclient.Client
 	// Clock replaces time.Now in the commerce tools (tests of expiry).
 	Clock func() time.Time
 }
@@ -73,7 +73,7 @@ func Connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (Base, 
 	if err != nil {
 		return Base{}, nil, err
 	}
-	tc, err := tclient.Dial(ctx, logger)
+	tc, err := client.Dial(ctx, logger)
 	if err != nil {
 		pool.Close()
 		return Base{}, nil, err
