@@ -55,8 +55,9 @@ type Deps struct {
 	// workflows.Registry(), what the worker registers. Tests swap in
 	// changed code here.
 	Workflows map[string]any
-	// DataConverter must be the worker's; nil means the SDK default, which
-	// is what the worker uses.
+	// DataConverter must be the worker's: the payload codec's
+	// (client.SDKOptions; Open sets it). nil means the SDK default, which
+	// reads only histories written without a codec.
 	DataConverter converter.DataConverter
 	// Reader names who reads archived histories (they hold PII, so every
 	// read is logged with this name); "" means "audit".

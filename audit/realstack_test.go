@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/client/clienttest"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
@@ -38,7 +40,8 @@ func newRealStack(t *testing.T) *realStack {
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	ws := wiringtest.StartWith(t, wiringtest.Options{Logger: logger})
 	s := &realStack{c: ws.Temporal, pool: ws.Pool, store: ws.Store, logger: logger, tq: ws.TaskQueue, ws: ws}
-	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger}
+	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger,
+		DataConverter: clienttest.DataConverter()}
 	return s
 }
 

@@ -30,6 +30,22 @@ type Config struct {
 	EvidenceKey   string `env:"CARTWRIGHT_EVIDENCE_KEY"`
 	EvidenceKeyID string `env:"CARTWRIGHT_EVIDENCE_KEY_ID" envDefault:"local-1"`
 
+	// PayloadKeys is the payload codec's key ring, `id:base64key,…`
+	// (32-byte AES-256 keys): every payload our clients and workers write
+	// to Temporal is encrypted with it. PayloadKeyID names the key that
+	// encrypts ("" = the first); the others only decrypt (rotation). Its
+	// own key, not the evidence key: every Temporal client holds it.
+	PayloadKeys  string `env:"CARTWRIGHT_PAYLOAD_KEYS"`
+	PayloadKeyID string `env:"CARTWRIGHT_PAYLOAD_KEY_ID"`
+	// CodecAddr is where the worker serves the codec server the Web UI and
+	// `temporal --codec-endpoint` call ("off" = not served).
+	CodecAddr string `env:"CARTWRIGHT_CODEC_ADDR" envDefault:"127.0.0.1:8089"`
+	// CodecCORSOrigins are the Web UI origins allowed to call it.
+	CodecCORSOrigins []string `env:"CARTWRIGHT_CODEC_CORS_ORIGINS" envSeparator:"," envDefault:"http://localhost:8233,http://127.0.0.1:8233"`
+	// CodecSecret, when set, is a shared bearer secret the codec server
+	// accepts besides staff tokens: for the dev stack only.
+	CodecSecret string `env:"CARTWRIGHT_CODEC_SECRET"`
+
 	// ReconcilePendingAfter: audit rows pending longer than this are failed
 	// by reconcile (seed 003 OUTBOX-INV-09). Never below a minute.
 	ReconcilePendingAfter time.Duration `env:"CARTWRIGHT_RECONCILE_PENDING_AFTER" envDefault:"2h"`

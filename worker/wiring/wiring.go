@@ -73,7 +73,7 @@ func Connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (Base, 
 	if err != nil {
 		return Base{}, nil, err
 	}
-	tc, err := client.Dial(ctx, logger)
+	tc, err := client.Dial(ctx, cfg, logger)
 	if err != nil {
 		pool.Close()
 		return Base{}, nil, err

@@ -14,10 +14,10 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
@@ -164,7 +164,7 @@ func cli(t testing.TB, args ...string) string {
 func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 	s.t.Helper()
 	iter := s.tc.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	dc := converter.GetDefaultDataConverter()
+	dc := clienttest.DataConverter()
 	n := 0
 	for iter.HasNext() {
 		ev, err := iter.Next()
@@ -229,11 +229,14 @@ func (s *stack) replay(ctx context.Context, id, runID string) {
 		}
 		hist.Events = append(hist.Events, ev)
 	}
-	r := worker.NewWorkflowReplayer()
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: clienttest.DataConverter()})
+	if err != nil {
+		s.t.Fatal(err)
+	}
 	r.RegisterWorkflowWithOptions(workflows.DraftOrder, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
 	// The original ids matter: the workflow checks its id against the
 	// user and key, and correlation ids derive from both.
-	err := r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{
+	err = r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{
 		OriginalExecution: workflow.Execution{ID: id, RunID: runID},
 	})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/client/clienttest"
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/config"
@@ -118,6 +119,7 @@ func Config(taskQueue, evidenceKey string) config.Config {
 	}
 	cfg.TaskQueue = taskQueue
 	cfg.EvidenceKey, cfg.EvidenceKeyID = evidenceKey, evidencetest.KeyID
+	cfg.PayloadKeys, cfg.PayloadKeyID = codectest.Spec(), codectest.KeyID
 	cfg.StripeAPIBase = testenv.StripeAPIBase()
 	return cfg
 }
@@ -141,4 +143,6 @@ func (s *Stack) Env(t *testing.T) {
 	t.Setenv("CARTWRIGHT_PG_DSN", s.DSN)
 	t.Setenv("CARTWRIGHT_EVIDENCE_KEY", s.EvidenceKey)
 	t.Setenv("CARTWRIGHT_EVIDENCE_KEY_ID", s.EvidenceKeyID)
+	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
+	t.Setenv("CARTWRIGHT_PAYLOAD_KEY_ID", codectest.KeyID)
 }
