@@ -54,6 +54,10 @@ type Options struct {
 	// Configure adjusts the configuration the stack builds from (for
 	// example a fake Stripe's address and secrets).
 	Configure func(*config.Config)
+	// Temporal is the client the stack uses (nil: clienttest.Dial, the
+	// shared test dev server); a test with a dev server of its own passes
+	// clienttest.DialAt's.
+	Temporal client.Client
 }
 
 // Start builds the stack and starts a worker serving every workflow and
@@ -74,7 +78,10 @@ func StartWith(t testing.TB, opts Options) *Stack {
 	}
 	t.Cleanup(pool.Close)
 	s.Pool = pool
-	s.Temporal = clienttest.Dial(t)
+	s.Temporal = opts.Temporal
+	if s.Temporal == nil {
+		s.Temporal = clienttest.Dial(t)
+	}
 	s.TaskQueue, s.Deps = s.AddWorker(t, opts)
 	s.Store = s.Deps.Evidence
 	return s
