@@ -232,7 +232,12 @@ start_temporal() {
 		warn "something we did not start listens on :$port; using it as the Temporal server"
 	else
 		args=(server start-dev --ip 127.0.0.1 --port "$port" --log-level warn "${TEMPORAL_DYNAMIC_CONFIG[@]}")
-		if [ -n "$ui" ]; then args+=(--ui-port "$ui"); else args+=(--headless); fi
+		# The UI calls the worker's codec server to show staff decoded
+		# payloads; localhost on both sides keeps them same-site, so the
+		# codec server's sign-in cookie travels with the UI's requests.
+		if [ -n "$ui" ]; then
+			args+=(--ui-port "$ui" --ui-codec-endpoint "http://localhost:$CODEC_PORT/codec")
+		else args+=(--headless); fi
 		if [ -n "$db" ]; then args+=(--db-filename "$db"); fi
 		start_bg temporal "$BIN/temporal" "${args[@]}"
 	fi
@@ -293,12 +298,14 @@ load_profile() {
 		TEMPORAL_PORT=7233 UI_PORT=8233 STRIPE_PORT=12111
 		TEMPORAL_DB="$DATA_DIR/temporal.db"
 		WEBHOOK_ADDR=127.0.0.1:8088
+		CODEC_PORT=8089
 		;;
 	test)
 		DATA_DIR="$ROOT/.data/test"
 		TEMPORAL_PORT=7243 UI_PORT=8243 STRIPE_PORT=12112
 		TEMPORAL_DB=""
 		WEBHOOK_ADDR=127.0.0.1:8098
+		CODEC_PORT=8099
 		;;
 	*) die "unknown profile '$PROFILE' (want dev or test)" ;;
 	esac
@@ -333,8 +340,10 @@ secret_file() {
 # write_env: the environment the worker, starter and tests see, as a file
 # you can `source` (`. .data/env`) to talk to the same stack by hand.
 write_env() {
-	local key whsec
+	local key whsec pkey csecret
 	key=$(secret_file "$DATA_DIR/evidence.key" sh -c 'head -c 32 /dev/urandom | base64')
+	pkey=$(secret_file "$DATA_DIR/payload.key" sh -c 'head -c 32 /dev/urandom | base64')
+	csecret=$(secret_file "$DATA_DIR/codec.secret" sh -c 'head -c 24 /dev/urandom | base64 | tr -d "/+="')
 	# shellcheck disable=SC2016 # expanded by the inner sh, on purpose
 	whsec=$(secret_file "$DATA_DIR/stripe-webhook.secret" sh -c 'printf "whsec_%s\n" "$(head -c 24 /dev/urandom | base64 | tr -d "/+=")"')
 	cat >"$ENV_FILE" <<-EOT
@@ -348,6 +357,10 @@ write_env() {
 		export STRIPE_WEBHOOK_SECRET='$whsec'
 		export CARTWRIGHT_EVIDENCE_KEY='$key'
 		export CARTWRIGHT_WEBHOOK_ADDR='$WEBHOOK_ADDR'
+		export CARTWRIGHT_PAYLOAD_KEYS='dev-1:$pkey'
+		export CARTWRIGHT_CODEC_ADDR='127.0.0.1:$CODEC_PORT'
+		export CARTWRIGHT_CODEC_CORS_ORIGINS='http://localhost:$UI_PORT,http://127.0.0.1:$UI_PORT'
+		export CARTWRIGHT_CODEC_SECRET='$csecret'
 		export CARTWRIGHT_TEMPORAL_BIN='$BIN/temporal'
 		export CARTWRIGHT_STRIPE_MOCK_BIN='$BIN/stripe-mock'
 	EOT
