@@ -78,7 +78,9 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser test failed: %v", err)
 	}
-	after := waitDraft(t, ctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool {
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	after := waitDraft(t, wctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool {
 		return st.Approvals.Pending == nil && len(st.Approvals.Decisions) == 1
 	})
 	if d := after.Approvals.Decisions[0]; d.Approver != "alice.support" || d.Decision != "approve" {
