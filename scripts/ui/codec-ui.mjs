@@ -61,7 +61,6 @@ try {
   await waitText(WID);
   await new Promise((r) => setTimeout(r, 1500));
   let body = await text();
-  console.log(body.slice(0, 3000));
   await shot('1-encoded-without-credential.png');
   if (body.includes(NAME)) fail('the planted name is visible without a staff credential');
   if (!codecAnswers.some((s) => s === 401)) fail(`codec server answers without credential: ${codecAnswers}`);

@@ -42,7 +42,13 @@ func newStack(t testing.TB, opts worker.Options) *stack {
 	// The pool is sized like a worker's should be for its activity
 	// concurrency: pgxpool's default (max(4, cores)) makes parallel
 	// activities queue for a connection.
-	ts := wiringtest.StartWith(t, wiringtest.Options{Worker: opts, MaxConns: 24})
+	return newStackWith(t, wiringtest.Options{Worker: opts, MaxConns: 24})
+}
+
+// newStackWith is newStack with the stack's options given whole.
+func newStackWith(t testing.TB, opts wiringtest.Options) *stack {
+	t.Helper()
+	ts := wiringtest.StartWith(t, opts)
 	return &stack{t: t, pool: ts.Pool, store: ts.Store, tc: ts.Temporal, queue: ts.TaskQueue}
 }
 
