@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -170,6 +171,14 @@ type fxFile struct {
 	Rates map[string]string `json:"rates"`
 }
 
+var (
+	// schemeRE is a scheme label: a short stable code such as "IOSS",
+	// "VOEC" or "UK-LVC", never a sentence (a sentence broke the output
+	// schema once: issue 10, finding 1).
+	schemeRE   = regexp.MustCompile(`^[A-Z]{2,6}(?:-[A-Z0-9]{2,6})?$`)
+	hsPrefixRE = regexp.MustCompile(`^[0-9]{2,6}$`)
+)
+
 // rules is the loaded, validated rule set.
 type rules struct {
 	version string
@@ -302,6 +311,14 @@ func (r *rules) validate() error {
 					if _, err := money.ParseMajor(*a, g.Currency); err != nil {
 						return fmt.Errorf("tax: regime %s: %w", key, err)
 					}
+				}
+			}
+			if p.Scheme != "" && !schemeRE.MatchString(p.Scheme) {
+				return fmt.Errorf("tax: regime %s: scheme %q is not a short label (%s)", key, p.Scheme, schemeRE)
+			}
+			for _, x := range p.LowValueExcluded {
+				if !hsPrefixRE.MatchString(x) {
+					return fmt.Errorf("tax: regime %s: excluded HS prefix %q", key, x)
 				}
 			}
 			for _, n := range p.Notes {

@@ -2,6 +2,7 @@ package tax
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -170,8 +171,27 @@ func SupportedDestinations() []string {
 	return out
 }
 
+// Schemes lists every low-value scheme label the import regimes can
+// report (Result.Scheme), sorted and without duplicates.
+func Schemes() []string {
+	r, err := load()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, g := range r.regimes {
+		for _, p := range g.Periods {
+			if p.Scheme != "" && !slices.Contains(out, p.Scheme) {
+				out = append(out, p.Scheme)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // RulesetVersion is the version shared by the tax data files, e.g.
-// "tax-2026.11.1"; it goes into evidence with every estimate.
+// "tax-2026.11.2"; it goes into evidence with every estimate.
 func RulesetVersion() string {
 	r, err := load()
 	if err != nil {
