@@ -2,6 +2,7 @@ package address
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -39,8 +40,44 @@ func (v *validator) country(c *countryRules, a Address) {
 		return
 	}
 	if c.Postal != nil && postal != "" && !v.has(FieldPostalCode) && !r.matchesPostal(c.Postal.canonical(postal)) {
+		if c.Region.PostalMismatch == SeverityError {
+			// Both fields are named: either may be the wrong one, and the
+			// tax follows the region, so neither may be guessed.
+			msg := fmt.Sprintf("postal code and region contradict each other: the postal code is not in %s; correct the region or the postal code", r.Code)
+			v.add(FieldPostalCode, CodeRegionMismatch, SeverityError, msg)
+			v.add(FieldRegion, CodeRegionMismatch, SeverityError, msg)
+			return
+		}
 		v.add(FieldPostalCode, CodeRegionMismatch, SeverityWarning, fmt.Sprintf("postal code does not usually belong to %s", r.Code))
 	}
+}
+
+// Resolve normalises a (see Normalize), fills a missing region from the
+// postal code when exactly one region's postal data matches it (Canadian
+// FSA letters, Australian ranges; never a guess between several), and
+// validates the result. A derived region is reported as a warning
+// (CodeRegionDerived on the region field), so callers can tell the user.
+func Resolve(a Address) (Address, []Problem) {
+	n := Normalize(a)
+	var derived []Problem
+	if t, err := rules(); err == nil {
+		c, ok := t.countries[n.Country]
+		if ok && c.Region != nil && c.Postal != nil && n.Region == "" && n.PostalCode != "" && c.Postal.re.MatchString(n.PostalCode) {
+			if rs := c.Region.regionsOf(n.PostalCode); len(rs) == 1 {
+				n.Region = rs[0].Code
+				derived = append(derived, Problem{Field: FieldRegion, Code: CodeRegionDerived, Severity: SeverityWarning,
+					Message: fmt.Sprintf("region %s was derived from the postal code", rs[0].Code)})
+			}
+		}
+	}
+	problems := append(Validate(n), derived...)
+	sort.SliceStable(problems, func(i, j int) bool {
+		if problems[i].Field != problems[j].Field {
+			return problems[i].Field < problems[j].Field
+		}
+		return problems[i].Code < problems[j].Code
+	})
+	return n, problems
 }
 
 // Normalize returns a copy of a with surrounding space trimmed, the
