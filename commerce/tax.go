@@ -145,6 +145,9 @@ func taxError(err error) error {
 	case errors.Is(err, tax.ErrRegionRequired), errors.Is(err, tax.ErrUnknownRegion):
 		return toolkit.Errorf(toolkit.AddressInvalid, "%v", err).WithDetail("fields", []string{"destination.region"}).
 			WithRecovery("ask the user for the state or province")
+	case errors.Is(err, tax.ErrUnsupportedRegion):
+		return toolkit.Errorf(toolkit.AddressInvalid, "%v", err).WithDetail("fields", []string{"destination.region"}).
+			WithRecovery("this region is not served; ask the user for a delivery address in a served state or province")
 	case errors.Is(err, tax.ErrUnsupportedDestination):
 		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"destination.country"}).
 			WithDetail("supported", tax.SupportedDestinations())

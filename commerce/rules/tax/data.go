@@ -52,8 +52,10 @@ type ratePeriod struct {
 type regionRates struct {
 	Name    string       `json:"name"`
 	TaxName string       `json:"tax_name"`
-	Mode    string       `json:"mode"` // add | replace | none
+	Mode    string       `json:"mode"` // add | replace | none | unsupported
 	Periods []ratePeriod `json:"periods"`
+	// Note says why an unsupported region is not modelled.
+	Note string `json:"note"`
 }
 
 type countryRates struct {
@@ -269,10 +271,14 @@ func (r *rules) validate() error {
 			return fmt.Errorf("tax: %s periods out of order", cc)
 		}
 		for rc, rg := range c.Regions {
-			if rg.Mode != "add" && rg.Mode != "replace" && rg.Mode != "none" {
+			if rg.Mode != "add" && rg.Mode != "replace" && rg.Mode != "none" && rg.Mode != "unsupported" {
 				return fmt.Errorf("tax: %s-%s mode %q", cc, rc, rg.Mode)
 			}
-			if !sorted(rg.Periods) || (rg.Mode != "none" && len(rg.Periods) == 0) {
+			if rg.Mode == "unsupported" && (rg.Note == "" || len(rg.Periods) > 0) {
+				return fmt.Errorf("tax: %s-%s: an unsupported region has a note and no rates", cc, rc)
+			}
+			needRates := rg.Mode == "add" || rg.Mode == "replace"
+			if !sorted(rg.Periods) || (needRates && len(rg.Periods) == 0) {
 				return fmt.Errorf("tax: %s-%s periods", cc, rc)
 			}
 		}

@@ -80,6 +80,9 @@ func (r *rules) rateSetFor(country, region string, at time.Time) (rateSet, error
 			if !ok {
 				return rateSet{}, fmt.Errorf("%w: %s-%s", ErrUnknownRegion, country, region)
 			}
+			if rg.Mode == "unsupported" {
+				return rateSet{}, fmt.Errorf("%w: %s-%s: %s", ErrUnsupportedRegion, country, region, rg.Note)
+			}
 			if rg.Mode != "none" {
 				p, ok := periodAt(rg.Periods, at)
 				if !ok {
