@@ -151,3 +151,64 @@ func SupportedCountries() []string {
 	}
 	return append([]string(nil), t.sorted...)
 }
+
+// Example returns the country's example postal code in canonical form
+// ("" when the country uses none or has no rules here); tests build a
+// valid address per country from it.
+func Example(country string) string {
+	t, err := rules()
+	if err != nil {
+		return ""
+	}
+	c, ok := t.countries[strings.ToUpper(country)]
+	if !ok || c.Postal == nil {
+		return ""
+	}
+	return c.Postal.canonical(firstExample(c.Postal.Example))
+}
+
+// RegionsFor lists, in data order, the region codes of country whose
+// postal data matches the postal code (regions without postal data are
+// left out); nil when the country has no region list.
+func RegionsFor(country, postal string) []string {
+	t, err := rules()
+	if err != nil {
+		return nil
+	}
+	c, ok := t.countries[strings.ToUpper(country)]
+	if !ok || c.Region == nil || c.Postal == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range c.Region.regionsOf(c.Postal.canonical(postal)) {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+// SamplePostalCode builds a well-formed postal code of a region from its
+// postal data: the first prefix (or range start) completed with the
+// country's example ("" when the region has no postal data). Tests use it
+// to build a consistent address per region; it is not a real address.
+func SamplePostalCode(country, region string) string {
+	t, err := rules()
+	if err != nil {
+		return ""
+	}
+	c, ok := t.countries[strings.ToUpper(country)]
+	if !ok || c.Region == nil || c.Postal == nil {
+		return ""
+	}
+	r, ok := c.Region.lookup(region)
+	if !ok {
+		return ""
+	}
+	ex := c.Postal.canonical(firstExample(c.Postal.Example))
+	switch {
+	case len(r.PostalPrefixes) > 0 && len(r.PostalPrefixes[0]) <= len(ex):
+		return c.Postal.canonical(r.PostalPrefixes[0] + ex[len(r.PostalPrefixes[0]):])
+	case len(r.PostalRanges) > 0:
+		return c.Postal.canonical(r.PostalRanges[0][0])
+	}
+	return ""
+}

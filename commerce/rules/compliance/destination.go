@@ -2,6 +2,7 @@ package compliance
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -24,4 +25,30 @@ func CheckDestination(d Destination) (Result, error) {
 	res := Result{RulesetVersion: rs.version, Reasons: rs.destinationReasons(d)}
 	res.Verdict, res.Confidence = aggregate(res.Reasons)
 	return res, nil
+}
+
+// SanctionedDestinations lists a Destination for every destination-level
+// rule of the data: each country rule (Country only) and each region rule
+// (Country and the region's first code), countries sorted, regions in data
+// order. Tests derive their sanctioned cases from it.
+func SanctionedDestinations() []Destination {
+	rs, err := ruleset()
+	if err != nil {
+		return nil
+	}
+	var out []Destination
+	for cc := range rs.destinations {
+		out = append(out, Destination{Country: cc})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Country < out[j].Country })
+	for _, rr := range rs.regions {
+		d := Destination{Country: rr.Country}
+		if len(rr.Codes) > 0 {
+			d.Region = rr.Codes[0]
+		} else if len(rr.Names) > 0 {
+			d.Region = rr.Names[0]
+		}
+		out = append(out, d)
+	}
+	return out
 }

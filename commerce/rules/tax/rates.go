@@ -211,3 +211,16 @@ func Sources() []string {
 	}
 	return append([]string(nil), r.sources...)
 }
+
+// Currency returns the currency of a destination ("" when the destination
+// is not supported): what an order shipped there is usually priced in.
+func Currency(country string) string {
+	r, err := load()
+	if err != nil {
+		return ""
+	}
+	if c, ok := r.rates[strings.ToUpper(country)]; ok {
+		return c.Currency
+	}
+	return ""
+}
