@@ -109,8 +109,9 @@ func seedCatalog(t testing.TB) memCatalog {
 	return cat
 }
 
-// sqlTuple splits "('a', 'it”s', 12, NULL)" into its values: strings
-// unquoted, NULL as "".
+// sqlTuple splits an SQL values tuple such as "('a', 12, NULL)" into its
+// values: strings unquoted (a doubled quote inside one is a quote), NULL
+// as "".
 func sqlTuple(s string) ([]string, error) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
