@@ -51,11 +51,15 @@ func ComputeTotal(in ComputeTotalArgs) (Total, error) {
 	if err := checkLines(q); err != nil {
 		return Total{}, err
 	}
+	shipFrom, err := sameWarehouse(in)
+	if err != nil {
+		return Total{}, err
+	}
 	t := Total{
 		QuoteID: q.QuoteID, Currency: cur, Subtotal: q.Subtotal, Shipping: in.Shipping.Cost,
 		ShippingOptionID: in.Shipping.OptionID, Duty: in.Duties.Duty, Tax: in.Duties.Tax,
 		Incoterm: in.Duties.Incoterm, ShipToCountry: in.Duties.Country, ShipToRegion: in.Duties.Region,
-		ExpiresAt: q.ExpiresAt,
+		ExpiresAt: q.ExpiresAt, ShipFrom: shipFrom,
 	}
 	if in.ShippingExpiresAt != nil && in.ShippingExpiresAt.Before(t.ExpiresAt) {
 		t.ExpiresAt = *in.ShippingExpiresAt
