@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -178,8 +179,18 @@ func freshKey(prefix string) string {
 	return prefix + "-" + hex.EncodeToString(b)
 }
 
-// uiBase is the Temporal Web UI the links point to.
-func (a *app) uiBase() string { return a.uiURL }
+// uiBase is the Temporal Web UI the links point to: --ui-url, else the
+// configured one (CARTWRIGHT_UI_URL, which the stack writes into its env).
+func (a *app) uiBase() string {
+	if a.uiURL != "" {
+		return a.uiURL
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return defaultUIURL
+	}
+	return cfg.UIURL
+}
 
 // defaultUIURL is the dev server's UI (`make dev`).
 const defaultUIURL = "http://localhost:8233"

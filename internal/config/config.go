@@ -54,6 +54,9 @@ type Config struct {
 	// landing pages of the platform's front end.
 	OnboardingReturnURL  string `env:"CARTWRIGHT_ONBOARDING_RETURN_URL" envDefault:"http://localhost:3000/onboarding/return"`
 	OnboardingRefreshURL string `env:"CARTWRIGHT_ONBOARDING_REFRESH_URL" envDefault:"http://localhost:3000/onboarding/refresh"`
+	// UIURL is the Temporal Web UI that printed links point to (the stack
+	// writes its own into .data/env).
+	UIURL string `env:"CARTWRIGHT_UI_URL" envDefault:"http://localhost:8233"`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
 }
