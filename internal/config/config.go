@@ -20,6 +20,11 @@ type Config struct {
 	PostgresMaxConns int32 `env:"CARTWRIGHT_PG_MAX_CONNS" envDefault:"24"`
 	// TaskQueue is the one queue every workflow and activity runs on.
 	TaskQueue string `env:"CARTWRIGHT_TASK_QUEUE" envDefault:"cartwright"`
+	// WorkerRoles are what this worker process does, comma-separated:
+	// workflows, activities, webhook (serve the Stripe webhook receiver),
+	// schedules (ensure the reconcile and archive schedules). Any number of
+	// workers share the task queue; each may take a subset.
+	WorkerRoles string `env:"CARTWRIGHT_WORKER_ROLES" envDefault:"workflows,activities,webhook,schedules"`
 	// LogLevel is a zap level name.
 	LogLevel string `env:"CARTWRIGHT_LOG_LEVEL" envDefault:"info"`
 	// LogDevelopment switches zap to human-readable console output.
