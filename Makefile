@@ -8,8 +8,8 @@ SHELL := bash
 .DEFAULT_GOAL := help
 
 BIN := .bin
-# Tool binaries pinned in tools/go.mod, built once into .bin/ (rebuilt when
-# tools/go.mod or tools/go.sum change). Exec'ing them directly is much faster
+# Tool binaries pinned in build/tools/go.mod, built once into .bin/ (rebuilt when
+# build/tools/go.mod or build/tools/go.sum change). Exec'ing them directly is much faster
 # than `go tool`, which re-links the 250 MB temporal CLI on every call.
 TOOLS := temporal stripe-mock staticcheck workflowcheck
 TOOL_PKGS := github.com/temporalio/cli/cmd/temporal \
@@ -41,10 +41,10 @@ tools: $(TOOL_BINS) ## build the pinned tool binaries into .bin/
 
 # One go build for all four (grouped target: shared packages compile once);
 # touch because go build leaves an up-to-date binary's mtime alone.
-$(TOOL_BINS) &: tools/go.mod tools/go.sum
+$(TOOL_BINS) &: build/tools/go.mod build/tools/go.sum
 	@echo "==> building tools into $(BIN)/ (first time takes a few minutes)"
 	@mkdir -p $(BIN)
-	cd tools && go build -o ../$(BIN)/ $(TOOL_PKGS)
+	cd build/tools && go build -o ../../$(BIN)/ $(TOOL_PKGS)
 	@touch $(TOOL_BINS)
 
 # Commit hash linked into the binaries: evidence records it as the code version.

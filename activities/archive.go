@@ -7,7 +7,8 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 
-	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/activities/history"
+	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -26,17 +27,17 @@ type ArchiveClosedHistoriesInput struct {
 	TaskQueue string `json:"task_queue,omitempty"`
 	// ExcludeTypes are workflow types not archived.
 	ExcludeTypes []string `json:"exclude_types,omitempty"`
-	// Overlap overrides archive.DefaultOverlap.
+	// Overlap overrides history.DefaultOverlap.
 	Overlap time.Duration `json:"overlap,omitempty"`
 }
 
 // ArchiveClosedHistories archives every run closed since the last pass. It
 // heartbeats its progress after each run; a retry starts the pass again and
 // skips what is already archived, so failing half way loses nothing.
-func (a *Archive) ArchiveClosedHistories(ctx context.Context, in ArchiveClosedHistoriesInput) (archive.SweepResult, error) {
-	res, err := archive.Sweep(ctx, a.Temporal, a.Store, archive.SweepOptions{
+func (a *Archive) ArchiveClosedHistories(ctx context.Context, in ArchiveClosedHistoriesInput) (history.SweepResult, error) {
+	res, err := history.Sweep(ctx, a.Temporal, a.Store, history.SweepOptions{
 		TaskQueue: in.TaskQueue, ExcludeTypes: in.ExcludeTypes, Overlap: in.Overlap,
-		Progress: func(r archive.SweepResult) {
+		Progress: func(r history.SweepResult) {
 			if activity.IsActivity(ctx) {
 				activity.RecordHeartbeat(ctx, r)
 			}

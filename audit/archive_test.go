@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
-	"github.com/cartwright-dev/cartwright/audit/archive"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -70,7 +70,7 @@ func TestArchivedWorkflowAuditsAfterDeletion(t *testing.T) {
 }
 
 // archivePass runs the ArchiveHistories workflow once on the test queue.
-func (s *stack) archivePass(t *testing.T) archive.SweepResult {
+func (s *stack) archivePass(t *testing.T) history.SweepResult {
 	t.Helper()
 	ctx := ctxT(t)
 	run, err := s.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: s.tq}, workflows.ArchiveHistoriesWorkflowName,
@@ -78,7 +78,7 @@ func (s *stack) archivePass(t *testing.T) archive.SweepResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res archive.SweepResult
+	var res history.SweepResult
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +104,8 @@ func deleteWorkflow(t *testing.T, c client.Client, id, runID string) {
 		t.Fatal(err)
 	}
 	for ctx.Err() == nil {
-		_, err := archive.FetchHistory(ctx, c, id, runID)
-		if archive.IsNotFound(err) {
+		_, err := history.FetchHistory(ctx, c, id, runID)
+		if history.IsNotFound(err) {
 			return
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -36,8 +36,8 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.uber.org/zap"
 
-	"github.com/cartwright-dev/cartwright/audit/archive"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
-	"github.com/cartwright-dev/cartwright/audit/archive"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
@@ -129,11 +129,11 @@ func TestHistoryFileAudits(t *testing.T) {
 	s := newStack(t)
 	id := "audit-file-" + s.tq
 	runID, _ := s.runFixture(t, id)
-	h, err := archive.FetchHistory(ctxT(t), s.c, id, runID)
+	h, err := history.FetchHistory(ctxT(t), s.c, id, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := archive.EncodeHistory(h)
+	b, err := history.EncodeHistory(h)
 	if err != nil {
 		t.Fatal(err)
 	}

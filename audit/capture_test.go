@@ -9,8 +9,8 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
 
+	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
-	"github.com/cartwright-dev/cartwright/audit/archive"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -71,7 +71,7 @@ func (s *realStack) capture(t *testing.T, name, id, runID string) {
 	if audit.ExitCode(rep, err) != audit.ExitClean {
 		t.Fatalf("captured run does not audit clean: %v %v", err, rep.Findings)
 	}
-	h, err := archive.FetchHistory(ctxT(t), s.c, id, runID)
+	h, err := history.FetchHistory(ctxT(t), s.c, id, runID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,9 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/audit"
-	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -131,7 +132,7 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	s := &stack{c: testenv.TemporalClient(t), pool: testenv.Postgres(t), tq: testenv.TaskQueue(t)}
+	s := &stack{c: clienttest.Dial(t), pool: testenv.Postgres(t), tq: testenv.TaskQueue(t)}
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	store, cipher := evidencetest.Store(t, s.pool, logger)
 	arch, err := archive.NewStore(s.pool, cipher)

@@ -2,63 +2,33 @@ package audit_test
 
 import (
 	"context"
-	"github.com/cartwright-dev/cartwright/audit"
 	"testing"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
+
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 
-	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
-	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/knowledge"
-	"github.com/cartwright-dev/cartwright/merchant"
-	"github.com/cartwright-dev/cartwright/onboarding"
-	"github.com/cartwright-dev/cartwright/schemas"
-	"github.com/cartwright-dev/cartwright/stripetools"
-	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// startOnboardingWorker starts a worker with the onboarding half of the
-// worker's wiring (worker/onboarding.go) against a fake Stripe whose
-// accounts the test sets, and returns its task queue.
+// startOnboardingWorker starts one more worker, wired as the worker binary
+// is, against a fake Stripe whose accounts the test sets, and returns its
+// task queue.
 func (s *realStack) startOnboardingWorker(t *testing.T) (string, *stripefake.Server) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	fake := stripefake.New()
 	t.Cleanup(fake.Close)
-	sc, err := stripetools.NewClient(stripetools.Config{SecretKey: "sk_test_51AuditCaptureKey000000000", APIBase: fake.URL,
-		ReturnURL: "https://shop.example/onboarding/return", RefreshURL: "https://shop.example/onboarding/refresh", Logger: s.logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := knowledge.Load(ctx, s.pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := toolkit.NewRegistry(schemas.FS)
-	if err := onboarding.RegisterTools(reg, onboarding.Deps{Merchants: merchant.NewStore(s.pool), Stripe: sc, Knowledge: index, Logger: s.logger}); err != nil {
-		t.Fatal(err)
-	}
-	if err := support.RegisterTools(reg, s.pool); err != nil {
-		t.Fatal(err)
-	}
-	workflows.UseToolSpecs(reg.Specs()...)
-	inv := toolkit.NewInvoker(reg, s.store, s.logger)
-	tq := testenv.TaskQueue(t)
-	w := worker.New(s.c, tq, worker.Options{})
-	workflows.Register(w)
-	w.RegisterActivity(&activities.Onboarding{Invoker: inv})
-	w.RegisterActivity(&activities.Approval{Invoker: inv})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	tq, _ := s.ws.AddWorker(t, wiringtest.Options{Logger: s.logger, Configure: func(c *config.Config) {
+		c.StripeSecretKey, c.StripeAPIBase = "sk_test_51AuditCaptureKey000000000", fake.URL
+		c.OnboardingReturnURL = "https://shop.example/onboarding/return"
+		c.OnboardingRefreshURL = "https://shop.example/onboarding/refresh"
+	}})
 	return tq, fake
 }
 

@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"go.temporal.io/sdk/client"
+	sdkclient "go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
-	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
-	"github.com/cartwright-dev/cartwright/internal/tclient"
 )
 
 // Open builds Deps the way the worker wires itself, for the starter CLI:
@@ -43,12 +43,12 @@ func Open(ctx context.Context, cfg config.Config, logger *zap.Logger) (d Deps, c
 		pool.Close()
 		return Deps{}, nil, err
 	}
-	opts, err := tclient.Options(logger)
+	opts, err := client.SDKOptionsFromEnv(logger)
 	if err != nil {
 		pool.Close()
 		return Deps{}, nil, err
 	}
-	tc, err := client.NewLazyClient(opts)
+	tc, err := sdkclient.NewLazyClient(opts)
 	if err != nil {
 		pool.Close()
 		return Deps{}, nil, fmt.Errorf("temporal client: %w", err)

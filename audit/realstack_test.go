@@ -9,48 +9,36 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/audit"
-	"github.com/cartwright-dev/cartwright/audit/archive"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
-	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
-	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/schemas"
-	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// realStack runs the real workflows with the worker's own wiring
-// (worker/main.go and worker/<area>.go) in-process: the schemas, the tool
-// registrations, the invoker and the evidence store, on a fresh database
-// and a task queue of the test's own.
+// realStack runs the real workflows with the worker's own wiring (package
+// worker/wiring) in-process, on a fresh database and a task queue of the
+// test's own.
 type realStack struct {
 	c      client.Client
 	pool   *pgxpool.Pool
 	store  *evidence.Store
-	cipher *evidence.AESGCM
 	logger *zap.Logger
 	tq     string
 	deps   audit.Deps
+	ws     *wiringtest.Stack
 }
 
 func newRealStack(t *testing.T) *realStack {
 	t.Helper()
-	s := &realStack{c: testenv.TemporalClient(t), pool: testenv.Postgres(t),
-		logger: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))}
-	s.store, s.cipher = evidencetest.Store(t, s.pool, s.logger)
-	s.tq = s.startWorker(t, nil)
-	arch, err := archive.NewStore(s.pool, s.cipher)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: arch, Logger: s.logger}
+	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	ws := wiringtest.StartWith(t, wiringtest.Options{Logger: logger})
+	s := &realStack{c: ws.Temporal, pool: ws.Pool, store: ws.Store, logger: logger, tq: ws.TaskQueue, ws: ws}
+	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger}
 	return s
 }
 
@@ -58,24 +46,7 @@ func newRealStack(t *testing.T) *realStack {
 // is the commerce tools' clock (quotes expire by it).
 func (s *realStack) startWorker(t *testing.T, clock func() time.Time) string {
 	t.Helper()
-	tq := testenv.TaskQueue(t)
-	reg := toolkit.NewRegistry(schemas.FS)
-	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: s.pool, Audit: s.store, Sealer: s.cipher, Clock: clock}); err != nil {
-		t.Fatal(err)
-	}
-	if err := support.RegisterTools(reg, s.pool); err != nil {
-		t.Fatal(err)
-	}
-	workflows.UseToolSpecs(reg.Specs()...)
-	inv := toolkit.NewInvoker(reg, s.store, s.logger)
-	w := worker.New(s.c, tq, worker.Options{})
-	workflows.Register(w)
-	w.RegisterActivity(&activities.Commerce{Invoker: inv})
-	w.RegisterActivity(&activities.Approval{Invoker: inv})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	tq, _ := s.ws.AddWorker(t, wiringtest.Options{Logger: s.logger, Clock: clock})
 	return tq
 }
 

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/client"
 )
 
 // replay runs the history through the registered workflow code. A
@@ -27,7 +27,7 @@ func replay(d Deps, h *historypb.History, rep *Report) error {
 	// The real ids, not the replayer's placeholders: workflow code derives
 	// correlation and approval ids from them.
 	exec := workflow.Execution{ID: rep.WorkflowID, RunID: rep.RunID}
-	err = r.ReplayWorkflowHistoryWithOptions(toolkit.TemporalLogger(d.Logger.Named("replay")), h,
+	err = r.ReplayWorkflowHistoryWithOptions(client.TemporalLogger(d.Logger.Named("replay")), h,
 		worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec})
 	if err == nil {
 		rep.Replay = ReplayResult{Ran: true, OK: true}

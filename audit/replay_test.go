@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
-	"github.com/cartwright-dev/cartwright/audit/archive"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -47,7 +47,7 @@ func TestReplayHistories(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sum, err := archive.Summarize(h)
+			sum, err := history.Summarize(h)
 			if err != nil {
 				t.Fatal(err)
 			}

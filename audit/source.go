@@ -8,7 +8,8 @@ import (
 
 	historypb "go.temporal.io/api/history/v1"
 
-	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/activities/history"
+	"github.com/cartwright-dev/cartwright/evidence/archive"
 )
 
 // ErrNotFound means neither the server nor the archive has the run.
@@ -21,7 +22,7 @@ func ReadHistoryFile(path string) (*historypb.History, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit: read history file: %w", err)
 	}
-	h, err := archive.DecodeHistory(b)
+	h, err := history.DecodeHistory(b)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %s: %w", path, err)
 	}
@@ -34,7 +35,7 @@ func load(ctx context.Context, d Deps, t Target, rep *Report) (*historypb.Histor
 	if err != nil || h == nil {
 		return nil, err
 	}
-	sum, err := archive.Summarize(h)
+	sum, err := history.Summarize(h)
 	if err != nil {
 		return nil, errf("%v", err)
 	}
@@ -60,17 +61,17 @@ func fetch(ctx context.Context, d Deps, t Target, rep *Report) (*historypb.Histo
 			desc, err := d.Temporal.DescribeWorkflowExecution(ctx, t.WorkflowID, "")
 			if err == nil {
 				runID = desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
-			} else if !archive.IsNotFound(err) {
+			} else if !history.IsNotFound(err) {
 				return nil, "", errf("describe %s: %v", t.WorkflowID, err)
 			}
 		}
 		if runID != "" || t.RunID != "" {
-			h, err := archive.FetchHistory(ctx, d.Temporal, t.WorkflowID, runID)
+			h, err := history.FetchHistory(ctx, d.Temporal, t.WorkflowID, runID)
 			if err == nil {
 				rep.Source = SourceServer
 				return h, runID, nil
 			}
-			if !archive.IsNotFound(err) {
+			if !history.IsNotFound(err) {
 				return nil, "", errf("%v", err)
 			}
 		}
@@ -97,7 +98,7 @@ func fromArchive(ctx context.Context, d Deps, t Target, rep *Report) (*historypb
 		return nil, "", errf("%v", err)
 	}
 	rep.Source = SourceArchive
-	h, err := rec.History()
+	h, err := history.RecordHistory(rec)
 	if err != nil {
 		return nil, "", errf("archived history of %s: %v", t.WorkflowID, err)
 	}

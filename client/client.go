@@ -30,7 +30,6 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/cartwright-dev/cartwright/internal/config"
-	"github.com/cartwright-dev/cartwright/internal/tclient"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -72,14 +71,14 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}
-	so, err := tclient.Options(opts.Logger)
+	so, err := SDKOptionsFromEnv(opts.Logger)
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}
 	if opts.Logger == nil {
 		// The SDK's default logger writes to stderr; a CLI and most
 		// services want their own logger or none.
-		so.Logger = toolkit.TemporalLogger(zap.NewNop())
+		so.Logger = TemporalLogger(zap.NewNop())
 	}
 	if opts.Identity != "" {
 		so.Identity = opts.Identity

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/commerce"
-	"github.com/cartwright-dev/cartwright/internal/teststack"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -20,9 +20,9 @@ var (
 )
 
 // newClient starts the stack and a client on its task queue.
-func newClient(t *testing.T) (*client.Client, *teststack.Stack) {
+func newClient(t *testing.T) (*client.Client, *wiringtest.Stack) {
 	t.Helper()
-	s := teststack.Start(t)
+	s := wiringtest.Start(t)
 	s.Env(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -187,30 +187,15 @@ func checkLines(q Quote) error {
 }
 
 // QuoteHash is toolkit.CanonicalHash of a total's priced content: every
-// field except QuoteID, ExpiresAt and QuoteHash. A re-quote with the same
-// prices therefore has the same hash, and the user's confirmation of it
-// still holds.
+// field but those tagged hash:"-" (QuoteID, ExpiresAt, QuoteHash). A
+// re-quote with the same prices therefore has the same hash, and the user's
+// confirmation of it still holds.
 func QuoteHash(t Total) (string, error) {
-	t.QuoteID, t.ExpiresAt, t.QuoteHash = "", time.Time{}, ""
-	type priced struct {
-		Currency         string      `json:"currency"`
-		Lines            []TotalLine `json:"lines"`
-		Subtotal         Money       `json:"subtotal"`
-		Shipping         Money       `json:"shipping"`
-		ShippingOptionID string      `json:"shipping_option_id"`
-		Duty             Money       `json:"duty"`
-		Tax              Money       `json:"tax"`
-		Incoterm         string      `json:"incoterm"`
-		ShipToCountry    string      `json:"ship_to_country"`
-		ShipToRegion     string      `json:"ship_to_region"`
-		GrandTotal       Money       `json:"grand_total"`
-		DueOnDelivery    Money       `json:"due_on_delivery"`
+	view, err := toolkit.HashView(t)
+	if err != nil {
+		return "", err
 	}
-	return toolkit.CanonicalHash(priced{
-		Currency: t.Currency, Lines: t.Lines, Subtotal: t.Subtotal, Shipping: t.Shipping,
-		ShippingOptionID: t.ShippingOptionID, Duty: t.Duty, Tax: t.Tax, Incoterm: t.Incoterm,
-		ShipToCountry: t.ShipToCountry, ShipToRegion: t.ShipToRegion, GrandTotal: t.GrandTotal, DueOnDelivery: t.DueOnDelivery,
-	})
+	return toolkit.CanonicalHash(view)
 }
 
 // verifyTotal checks a total handed back by a caller: its arithmetic and

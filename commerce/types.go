@@ -221,7 +221,7 @@ type TotalLine struct {
 
 // Total is the answer of checkout.compute_total: what the user confirms.
 type Total struct {
-	QuoteID  string      `json:"quote_id"`
+	QuoteID  string      `json:"quote_id" hash:"-"`
 	Currency string      `json:"currency"`
 	Lines    []TotalLine `json:"lines"`
 	Subtotal Money       `json:"subtotal"`
@@ -246,11 +246,11 @@ type Total struct {
 	// DueOnDelivery is the duty and tax the buyer pays the carrier.
 	DueOnDelivery Money `json:"due_on_delivery"`
 	// ExpiresAt is the earliest expiry of the quotes the total rests on.
-	ExpiresAt time.Time `json:"expires_at"`
-	// QuoteHash is toolkit.CanonicalHash of the priced content above (every
-	// field except QuoteHash itself, QuoteID and ExpiresAt): the value the
-	// user confirms and checkout.create_draft_order requires.
-	QuoteHash string `json:"quote_hash"`
+	ExpiresAt time.Time `json:"expires_at" hash:"-"`
+	// QuoteHash is QuoteHash(the total): the canonical hash of the priced
+	// content (every field not tagged hash:"-"), the value the user confirms
+	// and checkout.create_draft_order requires.
+	QuoteHash string `json:"quote_hash" hash:"-"`
 }
 
 // Draft order statuses: a dry run answers "validated" and writes nothing.

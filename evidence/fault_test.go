@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -166,7 +167,7 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 		return resp.SnapshotID(), nil
 	}
 
-	c := testenv.TemporalClient(t)
+	c := clienttest.Dial(t)
 	tq := testenv.TaskQueue(t)
 	w := worker.New(c, tq, worker.Options{})
 	w.RegisterWorkflowWithOptions(faultWorkflow, workflow.RegisterOptions{Name: "EvidenceFaultWorkflow"})

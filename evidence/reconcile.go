@@ -49,6 +49,10 @@ type ReconcileOptions struct {
 	Logger    *zap.Logger
 }
 
+// Check applies the defaults and refuses values below their floors, so a
+// caller can refuse bad options before it opens a connection.
+func (o *ReconcileOptions) Check() error { return o.normalise() }
+
 func (o *ReconcileOptions) normalise() error {
 	if o.PendingAfter == 0 {
 		o.PendingAfter = DefaultPendingAfter

@@ -11,6 +11,7 @@ import (
 
 // SnapshotRecord is one stored evidence snapshot as the auditor sees it:
 // every clear column, never the raw output (ReadRaw is the only way to it).
+// Its content hash covers every field not tagged hash:"-" (contentHash).
 type SnapshotRecord struct {
 	SnapshotID     string          `json:"snapshot_id"`
 	ChainKey       string          `json:"chain_key"`
@@ -27,63 +28,36 @@ type SnapshotRecord struct {
 	CorrelationID  string          `json:"correlation_id"`
 	UserIDHash     string          `json:"user_id_hash"`
 	InputDigest    string          `json:"input_digest"`
-	Output         json.RawMessage `json:"output"`
+	Output         json.RawMessage `json:"output" hash:"-"`
 	OutputHash     string          `json:"output_hash"`
-	HasRaw         bool            `json:"has_raw"`
+	HasRaw         bool            `json:"has_raw" hash:"-"`
 	RawKeyID       string          `json:"raw_key_id,omitempty"`
 	RulesetVersion string          `json:"ruleset_version"`
 	TTLSeconds     int             `json:"ttl_seconds"`
 	Status         string          `json:"status"`
 	CreatedAt      time.Time       `json:"created_at"`
-	RecordedAt     time.Time       `json:"recorded_at"`
-	ContentHash    string          `json:"content_hash"`
-	PrevChainHash  string          `json:"prev_chain_hash"`
-	ChainHash      string          `json:"chain_hash"`
+	RecordedAt     time.Time       `json:"recorded_at" hash:"-"`
+	ContentHash    string          `json:"content_hash" hash:"-"`
+	PrevChainHash  string          `json:"prev_chain_hash" hash:"-"`
+	ChainHash      string          `json:"chain_hash" hash:"-"`
 
 	rawCiphertext []byte
 	rawNonce      []byte
 }
 
-// content is what a row's content hash covers: every column except the
-// output itself (covered through output_hash, which verify recomputes), the
-// chain links and the database's recorded_at.
-type content struct {
-	SnapshotID     string `json:"snapshot_id"`
-	ChainKey       string `json:"chain_key"`
-	ChainSeq       int64  `json:"chain_seq"`
-	Tool           string `json:"tool"`
-	ToolVersion    string `json:"tool_version"`
-	Build          string `json:"build"`
-	WorkflowID     string `json:"workflow_id"`
-	RunID          string `json:"run_id"`
-	ActivityID     string `json:"activity_id"`
-	ActivityType   string `json:"activity_type"`
-	Attempt        int32  `json:"attempt"`
-	RequestID      string `json:"request_id"`
-	CorrelationID  string `json:"correlation_id"`
-	UserIDHash     string `json:"user_id_hash"`
-	InputDigest    string `json:"input_digest"`
-	OutputHash     string `json:"output_hash"`
-	RawDigest      string `json:"raw_digest"`
-	RawKeyID       string `json:"raw_key_id"`
-	RulesetVersion string `json:"ruleset_version"`
-	TTLSeconds     int    `json:"ttl_seconds"`
-	Status         string `json:"status"`
-	CreatedAt      string `json:"created_at"`
-}
-
-// contentHash is the canonical (RFC 8785) hash of the row's content.
+// contentHash is the canonical (RFC 8785) hash of the row's content:
+// every field but those tagged hash:"-" (the output itself, covered through
+// output_hash, which verify recomputes; has_raw, which raw_digest covers;
+// the chain links and the database's recorded_at), plus raw_digest.
+// created_at is hashed in the microsecond form PostgreSQL stores.
 func (r *SnapshotRecord) contentHash() (string, error) {
-	return toolkit.CanonicalHash(content{
-		SnapshotID: r.SnapshotID, ChainKey: r.ChainKey, ChainSeq: r.ChainSeq,
-		Tool: r.Tool, ToolVersion: r.ToolVersion, Build: r.Build,
-		WorkflowID: r.WorkflowID, RunID: r.RunID, ActivityID: r.ActivityID, ActivityType: r.ActivityType,
-		Attempt: r.Attempt, RequestID: r.RequestID, CorrelationID: r.CorrelationID,
-		UserIDHash: r.UserIDHash, InputDigest: r.InputDigest, OutputHash: r.OutputHash,
-		RawDigest: rawDigest(r.rawNonce, r.rawCiphertext), RawKeyID: r.RawKeyID,
-		RulesetVersion: r.RulesetVersion, TTLSeconds: r.TTLSeconds, Status: r.Status,
-		CreatedAt: r.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z"),
-	})
+	view, err := toolkit.HashView(r)
+	if err != nil {
+		return "", err
+	}
+	view["created_at"] = r.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z")
+	view["raw_digest"] = rawDigest(r.rawNonce, r.rawCiphertext)
+	return toolkit.CanonicalHash(view)
 }
 
 // rawDigest binds the ciphertext and its nonce into the content hash

@@ -99,8 +99,8 @@ stop_pid() {
 
 # ---------------------------------------------------------------- tools
 
-# ensure_tools: build the pinned tool binaries from tools/go.mod into .bin/
-# (once; rebuilt when tools/go.mod or go.sum changes). Building them once and
+# ensure_tools: build the pinned tool binaries from build/tools/go.mod into .bin/
+# (once; rebuilt when build/tools/go.mod or go.sum changes). Building them once and
 # exec'ing the binaries avoids `go tool` re-linking the 250 MB temporal CLI on
 # every call.
 ensure_tools() {
@@ -292,13 +292,11 @@ load_profile() {
 		DATA_DIR="$ROOT/.data"
 		TEMPORAL_PORT=7233 UI_PORT=8233 STRIPE_PORT=12111
 		TEMPORAL_DB="$DATA_DIR/temporal.db"
-		WEBHOOK_ADDR=127.0.0.1:8088
 		;;
 	test)
 		DATA_DIR="$ROOT/.data/test"
 		TEMPORAL_PORT=7243 UI_PORT=8243 STRIPE_PORT=12112
 		TEMPORAL_DB=""
-		WEBHOOK_ADDR=127.0.0.1:8098
 		;;
 	*) die "unknown profile '$PROFILE' (want dev or test)" ;;
 	esac
@@ -313,6 +311,10 @@ load_profile() {
 		DATA_DIR="$ROOT/.data/$PROFILE-$TEMPORAL_PORT-$UI_PORT-$STRIPE_PORT"
 		[ -z "$TEMPORAL_DB" ] || TEMPORAL_DB="$DATA_DIR/temporal.db"
 	fi
+	# The worker's Stripe webhook receiver: CARTWRIGHT_WEBHOOK_ADDR when set,
+	# else the Temporal port + 855 (dev 8088, test 8098), so a second stack
+	# on other ports never fights the first for it.
+	WEBHOOK_ADDR=${CARTWRIGHT_WEBHOOK_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 855))}
 	PID_DIR="$DATA_DIR/pids"
 	LOG_DIR="$DATA_DIR/logs"
 	ENV_FILE="$DATA_DIR/env"
@@ -348,6 +350,7 @@ write_env() {
 		export STRIPE_WEBHOOK_SECRET='$whsec'
 		export CARTWRIGHT_EVIDENCE_KEY='$key'
 		export CARTWRIGHT_WEBHOOK_ADDR='$WEBHOOK_ADDR'
+		export CARTWRIGHT_UI_URL='http://localhost:$UI_PORT'
 		export CARTWRIGHT_TEMPORAL_BIN='$BIN/temporal'
 		export CARTWRIGHT_STRIPE_MOCK_BIN='$BIN/stripe-mock'
 	EOT

@@ -110,7 +110,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"onboarding", "status"}, "--merchant is required"},
 		{[]string{"audit"}, "give a WORKFLOW_ID"},
 		{[]string{"audit", "--all"}, "--all needs --query"},
-		{[]string{"reconcile", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"reconcile", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"draft-order", "status", "x", "--timeout", "soon"}, "invalid argument"},
 	} {
 		runCLI(t, "", tc.args...).oneLineErr(t, strings.Join(tc.args, " "), exitCannot, tc.want)

@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/config"
-	"github.com/cartwright-dev/cartwright/onboarding/onboardingcli"
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/stripetools"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -81,14 +83,7 @@ requires and the cited explanations, links (hash and expiry only: 'link'
 reveals one), support-staff review, refused signals. --json prints all of it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := merchantOf(*merchant); err != nil {
-				return err
-			}
-			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
-				st, err := c.OnboardingStatus(ctx, *merchant)
-				if err != nil {
-					return err
-				}
+			return a.withOnboarding(*merchant, func(_ context.Context, st workflows.OnboardingStatus) error {
 				a.emit(st, func(w io.Writer) { printOnboarding(w, st) })
 				return nil
 			})
@@ -141,28 +136,63 @@ its hash, and every reveal is written to evidence_access_log. Needs
 CARTWRIGHT_PG_DSN and CARTWRIGHT_EVIDENCE_KEY.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := merchantOf(*merchant); err != nil {
-				return err
-			}
-			cfg, err := config.Load()
-			if err != nil {
-				return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
-			}
-			ctx, cancel := a.ctxFor(0)
-			defer cancel()
-			args := []string{"link", "-merchant", *merchant}
-			if login {
-				args = append(args, "-login")
-			}
-			var errBuf lineBuffer
-			if code := onboardingcli.RunCLI(ctx, cfg, args, a.stdout, &errBuf); code != 0 {
-				return &exitError{code: exitCannot, msg: errBuf.first()}
-			}
-			return nil
+			return a.withOnboarding(*merchant, func(ctx context.Context, st workflows.OnboardingStatus) error {
+				l, err := revealLink(ctx, st, login)
+				if err != nil {
+					return err
+				}
+				a.emit(map[string]string{"url": l.URL, "expires_at": l.ExpiresAt}, func(w io.Writer) { fmt.Fprintf(w, "%s\nexpires %s\n", l.URL, l.ExpiresAt) })
+				return nil
+			})
 		},
 	}
 	c.Flags().BoolVar(&login, "login", false, "reveal the latest login link instead of the relink URL")
 	return c
+}
+
+// withOnboarding checks the merchant id, reads its onboarding's status
+// through the client and hands it to fn.
+func (a *app) withOnboarding(merchant string, fn func(context.Context, workflows.OnboardingStatus) error) error {
+	if err := merchantOf(merchant); err != nil {
+		return err
+	}
+	return a.withClient(0, func(ctx context.Context, c *client.Client) error {
+		st, err := c.OnboardingStatus(ctx, merchant)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, st)
+	})
+}
+
+// revealLink reads the onboarding's current relink URL (login: its latest
+// login link) from the link's encrypted evidence snapshot: the status query
+// only ever holds the URL's hash. The read is written to the access log.
+func revealLink(ctx context.Context, st workflows.OnboardingStatus, login bool) (stripetools.RevealedLink, error) {
+	ref := st.Relink
+	if login {
+		ref = nil
+		if n := len(st.Logins); n > 0 {
+			ref = &st.Logins[n-1]
+		}
+	}
+	if ref == nil || ref.SnapshotID == "" {
+		return stripetools.RevealedLink{}, toolkit.Errorf(toolkit.NotFound, "no such link yet (see the status command)")
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return stripetools.RevealedLink{}, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	if err != nil {
+		return stripetools.RevealedLink{}, toolkit.Errorf(toolkit.UpstreamError, "%v", err)
+	}
+	defer pool.Close()
+	store, err := evidence.NewStoreFromConfig(pool, cfg, zap.NewNop())
+	if err != nil {
+		return stripetools.RevealedLink{}, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	return stripetools.RevealLink(ctx, store, ref.SnapshotID, ref.URLSHA256, "starter-cli")
 }
 
 // printOnboarding is the text form of an onboarding's status.
@@ -198,21 +228,6 @@ func printOnboarding(w io.Writer, st workflows.OnboardingStatus) {
 func short(s string, n int) string {
 	if len(s) > n {
 		return s[:n]
-	}
-	return s
-}
-
-// lineBuffer collects what a delegated CLI writes to stderr, so only its
-// first line is shown (Go's flag package follows an error with a usage
-// dump).
-type lineBuffer struct{ b []byte }
-
-func (l *lineBuffer) Write(p []byte) (int, error) { l.b = append(l.b, p...); return len(p), nil }
-
-func (l *lineBuffer) first() string {
-	s := strings.TrimSpace(string(l.b))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
 	}
 	return s
 }

@@ -1,19 +1,22 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/logging"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 func (a *app) reconcileCmd() *cobra.Command {
+	var opts evidence.ReconcileOptions
+	var pendingAfter time.Duration
 	c := &cobra.Command{
 		Use:   "reconcile [--pending-after D] [--scan-window D] [--side-effect-tool NAME]...",
 		Short: "Run one reconcile pass: close stale pending audits, check audit/evidence invariants",
@@ -23,57 +26,63 @@ are closed as failed, and the audit <-> evidence invariants are checked over
 --scan-window. Checking workflow results against evidence needs Temporal and is
 done by the scheduled workflow, not here.
 
-Flags:
-  --pending-after D       close pending audits older than D (default
-                          CARTWRIGHT_RECONCILE_PENDING_AFTER, 2h; at least 60s)
-  --scan-window D         check invariants over rows of this window (at least 1h)
-  --side-effect-tool NAME require a success audit for every snapshot of this
-                          tool (repeatable)
-
 Needs CARTWRIGHT_PG_DSN. Exit: 0 no invariant broken (closing stale audits is
 not a violation), 1 violations, 2 could not run.`,
-		// The flags belong to evidence.RunReconcileCLI (Go flag syntax,
-		// -x and --x alike); cobra passes them through untouched.
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, arg := range args {
-				switch arg {
-				case "-h", "-help", "--help":
-					return cmd.Help()
-				case "--json":
-					a.json = true
-				}
-			}
-			args = without(args, "--json")
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load()
 			if err != nil {
 				return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 			}
-			if cfg.LogLevel == "info" {
-				// The pass logs its report at info level for the
-				// schedule's log; here the report is the output.
-				cfg.LogLevel = "warn"
+			opts.PendingAfter = cfg.ReconcilePendingAfter
+			if cmd.Flags().Changed("pending-after") {
+				opts.PendingAfter = pendingAfter
 			}
-			var out bytes.Buffer
-			var errBuf lineBuffer
-			code := evidence.RunReconcileCLI(a.ctx, cfg, args, &out, &errBuf)
-			if code == evidence.ExitCannotRun {
-				return &exitError{code: code, msg: errBuf.first()}
+			if err := opts.Check(); err != nil {
+				return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 			}
-			if a.json {
-				_, _ = a.stdout.Write(out.Bytes())
-				return exitWith(code)
+			rep, err := a.reconcile(cfg, opts)
+			if err != nil {
+				return err
 			}
-			var rep evidence.ReconcileReport
-			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-				_, _ = a.stdout.Write(out.Bytes())
-				return exitWith(code)
+			a.emit(rep, func(w io.Writer) { printReconcile(w, rep) })
+			if rep.ViolationCount() > 0 {
+				return &exitError{code: exitRefused}
 			}
-			printReconcile(a.stdout, rep)
-			return exitWith(code)
+			return nil
 		},
 	}
+	c.Flags().DurationVar(&pendingAfter, "pending-after", 0, "close pending audits older than this (default CARTWRIGHT_RECONCILE_PENDING_AFTER, 2h; at least 60s)")
+	c.Flags().DurationVar(&opts.ScanWindow, "scan-window", evidence.DefaultScanWindow, "check invariants over rows of this window (at least 1h)")
+	c.Flags().StringArrayVar(&opts.SideEffectTools, "side-effect-tool", nil, "require a success audit for every snapshot of this tool (repeatable)")
 	return c
+}
+
+// reconcile runs one pass on the configured database. The pass logs its
+// report at info level for the schedule's log; here the report is the
+// output, so only warnings are logged.
+func (a *app) reconcile(cfg config.Config, opts evidence.ReconcileOptions) (evidence.ReconcileReport, error) {
+	if cfg.LogLevel == "info" {
+		cfg.LogLevel = "warn"
+	}
+	logger, err := logging.NewLogger(cfg.LogLevel, cfg.LogDevelopment)
+	if err != nil {
+		return evidence.ReconcileReport{}, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	defer func() { _ = logger.Sync() }()
+	opts.Logger = logger
+	ctx, cancel := a.ctxFor(0)
+	defer cancel()
+	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	if err != nil {
+		return evidence.ReconcileReport{}, toolkit.Errorf(toolkit.UpstreamError, "%v", err)
+	}
+	defer pool.Close()
+	rep, err := evidence.Reconcile(ctx, pool, opts)
+	if err != nil {
+		return rep, toolkit.Errorf(toolkit.UpstreamError, "reconcile could not run: %v", err)
+	}
+	return rep, nil
 }
 
 func printReconcile(w io.Writer, r evidence.ReconcileReport) {
@@ -90,14 +99,4 @@ func printReconcile(w io.Writer, r evidence.ReconcileReport) {
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "  VIOLATION %s: audit %d snapshot %s %s %s %s\n", v.Invariant, v.AuditID, v.SnapshotID, v.Tool, v.CorrelationID, v.WorkflowID)
 	}
-}
-
-func without(args []string, drop string) []string {
-	out := args[:0:0]
-	for _, a := range args {
-		if a != drop {
-			out = append(out, a)
-		}
-	}
-	return out
 }

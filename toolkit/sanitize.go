@@ -60,6 +60,13 @@ type sanitizer struct {
 	tainted  bool
 }
 
+// SecretMask is what a masked secret reads as.
+const SecretMask = maskSecret
+
+// IsSecretField reports whether a field of this name holds a credential
+// whose value is masked whole (password, token, authorization …).
+func IsSecretField(name string) bool { return secretKey.MatchString(name) }
+
 // Sanitize masks secrets, redacts PII, truncates long text and flags
 // instruction-like text in a decoded JSON value (maps, slices, strings,
 // numbers, bools, nil). It never mutates its input.

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
-	"github.com/cartwright-dev/cartwright/audit/archive"
+	"github.com/cartwright-dev/cartwright/activities/history"
 )
 
 // ArchiveHistoriesWorkflowName is the registered type of ArchiveHistories.
@@ -20,7 +20,7 @@ type ArchiveHistoriesInput struct {
 	// ExcludeTypes are workflow types not worth archiving; the archiver's
 	// own runs are always excluded.
 	ExcludeTypes []string `json:"exclude_types,omitempty"`
-	// Overlap overrides archive.DefaultOverlap.
+	// Overlap overrides history.DefaultOverlap.
 	Overlap time.Duration `json:"overlap,omitempty"`
 }
 
@@ -28,7 +28,7 @@ type ArchiveHistoriesInput struct {
 // run into PostgreSQL (issue 6 point 4), so an audit works after Temporal
 // deleted them. One activity does the pass; it is retried until it gets
 // through, and only a complete pass advances the watermark.
-func ArchiveHistories(ctx workflow.Context, in ArchiveHistoriesInput) (archive.SweepResult, error) {
+func ArchiveHistories(ctx workflow.Context, in ArchiveHistoriesInput) (history.SweepResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Minute,
 		// Heartbeats come after every archived run; a stuck pass is retried.
@@ -40,7 +40,7 @@ func ArchiveHistories(ctx workflow.Context, in ArchiveHistoriesInput) (archive.S
 	})
 	exclude := append([]string{ArchiveHistoriesWorkflowName}, in.ExcludeTypes...)
 	var a *activities.Archive
-	var res archive.SweepResult
+	var res history.SweepResult
 	err := workflow.ExecuteActivity(ctx, a.ArchiveClosedHistories, activities.ArchiveClosedHistoriesInput{
 		TaskQueue: in.TaskQueue, ExcludeTypes: exclude, Overlap: in.Overlap,
 	}).Get(ctx, &res)

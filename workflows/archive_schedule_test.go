@@ -7,12 +7,13 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
 func TestEnsureArchiveScheduleIsIdempotent(t *testing.T) {
-	c := testenv.TemporalClient(t)
+	c := clienttest.Dial(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	id := "test-archive-" + testenv.TaskQueue(t)

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
@@ -35,7 +36,7 @@ func onbReadOnce(ctx workflow.Context, in activities.GetAccountStatusInput) (act
 // error that outlives the three attempts reaches the workflow with its code.
 func TestStripeFaultsAreRetriedByTemporal(t *testing.T) {
 	testenv.Integration(t)
-	tc := testenv.TemporalClient(t)
+	tc := clienttest.Dial(t)
 	tq := testenv.TaskQueue(t)
 	fake := stripefake.New()
 	t.Cleanup(fake.Close)

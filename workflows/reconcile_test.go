@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
@@ -31,7 +32,7 @@ func resultFixture(ctx workflow.Context, ids []string) (map[string]any, error) {
 
 func TestReconcileWorkflow(t *testing.T) {
 	pool := testenv.Postgres(t)
-	c := testenv.TemporalClient(t)
+	c := clienttest.Dial(t)
 	tq := testenv.TaskQueue(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -106,7 +107,7 @@ func waitVisible(t *testing.T, ctx context.Context, c client.Client, query strin
 }
 
 func TestEnsureReconcileScheduleIsIdempotent(t *testing.T) {
-	c := testenv.TemporalClient(t)
+	c := clienttest.Dial(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	id := "test-reconcile-" + testenv.TaskQueue(t)

@@ -20,6 +20,11 @@ type Config struct {
 	PostgresMaxConns int32 `env:"CARTWRIGHT_PG_MAX_CONNS" envDefault:"24"`
 	// TaskQueue is the one queue every workflow and activity runs on.
 	TaskQueue string `env:"CARTWRIGHT_TASK_QUEUE" envDefault:"cartwright"`
+	// WorkerRoles are what this worker process does, comma-separated:
+	// workflows, activities, webhook (serve the Stripe webhook receiver),
+	// schedules (ensure the reconcile and archive schedules). Any number of
+	// workers share the task queue; each may take a subset.
+	WorkerRoles string `env:"CARTWRIGHT_WORKER_ROLES" envDefault:"workflows,activities,webhook,schedules"`
 	// LogLevel is a zap level name.
 	LogLevel string `env:"CARTWRIGHT_LOG_LEVEL" envDefault:"info"`
 	// LogDevelopment switches zap to human-readable console output.
@@ -54,14 +59,27 @@ type Config struct {
 	// landing pages of the platform's front end.
 	OnboardingReturnURL  string `env:"CARTWRIGHT_ONBOARDING_RETURN_URL" envDefault:"http://localhost:3000/onboarding/return"`
 	OnboardingRefreshURL string `env:"CARTWRIGHT_ONBOARDING_REFRESH_URL" envDefault:"http://localhost:3000/onboarding/refresh"`
+	// UIURL is the Temporal Web UI that printed links point to (the stack
+	// writes its own into .data/env).
+	UIURL string `env:"CARTWRIGHT_UI_URL" envDefault:"http://localhost:8233"`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
 }
 
 // Load reads the environment and checks the values that have a floor.
 func Load() (Config, error) {
+	return parse(env.Options{})
+}
+
+// Defaults is the configuration with every default and no environment:
+// what a test stack or an embedded process starts from.
+func Defaults() (Config, error) {
+	return parse(env.Options{Environment: map[string]string{}})
+}
+
+func parse(opts env.Options) (Config, error) {
 	var c Config
-	if err := env.Parse(&c); err != nil {
+	if err := env.ParseWithOptions(&c, opts); err != nil {
 		return c, fmt.Errorf("read configuration: %w", err)
 	}
 	if c.ReconcilePendingAfter < time.Minute {

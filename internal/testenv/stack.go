@@ -1,12 +1,8 @@
 package testenv
 
 import (
-	"context"
 	"os"
 	"testing"
-	"time"
-
-	"go.temporal.io/sdk/client"
 )
 
 // TemporalAddress is the dev server `make test` started.
@@ -23,20 +19,6 @@ func StripeAPIBase() string {
 		return v
 	}
 	return "http://127.0.0.1:12112"
-}
-
-// TemporalClient connects to the test dev server, closed at cleanup.
-func TemporalClient(t testing.TB) client.Client {
-	t.Helper()
-	Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c, err := client.DialContext(ctx, client.Options{HostPort: TemporalAddress(), Namespace: "default"})
-	if err != nil {
-		t.Fatalf("testenv: dial temporal at %s: %v — run `make test` or start the stack", TemporalAddress(), err)
-	}
-	t.Cleanup(c.Close)
-	return c
 }
 
 // TaskQueue returns a task queue unique to t, so tests sharing one dev

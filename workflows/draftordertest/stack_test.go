@@ -21,8 +21,8 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/internal/teststack"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -35,14 +35,14 @@ type stack struct {
 	queue string
 }
 
-// newStack wires the tools exactly as the worker does (teststack) and
+// newStack wires the tools exactly as the worker does (wiringtest) and
 // starts an in-process worker with opts.
 func newStack(t testing.TB, opts worker.Options) *stack {
 	t.Helper()
 	// The pool is sized like a worker's should be for its activity
 	// concurrency: pgxpool's default (max(4, cores)) makes parallel
 	// activities queue for a connection.
-	ts := teststack.StartWith(t, teststack.Options{Worker: opts, MaxConns: 24})
+	ts := wiringtest.StartWith(t, wiringtest.Options{Worker: opts, MaxConns: 24})
 	return &stack{t: t, pool: ts.Pool, store: ts.Store, tc: ts.Temporal, queue: ts.TaskQueue}
 }
 

@@ -1,10 +1,9 @@
-// Package archive keeps closed workflows' histories in PostgreSQL, because
-// Temporal deletes a history once the namespace retention has passed and an
-// audit must still be possible afterwards. It also holds the history helpers
-// the auditor and the archiving activity share: fetching a whole history
-// from the server, and the JSON encoding `temporal workflow show --output
-// json` uses, which client.HistoryFromJSON reads back.
-package archive
+// Package history holds what the auditor and the archiving activity share
+// about Temporal histories: fetching a whole history from the server, the
+// JSON encoding `temporal workflow show --output json` uses (which
+// client.HistoryFromJSON reads back), a run's summary, and the sweep that
+// copies closed histories into the archive (package evidence/archive).
+package history
 
 import (
 	"bytes"
@@ -18,6 +17,9 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/evidence/archive"
+	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // FetchHistory reads every event of one run from the server (runID "" means
@@ -120,4 +122,31 @@ func Summarize(h *historypb.History) (Summary, error) {
 		s.Status, s.ClosedAt = st, last.GetEventTime().AsTime().UTC()
 	}
 	return s, nil
+}
+
+// NewRecord encodes a closed run's history for archive.Store.Put.
+// workflowID and runID are the run's identity as the server lists it (the
+// history alone does not carry the run id after a reset).
+func NewRecord(workflowID, runID string, h *historypb.History) (archive.Record, error) {
+	sum, err := Summarize(h)
+	if err != nil {
+		return archive.Record{}, err
+	}
+	if !sum.Closed() {
+		return archive.Record{}, fmt.Errorf("archive: run %s of %s is still open", runID, workflowID)
+	}
+	b, err := EncodeHistory(h)
+	if err != nil {
+		return archive.Record{}, err
+	}
+	return archive.Record{
+		WorkflowID: workflowID, RunID: runID, WorkflowType: sum.WorkflowType, TaskQueue: sum.TaskQueue,
+		CloseStatus: sum.Status, StartedAt: sum.StartedAt, ClosedAt: sum.ClosedAt, Events: sum.Events,
+		HistoryJSON: b, HistorySHA256: toolkit.HashBytes(b),
+	}, nil
+}
+
+// RecordHistory decodes an archived run's history.
+func RecordHistory(r *archive.Record) (*historypb.History, error) {
+	return DecodeHistory(r.HistoryJSON)
 }

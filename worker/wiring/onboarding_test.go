@@ -1,4 +1,4 @@
-package main
+package wiring_test
 
 import (
 	"bytes"
@@ -16,22 +16,18 @@ import (
 	stripewebhook "github.com/stripe/stripe-go/v76/webhook"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/evidence"
-	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/stripetools"
-	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/webhook"
+	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -62,56 +58,31 @@ func newOnboardingStack(t *testing.T) *onboardingStack {
 	testenv.Integration(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pool := testenv.Postgres(t)
-	tc := testenv.TemporalClient(t)
-	tq := testenv.TaskQueue(t)
-
+	fake := stripefake.New()
+	t.Cleanup(fake.Close)
+	core, logs := observer.New(zapcore.DebugLevel)
+	ws := wiringtest.StartWith(t, wiringtest.Options{
+		Logger: zap.New(core),
+		Configure: func(c *config.Config) {
+			c.StripeSecretKey, c.StripeAPIBase, c.StripeWebhookSecret = e2eKey, fake.URL, e2eSecret
+			c.OnboardingReturnURL = "https://shop.example/onboarding/return"
+			c.OnboardingRefreshURL = "https://shop.example/onboarding/refresh"
+			c.OnboardingDeadline, c.ApprovalWindow = time.Hour, time.Hour
+		},
+	})
 	suffix := randomHex(4)
-	s := &onboardingStack{t: t, tc: tc, merchant: "m_e2e_" + suffix, account: "acct_1CwE2e" + suffix, taskQueue: tq}
+	s := &onboardingStack{t: t, tc: ws.Temporal, fake: fake, store: ws.Store, logs: logs,
+		merchant: "m_e2e_" + suffix, account: "acct_1CwE2e" + suffix, taskQueue: ws.TaskQueue}
 	s.wfID, _ = workflows.OnboardingID(s.merchant)
-	if _, err := pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
+	if _, err := ws.Pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
 		VALUES ($1, $2, 'E2E Test Shop', 'GB', 'company', 'in_progress')`, s.merchant, s.account); err != nil {
 		t.Fatal(err)
 	}
-	s.fake = stripefake.New()
-	t.Cleanup(s.fake.Close)
 	s.fake.SetAccount(s.account, stripefake.Account{
 		CurrentlyDue:   []string{"external_account", "tos_acceptance.date", "individual.political_exposure"},
 		DisabledReason: "requirements.past_due",
 	})
-
-	core, logs := observer.New(zapcore.DebugLevel)
-	s.logs = logs
-	logger := zap.New(core)
-	store, _ := evidencetest.Store(t, pool, logger)
-	s.store = store
-	reg := toolkit.NewRegistry(schemas.FS)
-	inv := toolkit.NewInvoker(reg, store, logger)
-	d := &Deps{
-		Config: config.Config{
-			TaskQueue: tq, StripeSecretKey: e2eKey, StripeAPIBase: s.fake.URL, StripeWebhookSecret: e2eSecret,
-			OnboardingReturnURL: "https://shop.example/onboarding/return", OnboardingRefreshURL: "https://shop.example/onboarding/refresh",
-			OnboardingDeadline: time.Hour, ApprovalWindow: time.Hour, WebhookAddr: "127.0.0.1:0",
-		},
-		Logger: logger, Pool: pool, Temporal: tc, Registry: reg, Invoker: inv, Evidence: store,
-	}
-	w := worker.New(tc, tq, worker.Options{})
-	// What registerDraftOrder contributes: the staff approval tool and activity.
-	if err := support.RegisterTools(reg, pool); err != nil {
-		t.Fatal(err)
-	}
-	w.RegisterActivity(&activities.Approval{Invoker: inv})
-	svc, err := newOnboardingServices(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.register(w, d)
-	registerWorkflows(w, reg)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-	s.hook = httptest.NewServer(svc.receiver.Handler())
+	s.hook = httptest.NewServer(ws.Deps.Webhook.Handler())
 	t.Cleanup(s.hook.Close)
 	return s
 }

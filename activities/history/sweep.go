@@ -1,4 +1,4 @@
-package archive
+package history
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/evidence/archive"
 )
 
 // DefaultOverlap is how far before the watermark a sweep looks again. It
@@ -49,7 +51,7 @@ type SweepResult struct {
 // overlap) and before Until, then advances the watermark to Until. It is
 // idempotent: a failed pass returns the error without moving the watermark,
 // and the next pass redoes it, skipping what is already archived.
-func Sweep(ctx context.Context, c client.Client, s *Store, opts SweepOptions) (SweepResult, error) {
+func Sweep(ctx context.Context, c client.Client, s *archive.Store, opts SweepOptions) (SweepResult, error) {
 	scope := opts.TaskQueue
 	if scope == "" {
 		scope = "*"
@@ -93,7 +95,7 @@ func Sweep(ctx context.Context, c client.Client, s *Store, opts SweepOptions) (S
 	return res, s.AdvanceWatermark(ctx, scope, res.Until)
 }
 
-func archiveOne(ctx context.Context, c client.Client, s *Store, info *workflowpb.WorkflowExecutionInfo, res *SweepResult) error {
+func archiveOne(ctx context.Context, c client.Client, s *archive.Store, info *workflowpb.WorkflowExecutionInfo, res *SweepResult) error {
 	res.Listed++
 	id, run := info.GetExecution().GetWorkflowId(), info.GetExecution().GetRunId()
 	if ok, err := s.Has(ctx, id, run); err != nil {

@@ -1,4 +1,4 @@
-package toolkit
+package logging_test
 
 import (
 	"errors"
@@ -9,6 +9,9 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/logging"
 )
 
 // TestLogsNeverCarryRawPIIOrSecrets writes every sensitive class through
@@ -16,8 +19,8 @@ import (
 // logger and through the Temporal SDK bridge, then reads every line back.
 func TestLogsNeverCarryRawPIIOrSecrets(t *testing.T) {
 	core, logs := observer.New(zapcore.DebugLevel)
-	logger := zap.New(Redacting(core))
-	bridge := TemporalLogger(logger)
+	logger := zap.New(logging.Redacting(core))
+	bridge := client.TemporalLogger(logger)
 	for _, tc := range sensitiveCases {
 		logger.Info("saw "+tc.text,
 			zap.String("detail", tc.text),
@@ -55,3 +58,16 @@ func TestLogsNeverCarryRawPIIOrSecrets(t *testing.T) {
 }
 
 func toString(v any) string { return fmt.Sprint(v) }
+
+// sensitiveCases is one value of every class the sanitiser masks (the
+// sanitiser's own tests hold the full table with the expected warnings).
+var sensitiveCases = []struct{ class, text, secret string }{
+	{"stripe secret key", "key is sk_live_4eC39HqLyjWDarjtT1zdp7dc ok", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"},
+	{"webhook secret", "whsec_abcdefgh12345678 here", "whsec_abcdefgh12345678"},
+	{"bearer token", "Authorization: Bearer abc.def-ghi_jkl123", "abc.def-ghi_jkl123"},
+	{"url user info", "postgres://admin:hunter2@db.internal:5432/app", "hunter2"},
+	{"email", "contact jane.doe+shop@example.co.uk today", "jane.doe+shop@example.co.uk"},
+	{"phone international", "call +49 30 1234 5678 now", "1234 5678"},
+	{"card number", "card 4242 4242 4242 4242 exp 12/30", "4242 4242 4242 4242"},
+	{"us ssn", "ssn 078-05-1120", "078-05-1120"},
+}

@@ -1,11 +1,15 @@
-package toolkit
+// Package logging builds the process logger: zap, with every line passed
+// through a core that masks secrets and redacts PII (toolkit's sanitiser),
+// so a careless field cannot leak what must never reach a log.
+package logging
 
 import (
 	"fmt"
 
-	"go.temporal.io/sdk/log"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // NewLogger builds the process logger. Every line passes through a core
@@ -43,7 +47,7 @@ func (c redactingCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore
 }
 
 func (c redactingCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
-	e.Message = SanitizeText(e.Message)
+	e.Message = toolkit.SanitizeText(e.Message)
 	return c.Core.Write(e, redactFields(fields))
 }
 
@@ -51,36 +55,19 @@ func redactFields(fields []zapcore.Field) []zapcore.Field {
 	out := make([]zapcore.Field, len(fields))
 	for i, f := range fields {
 		switch {
-		case secretKey.MatchString(f.Key):
-			out[i] = zap.String(f.Key, maskSecret)
+		case toolkit.IsSecretField(f.Key):
+			out[i] = zap.String(f.Key, toolkit.SecretMask)
 		case f.Type == zapcore.StringType:
-			out[i] = zap.String(f.Key, SanitizeText(f.String))
+			out[i] = zap.String(f.Key, toolkit.SanitizeText(f.String))
 		case f.Type == zapcore.ErrorType:
-			out[i] = zap.String(f.Key, SanitizeText(f.Interface.(error).Error()))
+			out[i] = zap.String(f.Key, toolkit.SanitizeText(f.Interface.(error).Error()))
 		case f.Type == zapcore.StringerType:
-			out[i] = zap.String(f.Key, SanitizeText(fmt.Sprint(f.Interface)))
+			out[i] = zap.String(f.Key, toolkit.SanitizeText(fmt.Sprint(f.Interface)))
 		case f.Type == zapcore.ReflectType:
-			out[i] = zap.String(f.Key, SanitizeText(fmt.Sprintf("%+v", f.Interface)))
+			out[i] = zap.String(f.Key, toolkit.SanitizeText(fmt.Sprintf("%+v", f.Interface)))
 		default:
 			out[i] = f
 		}
 	}
 	return out
 }
-
-// TemporalLogger bridges zap into the Temporal SDK's logger, so workflow
-// and activity logs (replay-aware through workflow.GetLogger) go through
-// the same redacting core.
-func TemporalLogger(z *zap.Logger) log.Logger {
-	return temporalLogger{z.WithOptions(zap.AddCallerSkip(1)).Sugar()}
-}
-
-type temporalLogger struct{ s *zap.SugaredLogger }
-
-func (l temporalLogger) Debug(msg string, kv ...any) { l.s.Debugw(msg, kv...) }
-func (l temporalLogger) Info(msg string, kv ...any)  { l.s.Infow(msg, kv...) }
-func (l temporalLogger) Warn(msg string, kv ...any)  { l.s.Warnw(msg, kv...) }
-func (l temporalLogger) Error(msg string, kv ...any) { l.s.Errorw(msg, kv...) }
-
-// With implements log.WithLogger.
-func (l temporalLogger) With(kv ...any) log.Logger { return temporalLogger{l.s.With(kv...)} }

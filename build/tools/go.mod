@@ -1,4 +1,4 @@
-module github.com/cartwright-dev/cartwright/tools
+module github.com/cartwright-dev/cartwright/build/tools
 
 go 1.26.0
 

@@ -1,4 +1,4 @@
-package archive
+package history
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 )
 
 func TestHistoryRoundTripAndSummary(t *testing.T) {
-	b, err := os.ReadFile("../testdata/histories/draftorder_happy.json")
+	b, err := os.ReadFile("../../audit/testdata/histories/draftorder_happy.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,9 @@
+// Package archive keeps closed workflows' histories in PostgreSQL, sealed
+// with the evidence key, because Temporal deletes a history once the
+// namespace retention has passed and an audit must still be possible
+// afterwards. It stores and reads history documents (the JSON
+// `temporal workflow show --output json` writes); reading them from the
+// server and decoding them is package activities/history's.
 package archive
 
 import (
@@ -9,7 +15,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -56,36 +61,11 @@ type Record struct {
 	StartedAt    time.Time `json:"started_at"`
 	ClosedAt     time.Time `json:"closed_at"`
 	Events       int       `json:"event_count"`
-	// HistoryJSON is the clear history as EncodeHistory wrote it.
+	// HistoryJSON is the clear history document (activities/history.Encode).
 	HistoryJSON []byte `json:"-"`
 	// HistorySHA256 is "sha256:"+hex of HistoryJSON when it was archived.
 	HistorySHA256 string    `json:"history_sha256"`
 	ArchivedAt    time.Time `json:"archived_at"`
-}
-
-// History decodes the archived history.
-func (r *Record) History() (*historypb.History, error) { return DecodeHistory(r.HistoryJSON) }
-
-// NewRecord encodes a closed run's history for Put. workflowID and runID
-// are the run's identity as the server lists it (the history alone does not
-// carry the run id after a reset).
-func NewRecord(workflowID, runID string, h *historypb.History) (Record, error) {
-	sum, err := Summarize(h)
-	if err != nil {
-		return Record{}, err
-	}
-	if !sum.Closed() {
-		return Record{}, fmt.Errorf("archive: run %s of %s is still open", runID, workflowID)
-	}
-	b, err := EncodeHistory(h)
-	if err != nil {
-		return Record{}, err
-	}
-	return Record{
-		WorkflowID: workflowID, RunID: runID, WorkflowType: sum.WorkflowType, TaskQueue: sum.TaskQueue,
-		CloseStatus: sum.Status, StartedAt: sum.StartedAt, ClosedAt: sum.ClosedAt, Events: sum.Events,
-		HistoryJSON: b, HistorySHA256: toolkit.HashBytes(b),
-	}, nil
 }
 
 // aad binds a sealed history to its row, so it cannot be moved to another.

@@ -1,0 +1,23 @@
+// Package body reads request bodies (order files, stdin, HTTP bodies) with
+// the tool contract's size bound, so a huge body is refused before it is
+// read into memory.
+package body
+
+import (
+	"io"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// Read reads at most toolkit.MaxBodyBytes from r; a longer body is refused
+// (INVALID_ARGUMENT) without reading the rest.
+func Read(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, toolkit.MaxBodyBytes+1))
+	if err != nil {
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "read body: %v", err)
+	}
+	if len(b) > toolkit.MaxBodyBytes {
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "body is larger than %d bytes", toolkit.MaxBodyBytes)
+	}
+	return b, nil
+}

@@ -1,0 +1,72 @@
+package wiring
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/sdk/worker"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// archiveEvery is the archive schedule's interval: far below any namespace
+// retention (a day at least), so every closed history is copied long before
+// the server deletes it.
+const archiveEvery = 15 * time.Minute
+
+// Register puts every workflow and activity a cartwright worker serves on r:
+// the one registration list. Workflows take their activity options from the
+// specs in d.Registry, so Register runs after Build.
+func (d *Deps) Register(r worker.Registry) { d.RegisterRoles(r, AllRoles) }
+
+// RegisterRoles registers what roles say this process serves: the
+// workflows, the activities, or both.
+func (d *Deps) RegisterRoles(r worker.Registry, roles Roles) {
+	if roles.Workflows {
+		workflows.Register(r)
+		workflows.UseToolSpecs(d.Registry.Specs()...)
+	}
+	if roles.Activities {
+		for _, a := range d.activities() {
+			r.RegisterActivity(a)
+		}
+	}
+}
+
+// activities are the activity structs of every workflow, each holding the
+// clients it needs.
+func (d *Deps) activities() []any {
+	return []any{
+		&activities.Commerce{Invoker: d.Invoker},
+		&activities.Approval{Invoker: d.Invoker},
+		&activities.Onboarding{Invoker: d.Invoker},
+		&activities.Tools{Invoker: d.Invoker},
+		&activities.Archive{Temporal: d.Temporal, Store: d.Archive},
+		&activities.Reconcile{
+			Pool: d.Pool, Temporal: d.Temporal, Logger: d.Logger.Named("reconcile"),
+			PendingAfter: d.Config.ReconcilePendingAfter,
+		},
+	}
+}
+
+// EnsureSchedules creates (or updates to this configuration) the reconcile
+// and archive schedules on the configured task queue. The archive skips the
+// reconcile passes: they carry no tool evidence worth auditing.
+func (d *Deps) EnsureSchedules(ctx context.Context) error {
+	cfg := d.Config
+	if err := workflows.EnsureReconcileSchedule(ctx, d.Temporal, workflows.ReconcileSchedule{
+		TaskQueue: cfg.TaskQueue,
+		Every:     cfg.ReconcileEvery,
+		Input:     workflows.ReconcileInput{TaskQueue: cfg.TaskQueue},
+	}); err != nil {
+		return err
+	}
+	return workflows.EnsureArchiveSchedule(ctx, d.Temporal, workflows.ArchiveSchedule{
+		TaskQueue: cfg.TaskQueue,
+		Every:     archiveEvery,
+		Input: workflows.ArchiveHistoriesInput{
+			TaskQueue: cfg.TaskQueue, ExcludeTypes: []string{workflows.ReconcileWorkflowName},
+		},
+	})
+}

@@ -1,0 +1,187 @@
+// Package wiring builds cartwright's processes: the database pool, the
+// Temporal client, the evidence store, the one tool registry and invoker,
+// every tool's clients, and the registration of every workflow and activity
+// on a worker. The worker's main, the test stacks and any new process (the
+// MCP gateway, a codec server) are built here, so there is exactly one list
+// of what a worker serves.
+package wiring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	sdkclient "go.temporal.io/sdk/client"
+	"go.uber.org/zap"
+
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/archive"
+	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/knowledge"
+	"github.com/cartwright-dev/cartwright/merchant"
+	"github.com/cartwright-dev/cartwright/onboarding"
+	"github.com/cartwright-dev/cartwright/schemas"
+	"github.com/cartwright-dev/cartwright/stripetools"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/webhook"
+)
+
+// Base is what a process brings: its configuration, logger, database pool
+// and Temporal client. Connect makes one from the configuration; tests make
+// their own (a database of their own, the test dev server).
+type Base struct {
+	Config   config.Config
+	Logger   *zap.Logger
+	Pool     *pgxpool.Pool
+	Temporal sdkclient.Client
+	// Clock replaces time.Now in the commerce tools (tests of expiry).
+	Clock func() time.Time
+}
+
+// Deps is everything built from a Base: the evidence store, the registry
+// holding every tool, the one invoker, and the clients behind the tools.
+type Deps struct {
+	Base
+	Evidence  *evidence.Store
+	Sealer    *evidence.AESGCM
+	Registry  *toolkit.Registry
+	Invoker   *toolkit.Invoker
+	Stripe    *stripetools.Client
+	Merchants *merchant.Store
+	Knowledge *knowledge.Index
+	Archive   *archive.Store
+	// Webhook is the Stripe webhook receiver; the process serves it
+	// (Server) where its role says so.
+	Webhook *webhook.Receiver
+}
+
+// Connect migrates the database, opens the pool and dials Temporal, as
+// configured. The returned close func releases both.
+func Connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (Base, func(), error) {
+	migrateCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := db.Migrate(migrateCtx, cfg.PostgresDSN); err != nil {
+		return Base{}, nil, err
+	}
+	pool, err := db.Open(ctx, cfg.PostgresDSN, db.MaxConns(cfg.PostgresMaxConns))
+	if err != nil {
+		return Base{}, nil, err
+	}
+	tc, err := client.Dial(ctx, logger)
+	if err != nil {
+		pool.Close()
+		return Base{}, nil, err
+	}
+	return Base{Config: cfg, Logger: logger, Pool: pool, Temporal: tc},
+		func() { tc.Close(); pool.Close() }, nil
+}
+
+// Build makes the Deps of b: every tool registered into one registry, in
+// one place.
+func Build(ctx context.Context, b Base) (*Deps, error) {
+	if b.Pool == nil || b.Temporal == nil {
+		return nil, errors.New("wiring: Build needs a database pool and a Temporal client")
+	}
+	if b.Logger == nil {
+		b.Logger = zap.NewNop()
+	}
+	d := &Deps{Base: b}
+	steps := []struct {
+		what string
+		fn   func(context.Context) error
+	}{
+		{"evidence store", d.buildEvidence},
+		{"commerce tools", d.buildCommerce},
+		{"support tools", d.buildSupport},
+		{"onboarding tools", d.buildOnboarding},
+		{"webhook receiver", d.buildWebhook},
+	}
+	for _, s := range steps {
+		if err := s.fn(ctx); err != nil {
+			return nil, fmt.Errorf("wiring: %s: %w", s.what, err)
+		}
+	}
+	return d, nil
+}
+
+// buildEvidence makes the evidence store, the sealer for PII at rest (draft
+// addresses, archived histories), the history archive, and the registry and
+// invoker every tool call goes through.
+func (d *Deps) buildEvidence(context.Context) error {
+	cfg := d.Config
+	sealer, err := evidence.NewAESGCMFromBase64(cfg.EvidenceKeyID, cfg.EvidenceKey)
+	if err != nil {
+		return err
+	}
+	store, err := evidence.NewStore(d.Pool, sealer, d.Logger)
+	if err != nil {
+		return err
+	}
+	arch, err := archive.NewStore(d.Pool, sealer)
+	if err != nil {
+		return err
+	}
+	d.Evidence, d.Sealer, d.Archive = store, sealer, arch
+	d.Registry = toolkit.NewRegistry(schemas.FS)
+	d.Invoker = toolkit.NewInvoker(d.Registry, store, d.Logger)
+	return nil
+}
+
+// buildCommerce registers the six commerce tools. Draft orders use the
+// evidence store's two-phase audit; shipping addresses are sealed with the
+// evidence key, bound to each draft id.
+func (d *Deps) buildCommerce(context.Context) error {
+	return commerce.RegisterTools(d.Registry, commerce.ToolDeps{
+		Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock,
+	})
+}
+
+// buildSupport registers the support-staff approval tool.
+func (d *Deps) buildSupport(context.Context) error {
+	return support.RegisterTools(d.Registry, d.Pool)
+}
+
+// buildOnboarding makes the Stripe client, the merchant store and the
+// citation index, and registers the five onboarding tools.
+func (d *Deps) buildOnboarding(ctx context.Context) error {
+	cfg := d.Config
+	sc, err := stripetools.NewClient(stripetools.Config{
+		SecretKey: cfg.StripeSecretKey, APIBase: cfg.StripeAPIBase,
+		ReturnURL: cfg.OnboardingReturnURL, RefreshURL: cfg.OnboardingRefreshURL,
+		Logger: d.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	lctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	index, err := knowledge.Load(lctx, d.Pool)
+	if err != nil {
+		return fmt.Errorf("load the knowledge corpus: %w", err)
+	}
+	d.Stripe, d.Merchants, d.Knowledge = sc, merchant.NewStore(d.Pool), index
+	return onboarding.RegisterTools(d.Registry, onboarding.Deps{
+		Merchants: d.Merchants, Stripe: sc, Knowledge: index, Logger: d.Logger,
+	})
+}
+
+// buildWebhook makes the Stripe webhook receiver, which starts or signals
+// onboardings.
+func (d *Deps) buildWebhook(context.Context) error {
+	cfg := d.Config
+	r, err := webhook.New(webhook.Config{
+		Secrets: webhook.ParseSecrets(cfg.StripeWebhookSecret), TaskQueue: cfg.TaskQueue,
+		OnboardingDeadline: cfg.OnboardingDeadline, ApprovalWindow: cfg.ApprovalWindow, Logger: d.Logger,
+	}, d.Pool, d.Temporal, d.Merchants)
+	if err != nil {
+		return err
+	}
+	d.Webhook = r
+	return nil
+}

@@ -1,0 +1,144 @@
+// Package wiringtest runs a whole cartwright worker inside a test: a fresh
+// migrated database, every tool, workflow and activity built by package
+// wiring exactly as the worker binary builds them, and an in-process worker
+// on a task queue of its own against the dev server `make test` starts.
+package wiringtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.uber.org/zap"
+
+	"github.com/cartwright-dev/cartwright/client/clienttest"
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
+	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
+)
+
+// Stack is one test's slice of the real stack.
+type Stack struct {
+	// DSN is the test database (superuser); Pool is open on it.
+	DSN  string
+	Pool *pgxpool.Pool
+	// EvidenceKey is the base64 evidence key (CARTWRIGHT_EVIDENCE_KEY),
+	// EvidenceKeyID its id.
+	EvidenceKey, EvidenceKeyID string
+	Store                      *evidence.Store
+	Temporal                   client.Client
+	TaskQueue                  string
+	// Deps is what the wiring built: registry, invoker, tool clients,
+	// webhook receiver.
+	Deps *wiring.Deps
+}
+
+// Options tune the stack StartWith builds.
+type Options struct {
+	// Worker are the in-process worker's options.
+	Worker worker.Options
+	// MaxConns sizes the pool (0: pgxpool's default, the larger of 4 and
+	// the core count).
+	MaxConns int32
+	// Logger receives every log line (nil: none).
+	Logger *zap.Logger
+	// Clock replaces time.Now in the commerce tools.
+	Clock func() time.Time
+	// Configure adjusts the configuration the stack builds from (for
+	// example a fake Stripe's address and secrets).
+	Configure func(*config.Config)
+}
+
+// Start builds the stack and starts a worker serving every workflow and
+// activity; everything stops at cleanup.
+func Start(t testing.TB) *Stack {
+	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith is Start tuned by opts.
+func StartWith(t testing.TB, opts Options) *Stack {
+	t.Helper()
+	testenv.Integration(t)
+	s := &Stack{DSN: testenv.Database(t), EvidenceKey: evidencetest.Key(), EvidenceKeyID: evidencetest.KeyID}
+	pool, err := db.Open(context.Background(), s.DSN, db.MaxConns(opts.MaxConns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	s.Pool = pool
+	s.Temporal = clienttest.Dial(t)
+	s.TaskQueue, s.Deps = s.AddWorker(t, opts)
+	s.Store = s.Deps.Evidence
+	return s
+}
+
+// AddWorker builds the whole wiring once more on the stack's database and
+// evidence key (tuned by opts: clock, configuration, logger, worker options;
+// MaxConns is the stack's) and starts a worker for it on a task queue of its
+// own, returned with what it built.
+func (s *Stack) AddWorker(t testing.TB, opts Options) (string, *wiring.Deps) {
+	t.Helper()
+	tq := testenv.TaskQueue(t)
+	cfg := Config(tq, s.EvidenceKey)
+	if opts.Configure != nil {
+		opts.Configure(&cfg)
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	deps, err := wiring.Build(ctx, wiring.Base{Config: cfg, Logger: logger, Pool: s.Pool, Temporal: s.Temporal, Clock: opts.Clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := worker.New(s.Temporal, cfg.TaskQueue, opts.Worker)
+	deps.Register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return cfg.TaskQueue, deps
+}
+
+// Config is the configuration of a test stack: the defaults, on taskQueue,
+// with the evidence key and the test stack's stripe-mock.
+func Config(taskQueue, evidenceKey string) config.Config {
+	cfg, err := config.Defaults()
+	if err != nil {
+		panic(err) // the defaults are constants: a failure is a bug here
+	}
+	cfg.TaskQueue = taskQueue
+	cfg.EvidenceKey, cfg.EvidenceKeyID = evidenceKey, evidencetest.KeyID
+	cfg.StripeAPIBase = testenv.StripeAPIBase()
+	return cfg
+}
+
+// TerminateLater terminates the workflow at cleanup (an onboarding waits for
+// its merchant far longer than a test).
+func (s *Stack) TerminateLater(t testing.TB, workflowID string) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = s.Temporal.TerminateWorkflow(ctx, workflowID, "", "test over")
+	})
+}
+
+// Env sets the environment the client and the starter read, pointing them
+// at this stack (t.Setenv: the test must not be parallel).
+func (s *Stack) Env(t *testing.T) {
+	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
+	t.Setenv("TEMPORAL_NAMESPACE", "default")
+	t.Setenv("CARTWRIGHT_TASK_QUEUE", s.TaskQueue)
+	t.Setenv("CARTWRIGHT_PG_DSN", s.DSN)
+	t.Setenv("CARTWRIGHT_EVIDENCE_KEY", s.EvidenceKey)
+	t.Setenv("CARTWRIGHT_EVIDENCE_KEY_ID", s.EvidenceKeyID)
+}
