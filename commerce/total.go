@@ -187,7 +187,8 @@ func checkLines(q Quote) error {
 }
 
 // QuoteHash is toolkit.CanonicalHash of a total's priced content: every
-// field but those tagged hash:"-" (QuoteID, ExpiresAt, QuoteHash). A
+// field but those tagged hash:"-" (QuoteID, ExpiresAt, QuoteHash,
+// ShipFrom). A
 // re-quote with the same prices therefore has the same hash, and the user's
 // confirmation of it still holds.
 func QuoteHash(t Total) (string, error) {

@@ -236,8 +236,10 @@ type Total struct {
 	ShipToCountry string `json:"ship_to_country"`
 	ShipToRegion  string `json:"ship_to_region,omitempty"`
 	// ShipFrom is the warehouse the order ships from (quote, shipping and
-	// duties agree on it).
-	ShipFrom string `json:"ship_from,omitempty"`
+	// duties agree on it). It is not hashed: what it changes is charged
+	// (shipping, duty, tax are hashed), and hashes confirmed before
+	// warehouses existed must still match.
+	ShipFrom string `json:"ship_from,omitempty" hash:"-"`
 	// GrandTotal is what is charged at checkout: subtotal + shipping, plus
 	// duty and tax when the estimate says they are collected at checkout
 	// (DDP, or a seller-collected sales tax); otherwise they are due on
