@@ -11,9 +11,9 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Commerce runs the six commerce tools of seed 000 §4.4 as activities.
-// Register it with worker.RegisterActivity(&Commerce{...}); the activity
-// type names are the method names (GetQuote, QuoteShipping, ...).
+// Commerce runs the six commerce tools (docs/tools.md#commerce-tools) as
+// activities. Register it with worker.RegisterActivity(&Commerce{...}); the
+// activity type names are the method names (GetQuote, QuoteShipping, ...).
 type Commerce struct {
 	Invoker *toolkit.Invoker
 }

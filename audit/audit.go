@@ -1,8 +1,8 @@
-// Package audit checks a workflow run the way an auditor would (DESIGN.md
-// §3, issue 6 point 3): it replays the run's history with the registered
-// workflow code and the worker's data converter (same code, same
-// decisions), then checks every completed tool activity's response envelope
-// against the evidence store (same hashes) and the workflow's hash chain.
+// Package audit checks a workflow run the way an auditor would (docs/audit.md):
+// it replays the run's history with the registered workflow code and the
+// worker's data converter (same code, same decisions), then checks every
+// completed tool activity's response envelope against the evidence store (same
+// hashes) and the workflow's hash chain.
 //
 // Histories come from the Temporal server, from a JSON file exported with
 // `temporal workflow show --output json`, or — when the server has deleted

@@ -1,5 +1,5 @@
-// Package knowledge is the retrieval behind the knowledge.cite tool (seed 001
-// §5, citation_helper): a runbook corpus kept in this repository
+// Package knowledge is the retrieval behind the knowledge.cite tool
+// (docs/tools.md#onboarding-tools): a runbook corpus kept in this repository
 // (knowledge/corpus/*.md), loaded into PostgreSQL and searched with full text
 // and trigram similarity fused by reciprocal rank.
 //

@@ -1,4 +1,4 @@
-// Package workflows holds cartwright's durable workflows (DESIGN.md §2) and
+// Package workflows holds cartwright's durable workflows and
 // the pieces they share: workflow ids, search attributes, the support-staff
 // approval wait and signal decoding.
 package workflows
