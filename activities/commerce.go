@@ -1,7 +1,3 @@
-// Package activities holds the Temporal activities. Every activity that
-// calls a tool goes through the one toolkit.Invoker, so each call is
-// validated, sanitised and leaves an evidence snapshot; its result carries
-// the response envelope where an auditor finds it.
 package activities
 
 import (
