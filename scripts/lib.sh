@@ -205,9 +205,10 @@ ensure_pg_roles() {
 
 # -------------------------------------------------------------- temporal
 
-# Dev-server knobs (DESIGN.md §4): the default transfer-queue poll limit of
-# 20/s adds ~45 ms to every task hand-off at low load, and the default 4
-# task-queue partitions served by few pollers cause ~2 s stalls.
+# Dev-server knobs (docs/performance.md#dev-server-knobs): the default
+# transfer-queue poll limit of 20/s adds ~45 ms to every task hand-off at low
+# load, and the default 4 task-queue partitions served by few pollers cause ~2 s
+# stalls.
 TEMPORAL_DYNAMIC_CONFIG=(
 	--dynamic-config-value history.transferProcessorMaxPollRPS=1000
 	--dynamic-config-value history.timerProcessorMaxPollRPS=1000
@@ -297,15 +298,11 @@ load_profile() {
 		DATA_DIR="$ROOT/.data"
 		TEMPORAL_PORT=7233 UI_PORT=8233 STRIPE_PORT=12111
 		TEMPORAL_DB="$DATA_DIR/temporal.db"
-		WEBHOOK_ADDR=127.0.0.1:8088
-		CODEC_PORT=8089
 		;;
 	test)
 		DATA_DIR="$ROOT/.data/test"
 		TEMPORAL_PORT=7243 UI_PORT=8243 STRIPE_PORT=12112
 		TEMPORAL_DB=""
-		WEBHOOK_ADDR=127.0.0.1:8098
-		CODEC_PORT=8099
 		;;
 	*) die "unknown profile '$PROFILE' (want dev or test)" ;;
 	esac
@@ -320,6 +317,13 @@ load_profile() {
 		DATA_DIR="$ROOT/.data/$PROFILE-$TEMPORAL_PORT-$UI_PORT-$STRIPE_PORT"
 		[ -z "$TEMPORAL_DB" ] || TEMPORAL_DB="$DATA_DIR/temporal.db"
 	fi
+	# The worker's Stripe webhook receiver: CARTWRIGHT_WEBHOOK_ADDR when set,
+	# else the Temporal port + 855 (dev 8088, test 8098), so a second stack
+	# on other ports never fights the first for it.
+	WEBHOOK_ADDR=${CARTWRIGHT_WEBHOOK_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 855))}
+	# The worker's codec server, the same way: Temporal port + 856 (dev 8089,
+	# test 8099); the dev server's UI is started pointing at it.
+	CODEC_PORT=$((TEMPORAL_PORT + 856))
 	PID_DIR="$DATA_DIR/pids"
 	LOG_DIR="$DATA_DIR/logs"
 	ENV_FILE="$DATA_DIR/env"
@@ -357,6 +361,7 @@ write_env() {
 		export STRIPE_WEBHOOK_SECRET='$whsec'
 		export CARTWRIGHT_EVIDENCE_KEY='$key'
 		export CARTWRIGHT_WEBHOOK_ADDR='$WEBHOOK_ADDR'
+		export CARTWRIGHT_UI_URL='http://localhost:$UI_PORT'
 		export CARTWRIGHT_PAYLOAD_KEYS='dev-1:$pkey'
 		export CARTWRIGHT_CODEC_ADDR='127.0.0.1:$CODEC_PORT'
 		export CARTWRIGHT_CODEC_CORS_ORIGINS='http://localhost:$UI_PORT,http://127.0.0.1:$UI_PORT'

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/body"
+	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -103,14 +105,14 @@ func (a *app) readOrder(file string) (workflows.DraftOrderInput, error) {
 // toolkit.MaxBodyBytes; what names the file in the error.
 func (a *app) readFile(file, what string) ([]byte, error) {
 	if file == "-" {
-		return toolkit.ReadBody(a.stdin)
+		return body.Read(a.stdin)
 	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%s: %v", what, err)
 	}
 	defer f.Close()
-	return toolkit.ReadBody(f)
+	return body.Read(f)
 }
 
 // startResult is start's (and sample's) --json output.
@@ -178,8 +180,18 @@ func freshKey(prefix string) string {
 	return prefix + "-" + hex.EncodeToString(b)
 }
 
-// uiBase is the Temporal Web UI the links point to.
-func (a *app) uiBase() string { return a.uiURL }
+// uiBase is the Temporal Web UI the links point to: --ui-url, else the
+// configured one (CARTWRIGHT_UI_URL, which the stack writes into its env).
+func (a *app) uiBase() string {
+	if a.uiURL != "" {
+		return a.uiURL
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return defaultUIURL
+	}
+	return cfg.UIURL
+}
 
 // defaultUIURL is the dev server's UI (`make dev`).
 const defaultUIURL = "http://localhost:8233"

@@ -121,6 +121,8 @@ func TestApprovalThroughTheCLI(t *testing.T) {
 // confirms the draft order.
 func TestSample(t *testing.T) {
 	s := stack(t)
+	// Links point at the stack's own UI (issue: they always said :8233).
+	t.Setenv("CARTWRIGHT_UI_URL", "http://localhost:8299")
 	var out startResult
 	if r := jsonOut(t, &out, "sample"); r.code != 0 {
 		t.Fatalf("sample: exit %d: %s", r.code, r.stderr)
@@ -128,7 +130,7 @@ func TestSample(t *testing.T) {
 	if !strings.HasPrefix(out.WorkflowID, "draft-order/u_sample/sample-") || out.Status == nil || out.Status.Confirmation == nil {
 		t.Fatalf("sample: %+v", out)
 	}
-	wantLink := "http://localhost:8233/namespaces/default/workflows/" + url.PathEscape(out.WorkflowID) + "/" + out.RunID + "/history"
+	wantLink := "http://localhost:8299/namespaces/default/workflows/" + url.PathEscape(out.WorkflowID) + "/" + out.RunID + "/history"
 	if out.UILink != wantLink || !strings.Contains(out.UILink, "draft-order%2Fu_sample%2Fsample-") {
 		t.Fatalf("link %s, want %s", out.UILink, wantLink)
 	}

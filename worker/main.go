@@ -57,23 +57,38 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	w := worker.New(deps.Temporal, cfg.TaskQueue, worker.Options{})
-	deps.Register(w)
-	if err := deps.EnsureSchedules(ctx); err != nil {
-		return err
-	}
-	stopWebhook, err := serveWebhook(deps)
+	roles, err := wiring.ParseRoles(cfg.WorkerRoles)
 	if err != nil {
 		return err
 	}
-	defer stopWebhook()
-	stopCodec, err := serveCodec(deps)
-	if err != nil {
-		return err
+	if roles.Schedules {
+		if err := deps.EnsureSchedules(ctx); err != nil {
+			return err
+		}
 	}
-	defer stopCodec()
+	if roles.Webhook {
+		stopWebhook, err := serveWebhook(deps)
+		if err != nil {
+			return err
+		}
+		defer stopWebhook()
+	}
+	if roles.Codec {
+		stopCodec, err := serveCodec(deps)
+		if err != nil {
+			return err
+		}
+		defer stopCodec()
+	}
+	if !roles.Polls() {
+		logger.Info("worker serving without polling", zap.String("roles", cfg.WorkerRoles))
+		<-ctx.Done()
+		return nil
+	}
+	w := worker.New(deps.Temporal, cfg.TaskQueue, roles.WorkerOptions(worker.Options{}))
+	deps.RegisterRoles(w, roles)
 
-	logger.Info("worker starting", zap.Int("tools", len(deps.Registry.Specs())))
+	logger.Info("worker starting", zap.Int("tools", len(deps.Registry.Specs())), zap.String("roles", cfg.WorkerRoles))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}

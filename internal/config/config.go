@@ -1,6 +1,3 @@
-// Package config reads every setting of the worker, the CLI and the webhook
-// receiver from the environment, with defaults that match `make dev`. It is
-// the only place that reads the environment.
 package config
 
 import (
@@ -20,6 +17,12 @@ type Config struct {
 	PostgresMaxConns int32 `env:"CARTWRIGHT_PG_MAX_CONNS" envDefault:"24"`
 	// TaskQueue is the one queue every workflow and activity runs on.
 	TaskQueue string `env:"CARTWRIGHT_TASK_QUEUE" envDefault:"cartwright"`
+	// WorkerRoles are what this worker process does, comma-separated:
+	// workflows, activities, webhook (serve the Stripe webhook receiver),
+	// schedules (ensure the reconcile and archive schedules), codec (serve
+	// the codec server on CodecAddr). Any number of
+	// workers share the task queue; each may take a subset.
+	WorkerRoles string `env:"CARTWRIGHT_WORKER_ROLES" envDefault:"workflows,activities,webhook,schedules,codec"`
 	// LogLevel is a zap level name.
 	LogLevel string `env:"CARTWRIGHT_LOG_LEVEL" envDefault:"info"`
 	// LogDevelopment switches zap to human-readable console output.
@@ -47,7 +50,7 @@ type Config struct {
 	CodecSecret string `env:"CARTWRIGHT_CODEC_SECRET"`
 
 	// ReconcilePendingAfter: audit rows pending longer than this are failed
-	// by reconcile (seed 003 OUTBOX-INV-09). Never below a minute.
+	// by reconcile (docs/evidence.md#reconcile). Never below a minute.
 	ReconcilePendingAfter time.Duration `env:"CARTWRIGHT_RECONCILE_PENDING_AFTER" envDefault:"2h"`
 	// ReconcileEvery is the reconcile schedule's interval.
 	ReconcileEvery time.Duration `env:"CARTWRIGHT_RECONCILE_EVERY" envDefault:"15m"`
@@ -57,7 +60,7 @@ type Config struct {
 	// ApprovalWindow is how long a workflow waits for support staff.
 	ApprovalWindow time.Duration `env:"CARTWRIGHT_APPROVAL_WINDOW" envDefault:"24h"`
 	// ApprovalConfidence: compliance answers below it go to support staff
-	// (seed 004 §5.1).
+	// (docs/approvals.md#confidence-threshold).
 	ApprovalConfidence float64 `env:"CARTWRIGHT_APPROVAL_CONFIDENCE" envDefault:"0.80"`
 
 	// Stripe: stripe-mock by default; a real test key works by setting
@@ -70,6 +73,9 @@ type Config struct {
 	// landing pages of the platform's front end.
 	OnboardingReturnURL  string `env:"CARTWRIGHT_ONBOARDING_RETURN_URL" envDefault:"http://localhost:3000/onboarding/return"`
 	OnboardingRefreshURL string `env:"CARTWRIGHT_ONBOARDING_REFRESH_URL" envDefault:"http://localhost:3000/onboarding/refresh"`
+	// UIURL is the Temporal Web UI that printed links point to (the stack
+	// writes its own into .data/env).
+	UIURL string `env:"CARTWRIGHT_UI_URL" envDefault:"http://localhost:8233"`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
 }

@@ -18,11 +18,19 @@ const archiveEvery = 15 * time.Minute
 // Register puts every workflow and activity a cartwright worker serves on r:
 // the one registration list. Workflows take their activity options from the
 // specs in d.Registry, so Register runs after Build.
-func (d *Deps) Register(r worker.Registry) {
-	workflows.Register(r)
-	workflows.UseToolSpecs(d.Registry.Specs()...)
-	for _, a := range d.activities() {
-		r.RegisterActivity(a)
+func (d *Deps) Register(r worker.Registry) { d.RegisterRoles(r, AllRoles) }
+
+// RegisterRoles registers what roles say this process serves: the
+// workflows, the activities, or both.
+func (d *Deps) RegisterRoles(r worker.Registry, roles Roles) {
+	if roles.Workflows {
+		workflows.Register(r)
+		workflows.UseToolSpecs(d.Registry.Specs()...)
+	}
+	if roles.Activities {
+		for _, a := range d.activities() {
+			r.RegisterActivity(a)
+		}
 	}
 }
 
