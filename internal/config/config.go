@@ -25,6 +25,13 @@ type Config struct {
 	// schedules (ensure the reconcile and archive schedules). Any number of
 	// workers share the task queue; each may take a subset.
 	WorkerRoles string `env:"CARTWRIGHT_WORKER_ROLES" envDefault:"workflows,activities,webhook,schedules"`
+	// HealthAddr serves the worker's /livez and /readyz (Kubernetes
+	// probes); "" serves none.
+	HealthAddr string `env:"CARTWRIGHT_HEALTH_ADDR" envDefault:""`
+	// Migrate runs the database migrations when a process connects. A
+	// deployment with many replicas turns it off and runs `starter migrate`
+	// once (a Kubernetes Job) before rolling out the workers.
+	Migrate bool `env:"CARTWRIGHT_MIGRATE" envDefault:"true"`
 	// LogLevel is a zap level name.
 	LogLevel string `env:"CARTWRIGHT_LOG_LEVEL" envDefault:"info"`
 	// LogDevelopment switches zap to human-readable console output.
