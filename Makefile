@@ -30,7 +30,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-unit test-integration test-down fuzz lint clean
+.PHONY: help tools build dev down status test test-unit test-integration test-scale test-down fuzz lint clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -73,6 +73,16 @@ test-unit: ## go test -short ./... (no services)
 
 test-integration: tools ## start the test stack if needed, go test ./..., stop it
 	scripts/test.sh integration
+
+# The many-workers kill test at load (make test runs it short: 24 orders,
+# 4 onboardings). Override e.g. SCALE_ORDERS=1000 SCALE_CONCURRENCY=48.
+SCALE_ORDERS ?= 240
+SCALE_ONBOARDINGS ?= 20
+SCALE_CONCURRENCY ?= 24
+test-scale: tools ## three worker processes at load, two SIGKILLed (worker/scaletest)
+	CARTWRIGHT_SCALE_ORDERS=$(SCALE_ORDERS) CARTWRIGHT_SCALE_ONBOARDINGS=$(SCALE_ONBOARDINGS) \
+	  CARTWRIGHT_SCALE_CONCURRENCY=$(SCALE_CONCURRENCY) TEST_PKGS=./worker/scaletest/ \
+	  GOTEST_FLAGS='-v -run TestManyWorkers' scripts/test.sh integration
 
 fuzz: ## run each FUZZ_TARGETS target for FUZZ_TIME
 	scripts/test.sh fuzz
