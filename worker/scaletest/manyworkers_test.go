@@ -102,6 +102,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	t.Cleanup(cl.Close)
 
 	merchants := seedMerchants(ctx, t, pool, fake, l.onboardings)
+	idle, _ := a.usage()
 	began := time.Now()
 	orders := driveOrders(ctx, cl, l)
 	onboardingIDs := make([]string, len(merchants))
@@ -157,6 +158,11 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 		l.orders, l.concurrency, len(merchants), elapsed.Round(time.Millisecond))
 	if a.exited() {
 		t.Fatalf("worker A exited:\n%s", a.tail(4096))
+	}
+	if u, err := a.usage(); err == nil {
+		cpu := u.CPU - idle.CPU
+		t.Logf("worker A (survivor): peak RSS %.0f MiB (%.0f MiB at start), CPU %s under load in %s (%.2f cores on average)",
+			u.PeakRSSMiB, idle.PeakRSSMiB, cpu, elapsed.Round(time.Second), cpu.Seconds()/elapsed.Seconds())
 	}
 
 	// One draft-order row per order.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -147,6 +148,41 @@ func (p *proc) stop() {
 		_ = p.cmd.Process.Signal(syscall.SIGKILL)
 		<-p.done
 	}
+}
+
+// usage is a process's peak resident memory and CPU time so far, from
+// /proc (Linux): the numbers the Helm chart's resource requests come from.
+type usage struct {
+	PeakRSSMiB float64
+	CPU        time.Duration
+}
+
+func (p *proc) usage() (usage, error) {
+	var u usage
+	pid := p.cmd.Process.Pid
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return u, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			u.PeakRSSMiB = kb / 1024
+		}
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return u, err
+	}
+	// Fields after the command name (which may hold spaces): utime and
+	// stime are fields 14 and 15 of the whole line, in clock ticks (100/s).
+	rest := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if len(rest) > 12 {
+		ut, _ := strconv.ParseInt(rest[11], 10, 64)
+		st, _ := strconv.ParseInt(rest[12], 10, 64)
+		u.CPU = time.Duration(ut+st) * 10 * time.Millisecond
+	}
+	return u, nil
 }
 
 // waitReady polls the worker's /readyz until it answers 200: the Temporal
