@@ -89,8 +89,13 @@ func run() error {
 	// A fatal worker error (namespace gone, credentials revoked) ends the
 	// process: the probe fails /livez meanwhile, and the exit lets the
 	// orchestrator restart it.
+	versioning, err := wiring.DeploymentOptions(cfg)
+	if err != nil {
+		return err
+	}
 	fatal := make(chan error, 1)
 	w := worker.New(deps.Temporal, cfg.TaskQueue, roles.WorkerOptions(worker.Options{
+		DeploymentOptions: versioning,
 		OnFatalError: func(err error) {
 			probe.Fatal(err)
 			select {
@@ -101,7 +106,8 @@ func run() error {
 	}))
 	deps.RegisterRoles(w, roles)
 
-	logger.Info("worker starting", zap.Int("tools", len(deps.Registry.Specs())), zap.String("roles", cfg.WorkerRoles))
+	logger.Info("worker starting", zap.Int("tools", len(deps.Registry.Specs())), zap.String("roles", cfg.WorkerRoles),
+		zap.String("deployment", versioning.Version.DeploymentName), zap.String("build_id", versioning.Version.BuildID))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}

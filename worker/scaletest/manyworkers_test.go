@@ -393,14 +393,7 @@ const orderDeadline = 3 * time.Minute
 // again (confirming the same hash again is not an error).
 func driveOrder(ctx context.Context, cl *client.Client, key string) (string, error) {
 	deadline := time.Now().Add(orderDeadline)
-	in := workflows.DraftOrderInput{
-		Request: toolkit.Request{
-			RequestID: "req-" + key, UserID: "u_scale", IdempotencyKey: key, Currency: "EUR",
-			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_scale"}, Client: toolkit.Client{App: "backend", Version: "scaletest"},
-		},
-		Items:  []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
-	}
+	in := orderInput(key)
 	var h client.DraftOrderHandle
 	if err := retry(deadline, func() (err error) { h, err = cl.StartDraftOrder(ctx, in); return err }); err != nil {
 		return "", fmt.Errorf("start %s: %w", key, err)
@@ -429,6 +422,18 @@ func driveOrder(ctx context.Context, cl *client.Client, key string) (string, err
 		return h.WorkflowID, fmt.Errorf("%s ended %s: %s", h.WorkflowID, res.State, res.Message)
 	}
 	return h.WorkflowID, nil
+}
+
+// orderInput is two T-shirts to Berlin: no approval on the way.
+func orderInput(key string) workflows.DraftOrderInput {
+	return workflows.DraftOrderInput{
+		Request: toolkit.Request{
+			RequestID: "req-" + key, UserID: "u_scale", IdempotencyKey: key, Currency: "EUR",
+			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_scale"}, Client: toolkit.Client{App: "backend", Version: "scaletest"},
+		},
+		Items:  []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
+		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
+	}
 }
 
 // retry runs f until it succeeds, fails with an error other than TIMEOUT
