@@ -392,8 +392,13 @@ const orderDeadline = 3 * time.Minute
 // for the draft order. A step that timed out while a worker died is tried
 // again (confirming the same hash again is not an error).
 func driveOrder(ctx context.Context, cl *client.Client, key string) (string, error) {
+	return driveOrderInput(ctx, cl, orderInput(key))
+}
+
+// driveOrderInput is driveOrder for any order.
+func driveOrderInput(ctx context.Context, cl *client.Client, in workflows.DraftOrderInput) (string, error) {
 	deadline := time.Now().Add(orderDeadline)
-	in := orderInput(key)
+	key := in.Request.IdempotencyKey
 	var h client.DraftOrderHandle
 	if err := retry(deadline, func() (err error) { h, err = cl.StartDraftOrder(ctx, in); return err }); err != nil {
 		return "", fmt.Errorf("start %s: %w", key, err)
