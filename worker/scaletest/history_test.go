@@ -9,6 +9,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cartwright-dev/cartwright/client"
@@ -34,6 +35,7 @@ const (
 type historySize struct {
 	Events       int
 	Bytes        int
+	JSONBytes    int    // as the archive stores it (protojson, before sealing)
 	LargestBytes int    // the largest payload of any event
 	LargestEvent string // its event type
 }
@@ -41,17 +43,22 @@ type historySize struct {
 func measureHistory(ctx context.Context, t *testing.T, tc sdkclient.Client, id, runID string) historySize {
 	t.Helper()
 	var hs historySize
+	var all historypb.History
 	it := tc.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		e, err := it.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
+		all.Events = append(all.Events, e)
 		hs.Events++
 		hs.Bytes += proto.Size(e)
 		if n := largestPayload(e); n > hs.LargestBytes {
 			hs.LargestBytes, hs.LargestEvent = n, e.GetEventType().String()
 		}
+	}
+	if b, err := protojson.Marshal(&all); err == nil {
+		hs.JSONBytes = len(b)
 	}
 	return hs
 }
@@ -63,8 +70,8 @@ func largestPayload(e *historypb.HistoryEvent) int {
 }
 
 func (h historySize) String() string {
-	return fmt.Sprintf("%d events, %.1f KiB, largest event %.1f KiB (%s)", h.Events, float64(h.Bytes)/1024,
-		float64(h.LargestBytes)/1024, h.LargestEvent)
+	return fmt.Sprintf("%d events, %.1f KiB (%.1f KiB as JSON), largest event %.1f KiB (%s)", h.Events, float64(h.Bytes)/1024,
+		float64(h.JSONBytes)/1024, float64(h.LargestBytes)/1024, h.LargestEvent)
 }
 
 // TestHistorySizes weighs the two histories the limits bite on first — a
