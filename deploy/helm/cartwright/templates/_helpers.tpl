@@ -118,3 +118,28 @@ readOnlyRootFilesystem: true
 capabilities:
   drop: [ALL]
 {{- end -}}
+
+{{/* A Deployment's name: per group, and per build when versioned (so a
+     draining build's Deployment stays untouched while the next one rolls
+     out beside it). Takes (dict "root" $ "group" NAME "build" ID). */}}
+{{- define "cartwright.deploymentName" -}}
+{{- $base := printf "%s-%s" (include "cartwright.fullname" .root) .group -}}
+{{- if .root.Values.versioning.enabled -}}
+{{- printf "%s-%s" $base (.build | lower | replace "_" "-" | replace "." "-" | trunc 12 | trimSuffix "-") -}}
+{{- else -}}
+{{- $base -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The builds to run: the current one, and with versioning the draining
+     ones still serving workflows pinned to them. */}}
+{{- define "cartwright.builds" -}}
+{{- $builds := list (dict "id" (include "cartwright.buildId" .) "image" (include "cartwright.image" .) "current" true "replicas" 0) -}}
+{{- if .Values.versioning.enabled -}}
+{{- range .Values.versioning.drainingBuilds -}}
+{{- $image := .image | default (printf "%s:%s" $.Values.image.repository .buildId) -}}
+{{- $builds = append $builds (dict "id" .buildId "image" $image "current" false "replicas" (.replicas | default 1)) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $builds -}}
+{{- end -}}
