@@ -212,10 +212,3 @@ func (p *proc) waitReady(t *testing.T, within time.Duration) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
-// logHas reports whether the worker's log contains s.
-func (p *proc) logHas(s string) bool {
-	p.logMu.Lock()
-	defer p.logMu.Unlock()
-	return strings.Contains(p.log.String(), s)
-}
