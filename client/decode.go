@@ -3,6 +3,7 @@ package client
 import (
 	"io"
 
+	"github.com/cartwright-dev/cartwright/internal/body"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -15,7 +16,7 @@ import (
 // INVALID_ARGUMENT naming the field.
 func DecodeDraftOrderInput(r io.Reader) (workflows.DraftOrderInput, error) {
 	var in workflows.DraftOrderInput
-	body, err := toolkit.ReadBody(r)
+	body, err := body.Read(r)
 	if err != nil {
 		return in, err
 	}

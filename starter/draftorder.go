@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/body"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -104,14 +105,14 @@ func (a *app) readOrder(file string) (workflows.DraftOrderInput, error) {
 // toolkit.MaxBodyBytes; what names the file in the error.
 func (a *app) readFile(file, what string) ([]byte, error) {
 	if file == "-" {
-		return toolkit.ReadBody(a.stdin)
+		return body.Read(a.stdin)
 	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%s: %v", what, err)
 	}
 	defer f.Close()
-	return toolkit.ReadBody(f)
+	return body.Read(f)
 }
 
 // startResult is start's (and sample's) --json output.

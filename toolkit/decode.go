@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"strings"
 
 	"github.com/gowebpki/jcs"
@@ -44,19 +43,6 @@ func DecodeRequest(body []byte) (Request, error) {
 	var r Request
 	err := DecodeStrict(body, &r)
 	return r, err
-}
-
-// ReadBody reads at most MaxBodyBytes from r; a longer body is refused
-// without reading the rest into memory.
-func ReadBody(r io.Reader) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(r, MaxBodyBytes+1))
-	if err != nil {
-		return nil, Errorf(InvalidArgument, "read body: %v", err)
-	}
-	if len(body) > MaxBodyBytes {
-		return nil, Errorf(InvalidArgument, "body is larger than %d bytes", MaxBodyBytes)
-	}
-	return body, nil
 }
 
 // DecodeStrict parses body into v with the strictness of DecodeToolCall:

@@ -42,13 +42,6 @@ func TestDecodeToolCallAcceptsAWellFormedCall(t *testing.T) {
 	}
 }
 
-func TestReadBodyStopsAtTheLimit(t *testing.T) {
-	_, err := ReadBody(strings.NewReader(strings.Repeat("x", MaxBodyBytes+10)))
-	if CodeOf(err) != InvalidArgument {
-		t.Fatalf("got %v", err)
-	}
-}
-
 // FuzzDecodeToolCall feeds arbitrary bodies through decoding and, when they
 // decode, through the whole preflight: nothing may panic, every failure is
 // INVALID_ARGUMENT, and a body that decodes twice decodes the same.
