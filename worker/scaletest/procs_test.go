@@ -19,6 +19,17 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/health"
 )
 
+// binDir holds the worker binary this test run built; TestMain removes it.
+var binDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // workerBinary builds ./worker once per test binary run, with the build
 // hash evidence records.
 var workerBinary = sync.OnceValues(func() (string, error) {
@@ -26,6 +37,7 @@ var workerBinary = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	binDir = dir
 	bin := filepath.Join(dir, "worker")
 	cmd := exec.Command("go", "build", "-o", bin,
 		"-ldflags", "-X github.com/cartwright-dev/cartwright/toolkit.build=scaletest",
