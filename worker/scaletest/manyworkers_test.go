@@ -159,7 +159,10 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 			t.Fatalf("onboarding %s: %+v %v", m.id, res, err)
 		}
 		st, err := cl.OnboardingStatus(ctx, m.id)
-		if err == nil && st.Signals.AccountUpdated != 1 {
+		if err != nil {
+			t.Fatalf("onboarding %s status: %v", m.id, err)
+		}
+		if st.Signals.AccountUpdated != 1 {
 			t.Fatalf("onboarding %s took %d account.updated signals, want 1", m.id, st.Signals.AccountUpdated)
 		}
 	}
