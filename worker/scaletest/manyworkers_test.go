@@ -81,7 +81,10 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	tq := testenv.TaskQueue(t)
 	env := map[string]string{
 		"TEMPORAL_ADDRESS": testenv.TemporalAddress(), "TEMPORAL_NAMESPACE": "default",
-		"CARTWRIGHT_TASK_QUEUE": tq, "CARTWRIGHT_PG_DSN": dsn, "CARTWRIGHT_PG_MAX_CONNS": "12",
+		"CARTWRIGHT_TASK_QUEUE": tq, "CARTWRIGHT_PG_DSN": dsn,
+		// A connection per order in flight, within the shared
+		// PostgreSQL's 100 that `make test` packages run beside.
+		"CARTWRIGHT_PG_MAX_CONNS": strconv.Itoa(max(8, min(24, l.concurrency))),
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
 		"STRIPE_API_BASE": fake.URL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
 		"CARTWRIGHT_LOG_LEVEL": "warn",
