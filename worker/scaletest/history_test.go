@@ -122,7 +122,7 @@ func TestHistorySizes(t *testing.T) {
 	}
 	t.Logf("draft order, 1 line: %s", measureHistory(ctx, t, ws.Temporal, one, ""))
 
-	// An onboarding its merchant leaves and returns to 40 times.
+	// An onboarding its merchant leaves and returns to 20 times.
 	m := seedMerchants(ctx, t, ws.Pool, fake, 1)[0]
 	h, err := cl.StartOnboarding(ctx, workflows.OnboardingInput{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
 	if err != nil {
@@ -130,7 +130,7 @@ func TestHistorySizes(t *testing.T) {
 	}
 	ws.TerminateLater(t, h.WorkflowID)
 	waitOnboarding(ctx, t, cl, m.id, workflows.OnboardingAwaitingMerchant)
-	const returns = 40
+	const returns = 20
 	for i := 0; i < returns; i++ {
 		before, err := cl.OnboardingStatus(ctx, m.id)
 		if err != nil {
