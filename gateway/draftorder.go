@@ -42,10 +42,10 @@ type DraftOrderView struct {
 	// Confirmation: what to show the user, and what to send on their OK.
 	Confirmation *ConfirmationAsk `json:"confirmation,omitempty"`
 	// AwaitingStaff: support staff must decide first; the agent cannot.
-	AwaitingStaff bool                      `json:"awaiting_staff"`
-	Total         *commerce.Total           `json:"total,omitempty"`
-	DraftOrder    *commerce.DraftOrder      `json:"draft_order,omitempty"`
-	Evidence      []workflows.EvidenceRef   `json:"evidence"`
+	AwaitingStaff bool                         `json:"awaiting_staff"`
+	Total         *commerce.Total              `json:"total,omitempty"`
+	DraftOrder    *commerce.DraftOrder         `json:"draft_order,omitempty"`
+	Evidence      []workflows.EvidenceRef      `json:"evidence"`
 	Compliance    *workflows.ComplianceSummary `json:"compliance,omitempty"`
 }
 

@@ -112,7 +112,7 @@ func Reasons() []Reason {
 }
 
 // CodeOf is the JSON-RPC code of a reason, and CategoryOf its category.
-func CodeOf(r Reason) int64         { return reasons[r].code }
+func CodeOf(r Reason) int64          { return reasons[r].code }
 func CategoryOf(code int64) Category { return categories[code] }
 
 // ErrorData is error.data of every JSON-RPC error the gateway sends

@@ -41,7 +41,9 @@ func (a Actor) UserID() string {
 }
 
 // Envelope actor of the tool call.
-func (a Actor) envelopeActor() toolkit.Actor { return toolkit.Actor{Type: toolkit.ActorAgent, ID: a.ID} }
+func (a Actor) envelopeActor() toolkit.Actor {
+	return toolkit.Actor{Type: toolkit.ActorAgent, ID: a.ID}
+}
 
 // Tokens is the token table.
 type Tokens struct{ pool *pgxpool.Pool }

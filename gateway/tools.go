@@ -110,8 +110,8 @@ func outputSchema(spec toolkit.Spec, schemas fs.FS) (map[string]any, error) {
 		delete(data, k)
 	}
 	s := map[string]any{
-		"$schema": "http://json-schema.org/draft-07/schema#",
-		"type":    "object",
+		"$schema":  "http://json-schema.org/draft-07/schema#",
+		"type":     "object",
 		"required": []any{"ok", "status", "tool"},
 		"properties": map[string]any{
 			"ok":          map[string]any{"type": "boolean"},
