@@ -23,7 +23,7 @@ func (g *Gateway) toolHandler(spec toolkit.Spec) mcp.ToolHandler {
 		if len(req.Params.Arguments) > 0 {
 			_ = json.Unmarshal(req.Params.Arguments, &args) // checked by the middleware
 		}
-		env, rerr := g.call(ctx, actor, corr, spec, args, len(req.Params.Arguments), progressOf(req))
+		env, rerr := g.call(ctx, actor, corr, spec, args, len(req.Params.Arguments), progressOf(ctx, req))
 		if rerr != nil {
 			return nil, rerr
 		}
@@ -61,7 +61,10 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 	call := toolkit.ToolCall{
 		Tool: spec.Name,
 		Request: toolkit.Request{
-			RequestID: "req-" + strings.TrimPrefix(corr, "corr-"),
+			// The gateway names the request by its correlation id, so
+			// the id finds the evidence even where a workflow gives each
+			// step a correlation id of its own (the draft order).
+			RequestID: corr,
 			Actor:     actor.envelopeActor(), UserID: actor.UserID(),
 			DryRun: dryRun, CorrelationID: corr,
 		},
@@ -181,7 +184,9 @@ func envelopeText(env toolkit.Response) string {
 
 // progressOf returns a func that sends a progress notification when the
 // caller asked for them (a progress token), else does nothing.
-func progressOf(req *mcp.CallToolRequest) func(string) {
+// They are sent on ctx, the request's: the streamable transport delivers
+// a notification on the stream of the request it belongs to.
+func progressOf(ctx context.Context, req *mcp.CallToolRequest) func(string) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
 		return func(string) {}
@@ -189,7 +194,7 @@ func progressOf(req *mcp.CallToolRequest) func(string) {
 	n := 0
 	return func(msg string) {
 		n++
-		_ = req.Session.NotifyProgress(context.Background(), &mcp.ProgressNotificationParams{
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 			ProgressToken: token, Message: msg, Progress: float64(n),
 		})
 	}

@@ -198,7 +198,7 @@ func (g *Gateway) draftStart(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	corr := correlationOf(ctx)
 	in := workflows.DraftOrderInput{
 		Request: toolkit.Request{
-			RequestID: "req-" + strings.TrimPrefix(corr, "corr-"), Actor: actor.envelopeActor(),
+			RequestID: corr, Actor: actor.envelopeActor(),
 			UserID: actor.UserID(), IdempotencyKey: a.IdempotencyKey, Currency: a.Currency,
 			DryRun: a.DryRun, CorrelationID: corr,
 		},
@@ -268,7 +268,7 @@ func (g *Gateway) draftCancel(ctx context.Context, req *mcp.CallToolRequest) (*m
 // someone or ended — or, after a confirm, until it ended — and renders it.
 func (g *Gateway) waitView(ctx context.Context, req *mcp.CallToolRequest, tool, id string, a draftArgs, corr string,
 	untilEnd bool) (*mcp.CallToolResult, error) {
-	progress := progressOf(req)
+	progress := progressOf(ctx, req)
 	deadline := time.Now().Add(a.wait())
 	for {
 		st, err := g.opts.Client.Status(ctx, id)
