@@ -61,10 +61,10 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 	call := toolkit.ToolCall{
 		Tool: spec.Name,
 		Request: toolkit.Request{
-			// The gateway names the request by its correlation id, so
-			// the id finds the evidence even where a workflow gives each
-			// step a correlation id of its own (the draft order).
-			RequestID: corr,
+			// A fresh request id: a caller may send the same
+			// X-Correlation-ID twice, and only an idempotency key may
+			// bring back an earlier answer.
+			RequestID: "req-" + strings.TrimPrefix(NewCorrelationID(), "corr-"),
 			Actor:     actor.envelopeActor(), UserID: actor.UserID(),
 			DryRun: dryRun, CorrelationID: corr,
 		},

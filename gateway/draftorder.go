@@ -198,6 +198,9 @@ func (g *Gateway) draftStart(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	corr := correlationOf(ctx)
 	in := workflows.DraftOrderInput{
 		Request: toolkit.Request{
+			// The gateway names the run's request by the start's
+			// correlation id: every step has a correlation id of its own
+			// (two-phase audit), and this one finds them all.
 			RequestID: corr, Actor: actor.envelopeActor(),
 			UserID: actor.UserID(), IdempotencyKey: a.IdempotencyKey, Currency: a.Currency,
 			DryRun: a.DryRun, CorrelationID: corr,
