@@ -14,6 +14,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/gateway"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
@@ -35,6 +36,24 @@ func newStack(t *testing.T) *stack {
 	t.Helper()
 	st := wiringtest.Start(t)
 	st.Env(t)
+	return gatewayOn(t, st)
+}
+
+// newBenchStack is newStack for a benchmark (b.Setenv is not available
+// where Env needs a *testing.T): the client is pointed at the stack
+// explicitly.
+func newBenchStack(b *testing.B) *stack {
+	b.Helper()
+	st := wiringtest.Start(b)
+	for k, v := range map[string]string{"TEMPORAL_ADDRESS": testenv.TemporalAddress(), "TEMPORAL_NAMESPACE": "default",
+		"CARTWRIGHT_TASK_QUEUE": st.TaskQueue, "CARTWRIGHT_PG_DSN": st.DSN} {
+		b.Setenv(k, v)
+	}
+	return gatewayOn(b, st)
+}
+
+func gatewayOn(t testing.TB, st *wiringtest.Stack) *stack {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := client.New(ctx, client.Options{TaskQueue: st.TaskQueue, PollInterval: 20 * time.Millisecond})

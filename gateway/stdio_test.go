@@ -1,0 +1,87 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cartwright-dev/cartwright/gateway"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// TestMCPStdio: the SDK's client launches `starter mcp stdio` (built here)
+// as an MCP host would, lists the tools and calls one; without a valid
+// token every call is -32002 AUTH_FAILED.
+func TestMCPStdio(t *testing.T) {
+	s := newStack(t)
+	bin := filepath.Join(t.TempDir(), "starter")
+	build := exec.Command("go", "build", "-o", bin, "github.com/cartwright-dev/cartwright/starter")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build starter: %v\n%s", err, out)
+	}
+	connect := func(token string) *mcp.ClientSession {
+		cmd := exec.Command(bin, "mcp", "stdio")
+		cmd.Env = append(os.Environ(), "CARTWRIGHT_MCP_TOKEN="+token, "CARTWRIGHT_LOG_LEVEL=warn")
+		cmd.Stderr = os.Stderr
+		c := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "0.0.1"}, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		sess, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sess.Close() })
+		return sess
+	}
+	sess := connect(s.token)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	list, err := sess.ListTools(ctx, nil)
+	if err != nil || len(list.Tools) != len(s.gw.ToolNames()) {
+		t.Fatalf("tools/list over stdio: %v, %d tools, want %d", err, len(list.Tools), len(s.gw.ToolNames()))
+	}
+	res, env := call(t, sess, "knowledge.cite", map[string]any{"claim": "Stripe needs a bank account for payouts"})
+	if res.IsError || !env.OK || env.SnapshotID() == "" {
+		t.Fatalf("call over stdio: %+v", env)
+	}
+	rec, err := s.Store.Get(ctx, env.SnapshotID())
+	if err != nil || rec.CorrelationID != corrOf(res) {
+		t.Fatalf("evidence %v: correlation %q, result's %q", err, rec.CorrelationID, corrOf(res))
+	}
+
+	bad := connect("cwt_unknown")
+	_, err = bad.CallTool(ctx, &mcp.CallToolParams{Name: "knowledge.cite", Arguments: map[string]any{"claim": "x y z"}})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != gateway.CodeBusiness {
+		t.Fatalf("unknown token over stdio: %v", err)
+	}
+}
+
+// TestMCPCallBudget: past its calls per minute an actor gets RATE_LIMITED
+// with retry_after_seconds, before anything runs; other actors are not
+// affected.
+func TestMCPCallBudget(t *testing.T) {
+	s := newStack(t)
+	small := s.newToken(t, gateway.Actor{ID: "small-agent", CallsPerMinute: 2})
+	sess := s.connect(t, small.Token, nil)
+	args := map[string]any{"claim": "Stripe needs a bank account for payouts"}
+	for i := 0; i < 2; i++ {
+		if res, env := call(t, sess, "knowledge.cite", args); res.IsError {
+			t.Fatalf("call %d within the budget: %+v", i, env.Error)
+		}
+	}
+	res, env := call(t, sess, "knowledge.cite", args)
+	if !res.IsError || env.Error == nil || env.Error.Code != toolkit.RateLimited || env.Error.RetryAfterSeconds < 1 || env.SnapshotID() != "" {
+		t.Fatalf("third call: isError %v %+v", res.IsError, env.Error)
+	}
+	if res, _ := call(t, s.connect(t, s.token, nil), "knowledge.cite", args); res.IsError {
+		t.Fatal("another actor was limited too")
+	}
+}
