@@ -199,7 +199,12 @@ func (a *app) mcpTokenCmd() *cobra.Command {
 	tokenCreate = &cobra.Command{
 		Use:   "create --actor ID [--tools a,b] [--tenant T]",
 		Short: "Create a bearer token for an agent and print it (once: only its hash is kept)",
-		Args:  cobra.NoArgs,
+		Long: `Create a bearer token for an agent actor and print it on the first line of
+stdout (with --json: {"token", "actor"}). Only its SHA-256 is stored, in the
+mcp_tokens table of CARTWRIGHT_PG_DSN, so it cannot be shown again. --tools
+limits what the agent may call (default: every tool); --tenant is the user the
+agent acts for (its calls' user_id; default: the agent itself).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if actor.ID == "" {
 				return usagef("--actor is required")
@@ -227,7 +232,10 @@ func (a *app) mcpTokenCmd() *cobra.Command {
 	revoke := &cobra.Command{
 		Use:   "revoke TOKEN_ID",
 		Short: "Revoke a token (its mt_… id); calls with it fail with AUTH_FAILED from now on",
-		Args:  cobra.ExactArgs(1),
+		Long: `Revoke the token with this id (mt_…, printed by create): every request that
+carries it is refused with -32002 AUTH_FAILED from the next request on. The row
+stays, so evidence written by the agent can still be traced to it.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withTokens(func(ctx context.Context, t *gateway.Tokens) error {
 				ok, err := t.Revoke(ctx, args[0])
@@ -242,7 +250,9 @@ func (a *app) mcpTokenCmd() *cobra.Command {
 			})
 		},
 	}
-	token = group("token", "Create and revoke agents' bearer tokens", "", tokenCreate, revoke)
+	token = group("token", "Create and revoke agents' bearer tokens",
+		`Bearer tokens map to agent actors (starter mcp token create); the MCP gateway
+refuses a missing, unknown or revoked token with -32002 AUTH_FAILED.`, tokenCreate, revoke)
 	return token
 }
 
