@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -64,7 +65,7 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 			// A fresh request id: a caller may send the same
 			// X-Correlation-ID twice, and only an idempotency key may
 			// bring back an earlier answer.
-			RequestID: "req-" + strings.TrimPrefix(NewCorrelationID(), "corr-"),
+			RequestID: "req-" + strings.TrimPrefix(wire.NewCorrelationID(), "corr-"),
 			Actor:     actor.envelopeActor(), UserID: actor.UserID(),
 			DryRun: dryRun, CorrelationID: corr,
 		},
@@ -85,7 +86,7 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 		te := toolkit.AsError(err)
 		if !started && (te.Code == toolkit.UpstreamError || te.Code == toolkit.Timeout) {
 			log.Warn("mcp tool call: Temporal unreachable", zap.Error(err))
-			return toolkit.Response{}, rpcError(corr, ReasonTemporalUnavailable, nil, "the workflow service cannot be reached; retry")
+			return toolkit.Response{}, wire.NewError(corr, wire.ReasonTemporalUnavailable, nil, "the workflow service cannot be reached; retry")
 		}
 		return fail(te), nil
 	}

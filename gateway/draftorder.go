@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -335,7 +336,7 @@ func (g *Gateway) draftError(tool, id, corr string, err error, reached bool) (*m
 		te = toolkit.Errorf(toolkit.UpstreamError, "%v", err)
 	}
 	if !reached && (te.Code == toolkit.UpstreamError || te.Code == toolkit.Timeout) {
-		return nil, rpcError(corr, ReasonTemporalUnavailable, nil, "the workflow service cannot be reached; retry")
+		return nil, wire.NewError(corr, wire.ReasonTemporalUnavailable, nil, "the workflow service cannot be reached; retry")
 	}
 	g.log.Info("mcp draft order call refused", zap.String("tool", tool), zap.String("workflow_id", id),
 		zap.String("error_code", string(te.Code)), zap.String("correlation_id", corr))

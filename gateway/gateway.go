@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -137,7 +138,9 @@ func (g *Gateway) ServeStdio(ctx context.Context, actor *Actor, authErr string) 
 	if actor != nil {
 		g.stdioActor = actor
 	} else {
-		g.stdioAuthErr = func(corr string) *jsonrpc.Error { return rpcError(corr, ReasonAuthFailed, nil, "%s", authErr) }
+		g.stdioAuthErr = func(corr string) *jsonrpc.Error {
+			return wire.NewError(corr, wire.ReasonAuthFailed, nil, "%s", authErr)
+		}
 	}
 	return g.server.Run(ctx, &mcp.StdioTransport{})
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/cartwright-dev/cartwright/gateway/wire"
 )
 
 // Path is where the HTTP gateway serves MCP.
@@ -31,7 +33,7 @@ const Path = "/mcp"
 // body routed like tools/call.
 func (g *Gateway) Handler() http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server },
-		&mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: MaxBodyBytes})
+		&mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: wire.MaxBodyBytes})
 	// The SDK reads the actor the front handler resolved as the session's
 	// token info, so it reaches every method handler (RequestExtra).
 	withToken := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -54,35 +56,35 @@ type front struct {
 }
 
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	corr := correlationFrom(r.Header.Get(HeaderCorrelationID))
-	w.Header().Set(HeaderCorrelationID, corr)
+	corr := wire.CorrelationFrom(r.Header.Get(wire.HeaderCorrelationID))
+	w.Header().Set(wire.HeaderCorrelationID, corr)
 	var id json.RawMessage
 	defer func() {
 		if p := recover(); p != nil {
 			f.g.log.Error("panic in the MCP front handler", zap.String("correlation_id", corr), zap.String("panic", fmt.Sprint(p)))
-			writeRPCError(w, id, rpcError(corr, ReasonUnhandledPanic, nil, "internal error"))
+			writeRPCError(w, id, wire.NewError(corr, wire.ReasonUnhandledPanic, nil, "internal error"))
 		}
 	}()
 	ctx := withCorrelation(r.Context(), corr)
-	r.Header.Set(HeaderCorrelationID, corr) // the SDK hands headers to the method handlers
+	r.Header.Set(wire.HeaderCorrelationID, corr) // the SDK hands headers to the method handlers
 
 	actor, rerr := f.g.authenticate(ctx, r.Header.Get("Authorization"), corr)
 	var body []byte
-	var in inbound
+	var in wire.Inbound
 	if r.Method == http.MethodPost {
 		var err error
-		body, err = io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+		body, err = io.ReadAll(io.LimitReader(r.Body, wire.MaxBodyBytes+1))
 		if err != nil {
-			writeRPCError(w, nil, rpcError(corr, ReasonInvalidRequest, nil, "cannot read the request body"))
+			writeRPCError(w, nil, wire.NewError(corr, wire.ReasonInvalidRequest, nil, "cannot read the request body"))
 			return
 		}
-		var bad *decodeFailure
-		in, bad = decodeInbound(body)
+		var bad *wire.Failure
+		in, bad = wire.Decode(body)
 		if bad != nil {
-			writeRPCError(w, bad.id, rpcError(corr, bad.reason, bad.details, "%s", bad.message))
+			writeRPCError(w, bad.ID, wire.NewError(corr, bad.Reason, bad.Details, "%s", bad.Message))
 			return
 		}
-		id = validID(in.id)
+		id = wire.ValidID(in.ID)
 	}
 	if rerr != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cartwright-mcp"`)
@@ -90,13 +92,13 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx = withActor(ctx, actor)
-	if in.method == "tools/call" {
-		if rerr := f.g.checkCall(corr, actor, in.tool, in.arguments); rerr != nil {
+	if in.Method == "tools/call" {
+		if rerr := f.g.checkCall(corr, actor, in.Tool, in.Arguments); rerr != nil {
 			writeRPCError(w, id, rerr)
 			return
 		}
 	}
-	if in.legacy {
+	if in.Legacy {
 		f.g.serveLegacy(ctx, w, in, corr)
 		return
 	}
@@ -113,7 +115,7 @@ func (g *Gateway) authenticate(ctx context.Context, header, corr string) (Actor,
 	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return Actor{}, rpcError(corr, ReasonAuthFailed, nil, "a bearer token is required (Authorization: Bearer …)")
+		return Actor{}, wire.NewError(corr, wire.ReasonAuthFailed, nil, "a bearer token is required (Authorization: Bearer …)")
 	}
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -121,10 +123,10 @@ func (g *Gateway) authenticate(ctx context.Context, header, corr string) (Actor,
 	switch {
 	case errors.Is(err, ErrUnknownToken):
 		g.log.Info("mcp token refused", zap.String("correlation_id", corr))
-		return Actor{}, rpcError(corr, ReasonAuthFailed, nil, "unknown or revoked token")
+		return Actor{}, wire.NewError(corr, wire.ReasonAuthFailed, nil, "unknown or revoked token")
 	case err != nil:
 		g.log.Warn("mcp token lookup failed", zap.String("correlation_id", corr), zap.Error(err))
-		return Actor{}, rpcError(corr, ReasonDatabaseUnavailable, nil, "the token store cannot be reached; retry")
+		return Actor{}, wire.NewError(corr, wire.ReasonDatabaseUnavailable, nil, "the token store cannot be reached; retry")
 	}
 	return a, nil
 }
@@ -132,9 +134,9 @@ func (g *Gateway) authenticate(ctx context.Context, header, corr string) (Actor,
 // serveLegacy answers the legacy body with the same call path as
 // tools/call: {"correlation_id", "isError", "result"} where result is the
 // tool result's structuredContent.
-func (g *Gateway) serveLegacy(ctx context.Context, w http.ResponseWriter, in inbound, corr string) {
-	h := g.handlers[in.tool]
-	res, err := h(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: in.tool, Arguments: in.arguments}})
+func (g *Gateway) serveLegacy(ctx context.Context, w http.ResponseWriter, in wire.Inbound, corr string) {
+	h := g.handlers[in.Tool]
+	res, err := h(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: in.Tool, Arguments: in.Arguments}})
 	if err != nil {
 		writeRPCError(w, nil, asRPCError(corr, err))
 		return
@@ -150,24 +152,24 @@ func (g *Gateway) serveLegacy(ctx context.Context, w http.ResponseWriter, in inb
 func writeRPCError(w http.ResponseWriter, id json.RawMessage, e error) {
 	var je *jsonrpc.Error
 	if !errors.As(e, &je) {
-		je = rpcError(w.Header().Get(HeaderCorrelationID), ReasonInternalError, nil, "internal error")
+		je = wire.NewError(w.Header().Get(wire.HeaderCorrelationID), wire.ReasonInternalError, nil, "internal error")
 	}
 	if id == nil {
 		id = json.RawMessage("null")
 	}
 	status := http.StatusBadRequest
 	switch je.Code {
-	case CodeMethodNotFound:
+	case wire.CodeMethodNotFound:
 		status = http.StatusNotFound
-	case CodeBusiness:
+	case wire.CodeBusiness:
 		status = http.StatusForbidden
-		var d ErrorData
-		if json.Unmarshal(je.Data, &d) == nil && d.Reason == ReasonAuthFailed {
+		var d wire.ErrorData
+		if json.Unmarshal(je.Data, &d) == nil && d.Reason == wire.ReasonAuthFailed {
 			status = http.StatusUnauthorized
 		}
-	case CodeDependency:
+	case wire.CodeDependency:
 		status = http.StatusServiceUnavailable
-	case CodeInternal:
+	case wire.CodeInternal:
 		status = http.StatusInternalServerError
 	}
 	w.Header().Set("Content-Type", "application/json")

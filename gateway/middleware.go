@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/cartwright-dev/cartwright/gateway/wire"
 )
 
 type actorKey struct{}
@@ -42,15 +44,15 @@ func (g *Gateway) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		extra := req.GetExtra()
 		corr := ""
 		if extra != nil && extra.Header != nil {
-			corr = extra.Header.Get(HeaderCorrelationID)
+			corr = extra.Header.Get(wire.HeaderCorrelationID)
 		}
-		corr = correlationFrom(corr)
+		corr = wire.CorrelationFrom(corr)
 		ctx = withCorrelation(ctx, corr)
 		defer func() {
 			if p := recover(); p != nil {
 				g.log.Error("panic in MCP handler", zap.String("method", method), zap.String("correlation_id", corr),
 					zap.String("panic", fmt.Sprint(p)))
-				res, err = nil, rpcError(corr, ReasonUnhandledPanic, nil, "internal error")
+				res, err = nil, wire.NewError(corr, wire.ReasonUnhandledPanic, nil, "internal error")
 			}
 		}()
 		if !openMethod(method) {
@@ -102,26 +104,26 @@ func (g *Gateway) requestActor(ctx context.Context, extra *mcp.RequestExtra, cor
 	if g.stdioAuthErr != nil {
 		return Actor{}, g.stdioAuthErr(corr)
 	}
-	return Actor{}, rpcError(corr, ReasonAuthFailed, nil, "a bearer token is required")
+	return Actor{}, wire.NewError(corr, wire.ReasonAuthFailed, nil, "a bearer token is required")
 }
 
 // checkCall is seed 003 §5.2.2's parameter check of tools/call, then the
 // actor's allow-list.
 func (g *Gateway) checkCall(corr string, actor Actor, name string, args json.RawMessage) *jsonrpc.Error {
 	if name == "" {
-		return rpcError(corr, ReasonMissingRequiredParam, map[string]any{"param": "name"}, "missing required parameter: name")
+		return wire.NewError(corr, wire.ReasonMissingRequiredParam, map[string]any{"param": "name"}, "missing required parameter: name")
 	}
 	if !g.names[name] {
-		return rpcError(corr, ReasonUnknownTool, map[string]any{"tool": name}, "unknown tool %q", name)
+		return wire.NewError(corr, wire.ReasonUnknownTool, map[string]any{"tool": name}, "unknown tool %q", name)
 	}
 	if len(args) > 0 && string(args) != "null" {
 		var m map[string]any
 		if json.Unmarshal(args, &m) != nil {
-			return rpcError(corr, ReasonInvalidParamType, map[string]any{"param": "arguments"}, "arguments must be an object")
+			return wire.NewError(corr, wire.ReasonInvalidParamType, map[string]any{"param": "arguments"}, "arguments must be an object")
 		}
 	}
 	if !actor.Allows(name) {
-		return rpcError(corr, ReasonPolicyReject, map[string]any{"tool": name, "actor_id": actor.ID},
+		return wire.NewError(corr, wire.ReasonPolicyReject, map[string]any{"tool": name, "actor_id": actor.ID},
 			"actor %s may not call %s", actor.ID, name)
 	}
 	return nil
@@ -135,15 +137,15 @@ func asRPCError(corr string, err error) error {
 			return je
 		}
 		switch je.Code {
-		case CodeParseError:
-			return rpcError(corr, ReasonParseError, nil, "%s", je.Message)
-		case CodeInvalidRequest:
-			return rpcError(corr, ReasonInvalidRequest, nil, "%s", je.Message)
-		case CodeMethodNotFound:
-			return rpcError(corr, ReasonMethodNotFound, nil, "%s", je.Message)
-		case CodeInvalidParams:
-			return rpcError(corr, ReasonInvalidParamValue, nil, "%s", je.Message)
+		case wire.CodeParseError:
+			return wire.NewError(corr, wire.ReasonParseError, nil, "%s", je.Message)
+		case wire.CodeInvalidRequest:
+			return wire.NewError(corr, wire.ReasonInvalidRequest, nil, "%s", je.Message)
+		case wire.CodeMethodNotFound:
+			return wire.NewError(corr, wire.ReasonMethodNotFound, nil, "%s", je.Message)
+		case wire.CodeInvalidParams:
+			return wire.NewError(corr, wire.ReasonInvalidParamValue, nil, "%s", je.Message)
 		}
 	}
-	return rpcError(corr, ReasonInternalError, nil, "internal error")
+	return wire.NewError(corr, wire.ReasonInternalError, nil, "internal error")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cartwright-dev/cartwright/gateway"
+	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -59,7 +60,7 @@ func TestMCPStdio(t *testing.T) {
 	bad := connect("cwt_unknown")
 	_, err = bad.CallTool(ctx, &mcp.CallToolParams{Name: "knowledge.cite", Arguments: map[string]any{"claim": "x y z"}})
 	var je *jsonrpc.Error
-	if !errors.As(err, &je) || je.Code != gateway.CodeBusiness {
+	if !errors.As(err, &je) || je.Code != wire.CodeBusiness {
 		t.Fatalf("unknown token over stdio: %v", err)
 	}
 }

@@ -1,4 +1,8 @@
-package gateway
+// Package wire is the MCP gateway's JSON-RPC surface that needs no stack:
+// seed 003's error codes, categories and closed list of reasons, the
+// correlation id, and the bounded decoding of a request body (fuzzed on its
+// own, without the gateway's dependencies).
+package wire
 
 import (
 	"encoding/json"
@@ -126,9 +130,9 @@ type ErrorData struct {
 	Details           map[string]any `json:"details,omitempty"`
 }
 
-// rpcError builds the JSON-RPC error of reason, with data. An unlisted
+// NewError builds the JSON-RPC error of reason, with data. An unlisted
 // reason is a bug; it becomes INTERNAL_ERROR so the list stays closed.
-func rpcError(corr string, reason Reason, details map[string]any, format string, args ...any) *jsonrpc.Error {
+func NewError(corr string, reason Reason, details map[string]any, format string, args ...any) *jsonrpc.Error {
 	info, ok := reasons[reason]
 	if !ok {
 		details = map[string]any{"invalid_reason": string(reason)}

@@ -1,4 +1,4 @@
-package gateway
+package wire
 
 import (
 	"bytes"
@@ -13,25 +13,25 @@ const (
 	MaxDepth     = 64
 )
 
-// inbound is one decoded HTTP request body: a JSON-RPC 2.0 message or the
+// Inbound is one decoded HTTP request body: a JSON-RPC 2.0 message or the
 // legacy {"tool": …, "arguments": …} body (seed 003 MCP-INV-07).
-type inbound struct {
-	legacy bool
+type Inbound struct {
+	Legacy bool
 	// id is the raw JSON-RPC id; empty for a notification.
-	id     json.RawMessage
-	method string
-	params json.RawMessage
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
 	// tool and arguments of tools/call (or of the legacy body).
-	tool      string
-	arguments json.RawMessage
+	Tool      string
+	Arguments json.RawMessage
 }
 
-// decodeFailure is why a body was refused, with the id when one was read.
-type decodeFailure struct {
-	reason  Reason
-	message string
-	details map[string]any
-	id      json.RawMessage
+// Failure is why a body was refused, with the id when one was read.
+type Failure struct {
+	Reason  Reason
+	Message string
+	Details map[string]any
+	ID      json.RawMessage
 }
 
 // requestMethods are the JSON-RPC requests the gateway serves; every other
@@ -41,12 +41,12 @@ var requestMethods = map[string]bool{
 	"tools/list": true, "tools/call": true, "subscriptions/listen": true,
 }
 
-// decodeInbound checks a body in the order that gives the clearest error:
+// Decode checks a body in the order that gives the clearest error:
 // UTF-8, JSON, nesting, batch, then the JSON-RPC shape and tools/call's
 // parameters (seed 003 §5.2.2).
-func decodeInbound(body []byte) (inbound, *decodeFailure) {
-	fail := func(r Reason, msg string, details map[string]any) (inbound, *decodeFailure) {
-		return inbound{}, &decodeFailure{reason: r, message: msg, details: details}
+func Decode(body []byte) (Inbound, *Failure) {
+	fail := func(r Reason, msg string, details map[string]any) (Inbound, *Failure) {
+		return Inbound{}, &Failure{Reason: r, Message: msg, Details: details}
 	}
 	if len(body) > MaxBodyBytes {
 		return fail(ReasonRequestTooLarge, "request body over 1 MiB", map[string]any{"limit_bytes": MaxBodyBytes})
@@ -54,7 +54,7 @@ func decodeInbound(body []byte) (inbound, *decodeFailure) {
 	if !utf8.Valid(body) {
 		return fail(ReasonParseError, "request body is not valid UTF-8", nil)
 	}
-	if depth := nesting(body); depth > MaxDepth {
+	if depth := Nesting(body); depth > MaxDepth {
 		return fail(ReasonNestingTooDeep, "JSON nested too deeply", map[string]any{"limit": MaxDepth})
 	}
 	if !json.Valid(body) {
@@ -74,18 +74,18 @@ func decodeInbound(body []byte) (inbound, *decodeFailure) {
 		}
 		return fail(ReasonInvalidRequest, `not a JSON-RPC 2.0 request ("jsonrpc": "2.0" missing)`, nil)
 	}
-	in := inbound{id: msg["id"]}
-	failID := func(r Reason, m string, d map[string]any) (inbound, *decodeFailure) {
-		return inbound{}, &decodeFailure{reason: r, message: m, details: d, id: validID(in.id)}
+	in := Inbound{ID: msg["id"]}
+	failID := func(r Reason, m string, d map[string]any) (Inbound, *Failure) {
+		return Inbound{}, &Failure{Reason: r, Message: m, Details: d, ID: ValidID(in.ID)}
 	}
 	var version string
 	if json.Unmarshal(msg["jsonrpc"], &version) != nil || version != "2.0" {
 		return failID(ReasonInvalidRequest, `"jsonrpc" must be "2.0"`, nil)
 	}
-	if in.id != nil && validID(in.id) == nil {
+	if in.ID != nil && ValidID(in.ID) == nil {
 		return failID(ReasonInvalidRequest, `"id" must be a string, a number or null`, nil)
 	}
-	if json.Unmarshal(msg["method"], &in.method) != nil || in.method == "" {
+	if json.Unmarshal(msg["method"], &in.Method) != nil || in.Method == "" {
 		if _, isResponse := msg["result"]; isResponse {
 			return in, nil // a client's answer to a server request: the SDK's
 		}
@@ -94,51 +94,51 @@ func decodeInbound(body []byte) (inbound, *decodeFailure) {
 		}
 		return failID(ReasonInvalidRequest, `"method" must be a non-empty string`, nil)
 	}
-	in.params = msg["params"]
-	if in.id == nil { // a notification: no answer is owed
+	in.Params = msg["params"]
+	if in.ID == nil { // a notification: no answer is owed
 		return in, nil
 	}
-	if !requestMethods[in.method] {
-		return failID(ReasonMethodNotFound, "method not found: "+in.method, map[string]any{"method": in.method})
+	if !requestMethods[in.Method] {
+		return failID(ReasonMethodNotFound, "method not found: "+in.Method, map[string]any{"method": in.Method})
 	}
-	if in.method != "tools/call" {
+	if in.Method != "tools/call" {
 		return in, nil
 	}
 	var params map[string]json.RawMessage
-	if len(in.params) == 0 || string(in.params) == "null" {
+	if len(in.Params) == 0 || string(in.Params) == "null" {
 		return failID(ReasonMissingRequiredParam, "missing required parameter: name", map[string]any{"param": "name"})
 	}
-	if json.Unmarshal(in.params, &params) != nil {
+	if json.Unmarshal(in.Params, &params) != nil {
 		return failID(ReasonInvalidParamType, "params must be an object", map[string]any{"param": "params"})
 	}
 	name, ok := params["name"]
 	if !ok || string(name) == "null" {
 		return failID(ReasonMissingRequiredParam, "missing required parameter: name", map[string]any{"param": "name"})
 	}
-	if json.Unmarshal(name, &in.tool) != nil {
+	if json.Unmarshal(name, &in.Tool) != nil {
 		return failID(ReasonInvalidParamType, "name must be a string", map[string]any{"param": "name"})
 	}
-	if in.tool == "" {
+	if in.Tool == "" {
 		return failID(ReasonMissingRequiredParam, "missing required parameter: name", map[string]any{"param": "name"})
 	}
-	in.arguments = params["arguments"]
-	if !objectOrAbsent(in.arguments) {
+	in.Arguments = params["arguments"]
+	if !objectOrAbsent(in.Arguments) {
 		return failID(ReasonInvalidParamType, "arguments must be an object", map[string]any{"param": "arguments"})
 	}
 	return in, nil
 }
 
 // decodeLegacy reads {"tool": "…", "arguments": {…}}.
-func decodeLegacy(msg map[string]json.RawMessage) (inbound, *decodeFailure) {
-	in := inbound{legacy: true, method: "tools/call", arguments: msg["arguments"]}
-	if json.Unmarshal(msg["tool"], &in.tool) != nil {
-		return inbound{}, &decodeFailure{reason: ReasonInvalidParamType, message: "tool must be a string", details: map[string]any{"param": "tool"}}
+func decodeLegacy(msg map[string]json.RawMessage) (Inbound, *Failure) {
+	in := Inbound{Legacy: true, Method: "tools/call", Arguments: msg["arguments"]}
+	if json.Unmarshal(msg["tool"], &in.Tool) != nil {
+		return Inbound{}, &Failure{Reason: ReasonInvalidParamType, Message: "tool must be a string", Details: map[string]any{"param": "tool"}}
 	}
-	if in.tool == "" {
-		return inbound{}, &decodeFailure{reason: ReasonMissingRequiredParam, message: "missing required parameter: tool", details: map[string]any{"param": "tool"}}
+	if in.Tool == "" {
+		return Inbound{}, &Failure{Reason: ReasonMissingRequiredParam, Message: "missing required parameter: tool", Details: map[string]any{"param": "tool"}}
 	}
-	if !objectOrAbsent(in.arguments) {
-		return inbound{}, &decodeFailure{reason: ReasonInvalidParamType, message: "arguments must be an object", details: map[string]any{"param": "arguments"}}
+	if !objectOrAbsent(in.Arguments) {
+		return Inbound{}, &Failure{Reason: ReasonInvalidParamType, Message: "arguments must be an object", Details: map[string]any{"param": "arguments"}}
 	}
 	return in, nil
 }
@@ -151,8 +151,8 @@ func objectOrAbsent(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &m) == nil
 }
 
-// validID returns id when it is a string, a number or null, else nil.
-func validID(id json.RawMessage) json.RawMessage {
+// ValidID returns id when it is a string, a number or null, else nil.
+func ValidID(id json.RawMessage) json.RawMessage {
 	if len(id) == 0 {
 		return nil
 	}
@@ -167,9 +167,9 @@ func validID(id json.RawMessage) json.RawMessage {
 	return nil
 }
 
-// nesting is the deepest array/object nesting of a JSON text (strings are
+// Nesting is the deepest array/object nesting of a JSON text (strings are
 // skipped), computed without decoding, so a hostile body costs one pass.
-func nesting(b []byte) int {
+func Nesting(b []byte) int {
 	depth, deepest := 0, 0
 	inString, escaped := false, false
 	for _, c := range b {

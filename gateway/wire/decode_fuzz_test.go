@@ -1,4 +1,4 @@
-package gateway
+package wire
 
 import (
 	"bytes"
@@ -21,23 +21,23 @@ func FuzzDecodeInbound(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		in, bad := decodeInbound(body)
+		in, bad := Decode(body)
 		if bad != nil {
-			if _, ok := reasons[bad.reason]; !ok {
-				t.Fatalf("reason %q is not in the closed list", bad.reason)
+			if _, ok := reasons[bad.Reason]; !ok {
+				t.Fatalf("reason %q is not in the closed list", bad.Reason)
 			}
-			if bad.id != nil && validID(bad.id) == nil {
-				t.Fatalf("an invalid id %s was echoed", bad.id)
+			if bad.ID != nil && ValidID(bad.ID) == nil {
+				t.Fatalf("an invalid id %s was echoed", bad.ID)
 			}
 			return
 		}
-		if in.method == "tools/call" && in.id != nil && in.tool == "" {
+		if in.Method == "tools/call" && in.ID != nil && in.Tool == "" {
 			t.Fatalf("a tools/call without a tool passed: %q", body)
 		}
-		if in.legacy && in.tool == "" {
+		if in.Legacy && in.Tool == "" {
 			t.Fatalf("a legacy body without a tool passed: %q", body)
 		}
-		if nesting(body) > MaxDepth || len(body) > MaxBodyBytes || !bytes.Equal(body, body) {
+		if Nesting(body) > MaxDepth || len(body) > MaxBodyBytes || !bytes.Equal(body, body) {
 			t.Fatalf("a body past the limits passed")
 		}
 	})
