@@ -131,16 +131,19 @@ func (g *Gateway) ToolNames() []string {
 }
 
 // ServeStdio speaks MCP on stdin/stdout for actor until the peer hangs up.
-// The actor was resolved from a token once, at start.
-// A nil actor (the token did not resolve) answers every call with
-// AUTH_FAILED, so the host shows why instead of a dead process.
-func (g *Gateway) ServeStdio(ctx context.Context, actor *Actor, authErr string) error {
+// The actor was resolved from a token once, at start. Without one every
+// call is refused, so the host shows why instead of a dead process:
+// ACTOR_UNKNOWN when no token was given, AUTH_FAILED (why) when it did not
+// resolve.
+func (g *Gateway) ServeStdio(ctx context.Context, actor *Actor, tokenGiven bool, why string) error {
+	reason := wire.ReasonActorUnknown
+	if tokenGiven {
+		reason = wire.ReasonAuthFailed
+	}
 	if actor != nil {
 		g.stdioActor = actor
 	} else {
-		g.stdioAuthErr = func(corr string) *jsonrpc.Error {
-			return wire.NewError(corr, wire.ReasonAuthFailed, nil, "%s", authErr)
-		}
+		g.stdioAuthErr = func(corr string) *jsonrpc.Error { return wire.NewError(corr, reason, nil, "%s", why) }
 	}
 	return g.server.Run(ctx, &mcp.StdioTransport{})
 }

@@ -170,6 +170,9 @@ func TestMCPBusinessOutcomeIsAToolResult(t *testing.T) {
 		{"pricing.get_realtime_quote", map[string]any{"currency": "EUR", "items": []any{map[string]any{"sku": "TEE-ORG-M-WHT", "quantity": "two"}}}, toolkit.InvalidArgument},
 		{"stripe.create_relink_url", map[string]any{"stripe_account_id": "acct_1CwAcmeGoods0001"}, toolkit.InvalidArgument},
 		{"pricing.get_realtime_quote", map[string]any{"currency": "EUR", "items": []any{map[string]any{"sku": "NO-SUCH-SKU-1", "quantity": 1}}}, ""},
+		// Nothing a caller sends sets the actor or the user: such
+		// arguments are not the tool's and fail its schema.
+		{"knowledge.cite", map[string]any{"claim": "payouts", "user_id": "u_someone_else", "actor": map[string]any{"type": "user", "id": "root"}}, toolkit.InvalidArgument},
 	}
 	for _, c := range cases {
 		res, env := call(t, sess, c.tool, c.args)

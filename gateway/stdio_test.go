@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -60,8 +61,12 @@ func TestMCPStdio(t *testing.T) {
 	bad := connect("cwt_unknown")
 	_, err = bad.CallTool(ctx, &mcp.CallToolParams{Name: "knowledge.cite", Arguments: map[string]any{"claim": "x y z"}})
 	var je *jsonrpc.Error
-	if !errors.As(err, &je) || je.Code != wire.CodeBusiness {
+	if !errors.As(err, &je) || je.Code != wire.CodeBusiness || reasonOf(t, je) != wire.ReasonAuthFailed {
 		t.Fatalf("unknown token over stdio: %v", err)
+	}
+	_, err = connect("").ListTools(ctx, nil)
+	if !errors.As(err, &je) || je.Code != wire.CodeBusiness || reasonOf(t, je) != wire.ReasonActorUnknown {
+		t.Fatalf("no token over stdio: %v", err)
 	}
 }
 
@@ -85,4 +90,13 @@ func TestMCPCallBudget(t *testing.T) {
 	if res, _ := call(t, s.connect(t, s.token, nil), "knowledge.cite", args); res.IsError {
 		t.Fatal("another actor was limited too")
 	}
+}
+
+func reasonOf(t *testing.T, je *jsonrpc.Error) wire.Reason {
+	t.Helper()
+	var d wire.ErrorData
+	if err := json.Unmarshal(je.Data, &d); err != nil || !wire.ValidCorrelationID(d.CorrelationID) {
+		t.Fatalf("error.data %s: %v", je.Data, err)
+	}
+	return d.Reason
 }

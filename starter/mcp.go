@@ -161,7 +161,8 @@ func (a *app) mcpStdioCmd() *cobra.Command {
 		Short: "Speak MCP on stdin/stdout (for a local agent host) as the agent of CARTWRIGHT_MCP_TOKEN",
 		Long: `Speak MCP on stdin and stdout until the host closes stdin. The agent is the one
 of the bearer token in CARTWRIGHT_MCP_TOKEN, resolved once at start; without a
-valid token every call is answered with -32002 AUTH_FAILED. Logs go to stderr.`,
+valid token every call is answered with -32002 AUTH_FAILED (ACTOR_UNKNOWN
+without any token). Logs go to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := a.openGateway(a.ctx)
@@ -170,8 +171,9 @@ valid token every call is answered with -32002 AUTH_FAILED. Logs go to stderr.`,
 			}
 			defer p.close()
 			var actor *gateway.Actor
-			why := "CARTWRIGHT_MCP_TOKEN is not set"
-			if tok := strings.TrimSpace(p.cfg.MCPToken); tok != "" {
+			why := "CARTWRIGHT_MCP_TOKEN is not set: no agent to act for"
+			tok := strings.TrimSpace(p.cfg.MCPToken)
+			if tok != "" {
 				got, err := p.tokens.Lookup(a.ctx, tok)
 				switch {
 				case errors.Is(err, gateway.ErrUnknownToken):
@@ -182,7 +184,7 @@ valid token every call is answered with -32002 AUTH_FAILED. Logs go to stderr.`,
 					actor = &got
 				}
 			}
-			if err := p.gw.ServeStdio(a.ctx, actor, why); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) {
+			if err := p.gw.ServeStdio(a.ctx, actor, tok != "", why); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) {
 				return toolkit.Errorf(toolkit.UpstreamError, "stdio: %v", err)
 			}
 			return nil
