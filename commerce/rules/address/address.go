@@ -1,14 +1,3 @@
-// Package address validates postal addresses before any tool uses them:
-// required fields, the country's postal-code format, and the state or
-// province where the country's tax or carriers need one (US, CA, AU).
-//
-// Validate returns field-level problems; Check turns the errors among them
-// into one *Error that a tool handler maps to ADDRESS_INVALID. Messages
-// never repeat the address's text (addresses are PII and problems get
-// logged); they name the field and the expected format.
-//
-// The rules are data (data/countries.json, with its ruleset version and
-// public sources), compiled into the binary.
 package address
 
 import (
@@ -51,9 +40,14 @@ const (
 	CodeTooLong           = "TOO_LONG"
 	CodeInvalidCharacters = "INVALID_CHARACTERS"
 	// CodeRegionMismatch: the postal code does not belong to the region
-	// (coarse check, warning only: a wrong state is usually a typo, but
-	// the prefix tables have rare exceptions).
+	// (coarse check). An error on both fields where the region decides
+	// the tax (US, CA: a tax answer must never follow a region the
+	// postcode contradicts), a warning elsewhere (AU, where some
+	// postcodes cross state borders and GST is national).
 	CodeRegionMismatch = "REGION_POSTAL_MISMATCH"
+	// CodeRegionDerived: the region was missing and filled from the
+	// postal code, which matched exactly one region (warning; Resolve).
+	CodeRegionDerived = "REGION_FROM_POSTAL_CODE"
 	// CodeNoRules: the country is valid ISO 3166 but has no postal rules
 	// here; only generic checks ran (warning).
 	CodeNoRules = "NO_COUNTRY_RULES"
