@@ -16,6 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/schemas"
+	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 )
 
@@ -75,7 +76,7 @@ func post(t *testing.T, url, token string, body []byte, header map[string]string
 
 var corrPattern = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 
-// TestSeed003Contract is seed 003 §1 and §4 as a table: each row names the
+// TestSeed003Contract is docs/mcp.md (seed 003 §1 and §4) as a table: each row names the
 // invariant it checks, sends a raw HTTP request, and wants one JSON-RPC
 // error (or none). Every error is also checked against MCP-INV-04/05/06/08
 // and ERR-INV-01/02/05/06 (checkErrorData).
@@ -171,6 +172,26 @@ func TestSeed003Contract(t *testing.T) {
 			t.Fatalf("evidence correlation %q", rec.CorrelationID)
 		}
 	})
+	t.Run("ERR-INV-04/07 a tool's failure is a result with isError and a closed-set code", func(t *testing.T) {
+		r := post(t, s.url, s.token, call(`"knowledge.cite"`, `{"claim": 5}`), nil)
+		if r.Error != nil || r.status != http.StatusOK {
+			t.Fatalf("a tool failure became a JSON-RPC error: HTTP %d %+v", r.status, r.Error)
+		}
+		var res struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				OK    bool           `json:"ok"`
+				Error *toolkit.Error `json:"error"`
+			} `json:"structuredContent"`
+		}
+		if err := json.Unmarshal(r.Result, &res); err != nil {
+			t.Fatal(err)
+		}
+		e := res.StructuredContent.Error
+		if !res.IsError || res.StructuredContent.OK || e == nil || e.Code != toolkit.InvalidArgument || !e.Code.Valid() {
+			t.Fatalf("result %s", r.Result)
+		}
+	})
 	t.Run("MCP-INV-02 tools/list for a limited actor is its allow-list", func(t *testing.T) {
 		sess := s.connect(t, limited.Token, nil)
 		res, err := sess.ListTools(context.Background(), nil)
@@ -221,7 +242,7 @@ func checkErrorData(t *testing.T, r rpcReply) {
 	if e.Code == -32000 || !((e.Code <= -32600 && e.Code >= -32700) || (e.Code <= -32000 && e.Code >= -32099)) {
 		t.Fatalf("ERR-INV-01: code %d", e.Code)
 	}
-	if d.Category == wire.CategoryDependency && !d.Retryable {
-		t.Fatal("ERR-INV-06: a dependency error must be retryable")
+	if (d.Category == wire.CategoryDependency) != d.Retryable {
+		t.Fatalf("ERR-INV-06: retryable %v in category %s (true exactly for dependency)", d.Retryable, d.Category)
 	}
 }

@@ -1,11 +1,3 @@
-// Package gateway is cartwright's MCP server (issue 15, seed 003 §1, §4, §5):
-// agents list every registered tool and call it over MCP, each call run
-// durably through the ToolCall workflow with the whole invoker pipeline and
-// its evidence. It is built on the official Go SDK
-// (github.com/modelcontextprotocol/go-sdk): Handler serves streamable HTTP
-// at /mcp behind a small front handler that enforces what the SDK leaves to
-// us (bearer tokens, body limits, seed 003's error data, the legacy body),
-// and ServeStdio speaks MCP over stdin/stdout for local agent hosts.
 package gateway
 
 import (

@@ -1,7 +1,3 @@
-// Package wire is the MCP gateway's JSON-RPC surface that needs no stack:
-// seed 003's error codes, categories and closed list of reasons, the
-// correlation id, and the bounded decoding of a request body (fuzzed on its
-// own, without the gateway's dependencies).
 package wire
 
 import (
