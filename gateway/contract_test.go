@@ -225,7 +225,7 @@ func TestSeed003Contract(t *testing.T) {
 // checkErrorData: MCP-INV-04 (data has its fields), MCP-INV-05/ERR-INV-05
 // (a well-formed correlation id, the header's), MCP-INV-08/ERR-INV-02 (the
 // code's one category), ERR-INV-01 (a standard or custom code, never the
-// deprecated -32000), ERR-INV-06 (dependency errors retryable).
+// deprecated -32000), ERR-INV-06 (retryable exactly for dependency).
 func checkErrorData(t *testing.T, r rpcReply) {
 	t.Helper()
 	e := r.Error
