@@ -25,6 +25,7 @@ import (
 type stack struct {
 	*wiringtest.Stack
 	gw     *gateway.Gateway
+	client *client.Client
 	tokens *gateway.Tokens
 	url    string
 	// token is an agent token allowed every tool.
@@ -71,7 +72,7 @@ func gatewayOn(t testing.TB, st *wiringtest.Stack) *stack {
 	}
 	srv := httptest.NewServer(gw.Handler())
 	t.Cleanup(srv.Close)
-	s := &stack{Stack: st, gw: gw, tokens: tokens, url: srv.URL + gateway.Path}
+	s := &stack{Stack: st, gw: gw, client: c, tokens: tokens, url: srv.URL + gateway.Path}
 	nt := s.newToken(t, gateway.Actor{ID: "test-agent", CallsPerMinute: 10000, BytesPerMinute: 1 << 26})
 	s.token, s.actor = nt.Token, nt.Actor
 	return s

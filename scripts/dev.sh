@@ -81,8 +81,12 @@ start_mcp() {
 	fi
 	if [ ! -s "$DATA_DIR/mcp-dev.token" ]; then
 		log "creating the dev agent's MCP token"
+		local out
+		# The token is the first line of the output (the second says it is
+		# not shown again).
 		# shellcheck disable=SC1090 # generated file
-		(. "$ENV_FILE" && umask 077 && "$BIN/starter" mcp token create --actor dev-agent | head -n 1 >"$DATA_DIR/mcp-dev.token")
+		out=$(. "$ENV_FILE" && "$BIN/starter" mcp token create --actor dev-agent) || die "could not create the dev agent's MCP token"
+		(umask 077 && printf '%s\n' "${out%%$'\n'*}" >"$DATA_DIR/mcp-dev.token")
 		write_env
 	fi
 	local sum
