@@ -176,7 +176,8 @@ func envelopeText(env toolkit.Response) string {
 	if len(env.Data) > 0 {
 		data := string(env.Data)
 		if len(data) > maxTextData {
-			data = data[:maxTextData] + "… (truncated; the whole answer is in structuredContent)"
+			// Cut on a byte, then drop a rune the cut split.
+			data = strings.ToValidUTF8(data[:maxTextData], "") + "… (truncated; the whole answer is in structuredContent)"
 		}
 		b.WriteString("\n" + data)
 	}

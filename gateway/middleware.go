@@ -31,7 +31,8 @@ const tokenInfoActor = "cartwright_actor"
 
 // open methods need no actor: the handshake and liveness.
 func openMethod(method string) bool {
-	return method == "initialize" || method == "ping" || strings.HasPrefix(method, "notifications/")
+	return method == "initialize" || method == "server/discover" || method == "ping" ||
+		strings.HasPrefix(method, "notifications/")
 }
 
 // middleware runs around every method the SDK dispatches, over HTTP and
