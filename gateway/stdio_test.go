@@ -1,12 +1,14 @@
 package gateway_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,8 +21,9 @@ import (
 )
 
 // TestMCPStdio: the SDK's client launches `starter mcp stdio` (built here)
-// as an MCP host would, lists the tools and calls one; without a valid
-// token every call is -32002 AUTH_FAILED.
+// as an MCP host would, lists the tools and calls one; the same binary's
+// `starter mcp serve` answers over HTTP; without a valid token every stdio
+// call is -32002 (AUTH_FAILED, or ACTOR_UNKNOWN without any token).
 func TestMCPStdio(t *testing.T) {
 	s := newStack(t)
 	bin := filepath.Join(t.TempDir(), "starter")
@@ -56,6 +59,28 @@ func TestMCPStdio(t *testing.T) {
 	rec, err := s.Store.Get(ctx, env.SnapshotID())
 	if err != nil || rec.CorrelationID != corrOf(res) {
 		t.Fatalf("evidence %v: correlation %q, result's %q", err, rec.CorrelationID, corrOf(res))
+	}
+
+	// The same binary serves streamable HTTP: `starter mcp serve`.
+	serve := exec.Command(bin, "mcp", "serve", "--addr", "127.0.0.1:0")
+	serve.Env = append(os.Environ(), "CARTWRIGHT_LOG_LEVEL=warn")
+	serve.Stderr = os.Stderr
+	out, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Signal(os.Interrupt); _ = serve.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	url := strings.Fields(strings.TrimPrefix(line, "MCP gateway on "))
+	if err != nil || len(url) == 0 || !strings.HasSuffix(url[0], gateway.Path) {
+		t.Fatalf("serve printed %q (%v)", line, err)
+	}
+	httpSess := (&stack{url: url[0]}).connect(t, s.token, nil)
+	if list, err := httpSess.ListTools(ctx, nil); err != nil || len(list.Tools) != len(s.gw.ToolNames()) {
+		t.Fatalf("tools/list from starter mcp serve: %v", err)
 	}
 
 	bad := connect("cwt_unknown")
