@@ -73,6 +73,11 @@ type Config struct {
 	// UIURL is the Temporal Web UI that printed links point to (the stack
 	// writes its own into .data/env).
 	UIURL string `env:"CARTWRIGHT_UI_URL" envDefault:"http://localhost:8233"`
+	// MCPAddr is where `starter mcp serve` listens (streamable HTTP at /mcp).
+	MCPAddr string `env:"CARTWRIGHT_MCP_ADDR" envDefault:"127.0.0.1:8090"`
+	// MCPToken is the bearer token `starter mcp stdio` acts with (an MCP
+	// host passes it in the server's environment).
+	MCPToken string `env:"CARTWRIGHT_MCP_TOKEN"`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
 }
