@@ -324,6 +324,9 @@ load_profile() {
 	# The worker's codec server, the same way: Temporal port + 856 (dev 8089,
 	# test 8099); the dev server's UI is started pointing at it.
 	CODEC_PORT=$((TEMPORAL_PORT + 856))
+	# The MCP gateway (`starter mcp serve`): CARTWRIGHT_MCP_ADDR when set,
+	# else the Temporal port + 857 (dev 8090), for the same reason.
+	MCP_ADDR=${CARTWRIGHT_MCP_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 857))}
 	PID_DIR="$DATA_DIR/pids"
 	LOG_DIR="$DATA_DIR/logs"
 	ENV_FILE="$DATA_DIR/env"
@@ -366,9 +369,15 @@ write_env() {
 		export CARTWRIGHT_CODEC_ADDR='127.0.0.1:$CODEC_PORT'
 		export CARTWRIGHT_CODEC_CORS_ORIGINS='http://localhost:$UI_PORT,http://127.0.0.1:$UI_PORT'
 		export CARTWRIGHT_CODEC_SECRET='$csecret'
+		export CARTWRIGHT_MCP_ADDR='$MCP_ADDR'
+		export CARTWRIGHT_MCP_URL='http://$MCP_ADDR/mcp'
 		export CARTWRIGHT_TEMPORAL_BIN='$BIN/temporal'
 		export CARTWRIGHT_STRIPE_MOCK_BIN='$BIN/stripe-mock'
 	EOT
+	# The dev agent's MCP token, once `make dev` created it (dev.sh).
+	if [ -s "$DATA_DIR/mcp-dev.token" ]; then
+		echo "export CARTWRIGHT_MCP_TOKEN='$(cat "$DATA_DIR/mcp-dev.token")'" >>"$ENV_FILE"
+	fi
 	if [ "$PROFILE" = test ]; then
 		cat >>"$ENV_FILE" <<-EOT
 			export CARTWRIGHT_TEST_PG_DSN='postgres://cartwright_admin:cartwright_admin@127.0.0.1:$PG_PORT/postgres?sslmode=disable'
@@ -392,6 +401,7 @@ stack_up() {
 
 # stack_down: stop exactly what this profile started, worker first.
 stack_down() {
+	stop_pid mcp "$BIN/mcp-gateway"
 	stop_pid worker "$BIN/worker"
 	rm -f "$PID_DIR/worker.sha256"
 	stop_pid stripe-mock "$BIN/stripe-mock"

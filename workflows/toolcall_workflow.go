@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"regexp"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -17,6 +18,10 @@ const (
 	ListToolsWorkflowName = "ListTools"
 	ToolCallIDPrefix      = "tool-call/"
 )
+
+// callerCorrelation is the shape of a correlation id a caller may bring
+// (seed 003 MCP-INV-05).
+var callerCorrelation = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 
 // ToolCallInput is one call of one tool.
 type ToolCallInput struct {
@@ -53,7 +58,13 @@ func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 		return ToolCallResult{}, invalidInput("tool call names no tool")
 	}
 	spec := toolSpec(in.Call.Tool)
+	// A caller that made a correlation id at its entry (the MCP gateway)
+	// keeps it, so one id finds the request, the run and the evidence.
+	given := in.Call.Request.CorrelationID
 	in.Call.Request = envelope(ctx, in.Call.Request, "tool/"+in.Call.Tool)
+	if callerCorrelation.MatchString(given) {
+		in.Call.Request.CorrelationID = given
+	}
 	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)
 	var out activities.CallToolResult
 	var tools *activities.Tools

@@ -72,3 +72,23 @@ func TestToolCallIDIsTheIdempotencyKey(t *testing.T) {
 		t.Fatal("an e-mail became part of a workflow id")
 	}
 }
+
+func TestToolCallKeepsTheCallersCorrelationID(t *testing.T) {
+	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
+	var tools *activities.Tools
+	var seen activities.CallToolInput
+	env.OnActivity(tools.CallTool, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
+			seen = in
+			return activities.CallToolResult{Envelope: toolkit.Response{OK: true, Status: toolkit.StatusOK, Tool: in.Call.Tool}}, nil
+		})
+	call := toolCallFixture()
+	call.Request.CorrelationID = "corr-0123456789abcdef"
+	env.ExecuteWorkflow(ToolCall, ToolCallInput{Call: call})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if seen.Call.Request.CorrelationID != "corr-0123456789abcdef" {
+		t.Fatalf("correlation id %q, want the caller's", seen.Call.Request.CorrelationID)
+	}
+}
