@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -217,6 +219,9 @@ func readStore(t *testing.T, dbFile string) []byte {
 	files, _ := filepath.Glob(dbFile + "*") // temporal.db, -wal, -shm
 	for _, f := range files {
 		b, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) { // a -journal SQLite removed meanwhile
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -72,7 +72,10 @@ func (a *app) staffRevokeCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "revoke --staff ID",
 		Short: "Revoke every codec-server token of a staff member",
-		Args:  cobra.NoArgs,
+		Long: `Revoke every live codec-server token of a staff member at once (a lost
+laptop, someone leaving the team; deactivating them in the staff table also
+stops their tokens). Needs CARTWRIGHT_PG_DSN.`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if staff == "" {
 				return usagef("--staff is required")
