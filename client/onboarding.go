@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
