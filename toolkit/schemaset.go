@@ -150,8 +150,18 @@ func checkRequest(req Request, env *gojsonschema.Schema) error {
 	if err != nil {
 		return Errorf(InvalidArgument, "request envelope is not JSON: %v", err)
 	}
-	if fields, err := validate(env, rawReq); err != nil || len(fields) > 0 {
-		return Errorf(InvalidArgument, "request envelope is invalid: %v", fields).WithDetail("fields", fields)
+	problems, err = validate(env, rawReq)
+	if err != nil {
+		return Errorf(InvalidArgument, "request envelope cannot be validated: %v", err)
+	}
+	if len(problems) > 0 {
+		names := make([]string, 0, len(problems))
+		for _, p := range problems {
+			name, _, _ := strings.Cut(p, ": ")
+			names = append(names, strings.TrimPrefix(name, "(root)."))
+		}
+		return Errorf(InvalidArgument, "request envelope is invalid: %s", strings.Join(problems, "; ")).
+			WithDetail("fields", slices.Compact(names))
 	}
 	return nil
 }

@@ -127,7 +127,7 @@ func checkRequest(req toolkit.Request) error {
 		for _, f := range fields {
 			named = append(named, "request."+strings.TrimPrefix(f, "(root)."))
 		}
-		return toolkit.Errorf(te.Code, "request: %s", te.Message).WithDetail("fields", named).
+		return toolkit.Errorf(te.Code, "%s", te.Message).WithDetail("fields", named).
 			WithRecovery("fix the named fields and call again")
 	}
 	return nil
