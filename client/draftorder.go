@@ -19,8 +19,9 @@ type Handle struct {
 	WorkflowID string `json:"workflow_id"`
 	RunID      string `json:"run_id"`
 	// Attached is true when no new run was started: a run with this id was
-	// already running (or, for a draft order, had already ended: the key
-	// is spent and this is its run, whose result WaitResult returns).
+	// already running, or had already completed (the key is spent and this
+	// is its run, whose result WaitResult returns). A failed run does not
+	// hold its key: the next start begins a new run.
 	Attached bool `json:"attached"`
 }
 

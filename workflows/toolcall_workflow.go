@@ -95,10 +95,11 @@ func ListTools(ctx workflow.Context, _ ListToolsInput) (ListToolsResult, error) 
 	return ListToolsResult(out), nil
 }
 
-// ToolCallStartOptions start a tool call idempotently: the id is
-// ToolCallID(call); a second start while it runs attaches to it, and a start
-// after it closed is refused, so the caller reads the first answer and a
-// write tool is never called twice for one key.
+// ToolCallStartOptions start a tool call idempotently (the rules are
+// beside DraftOrderStartOptions): the id is ToolCallID(call); a second
+// start while it runs attaches to it, a start after it completed reads
+// that answer, and a start after it failed runs the call again (a write
+// tool's own idempotency key keeps that from writing twice).
 func ToolCallStartOptions(taskQueue string, call toolkit.ToolCall) (client.StartWorkflowOptions, error) {
 	id, err := ToolCallID(call)
 	if err != nil {
