@@ -156,12 +156,18 @@ func checkRequest(req Request, env *gojsonschema.Schema) error {
 	}
 	if len(problems) > 0 {
 		names := make([]string, 0, len(problems))
-		for _, p := range problems {
-			name, _, _ := strings.Cut(p, ": ")
-			names = append(names, strings.TrimPrefix(name, "(root)."))
+		for i, p := range problems {
+			name, desc, _ := strings.Cut(p, ": ")
+			name = strings.TrimPrefix(name, "(root).")
+			names = append(names, name)
+			// Each problem starts with its field, said once.
+			if !strings.HasPrefix(desc, name) {
+				desc = name + ": " + desc
+			}
+			problems[i] = desc
 		}
 		return Errorf(InvalidArgument, "request envelope is invalid: %s", strings.Join(problems, "; ")).
-			WithDetail("fields", slices.Compact(names))
+			WithDetail("fields", slices.Compact(names)).WithDetail("problems", problems)
 	}
 	return nil
 }

@@ -127,7 +127,11 @@ func checkRequest(req toolkit.Request) error {
 		for _, f := range fields {
 			named = append(named, "request."+strings.TrimPrefix(f, "(root)."))
 		}
-		return toolkit.Errorf(te.Code, "%s", te.Message).WithDetail("fields", named).
+		msg := te.Message
+		if problems, ok := te.Details["problems"].([]string); ok {
+			msg = "request envelope is invalid: request." + strings.Join(problems, "; request.")
+		}
+		return toolkit.Errorf(te.Code, "%s", msg).WithDetail("fields", named).
 			WithRecovery("fix the named fields and call again")
 	}
 	return nil
