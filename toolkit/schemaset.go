@@ -113,8 +113,8 @@ func (s *SchemaSet) CheckToolInput(tool string, input any, rename func(string) s
 		WithDetail("fields", slices.Compact(fields)).WithRecovery("fix the named fields and call again")
 }
 
-// CheckRequest is the request-envelope check of every tool call (seed 000
-// §4.1): the mandatory fields present, actor.type one of user, agent,
+// CheckRequest is the request-envelope check of every tool call
+// (docs/envelope.md#request-envelope): the mandatory fields present, actor.type one of user, agent,
 // system, and the envelope valid against envelope.request.json. The
 // invoker runs it in preflight; starters run it before a workflow starts.
 func CheckRequest(req Request) error {

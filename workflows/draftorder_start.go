@@ -11,7 +11,7 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Idempotency of starts. Every caller (client, starter, webhook receiver)
+// Idempotency of starts (docs/envelope.md#idempotency). Every caller (client, starter, webhook receiver)
 // builds its StartWorkflowOptions here, beside the id helpers, so the rules
 // below hold whoever starts:
 //
