@@ -62,7 +62,8 @@ type draftOrder struct {
 // setup checks the input, then declares the query and the signals (with
 // the descriptions the Web UI's signal form lists) before any activity runs.
 func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
-	if err := in.check(workflow.GetInfo(ctx).WorkflowExecution.ID); err != nil {
+	in, err := startCheck(ctx, in)
+	if err != nil {
 		return err
 	}
 	d.in, d.state, d.evidence = in, StateQuoting, []EvidenceRef{}
