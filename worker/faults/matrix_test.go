@@ -14,6 +14,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	failurepb "go.temporal.io/api/failure/v1"
 
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
@@ -36,7 +37,7 @@ func matrixSizes() (string, sizes) {
 			pgOrders: 10, pgOutages: []time.Duration{60 * time.Second, 5 * time.Minute}, onboardings: 3}
 	}
 	return "short", sizes{killOrders: 12, kills: 4, temporalOrders: 6, temporalKills: 1,
-		pgOrders: 6, pgOutages: []time.Duration{20 * time.Second}, onboardings: 1}
+		pgOrders: 6, pgOutages: []time.Duration{20 * time.Second}, onboardings: 2}
 }
 
 // TestFaultMatrix is issue 11's matrix. Every scenario adds one row; the
@@ -119,8 +120,11 @@ func (s *stack) workerKills(t *testing.T, sz sizes) row {
 	var kills, duringWrite atomic.Int64
 	var killMu sync.Mutex // one kill at a time: both workers never down at once
 	killOne := func(write bool) {
-		if !killMu.TryLock() {
-			return
+		// A kill meant for a write waits briefly for the previous one.
+		for start := time.Now(); !killMu.TryLock(); time.Sleep(20 * time.Millisecond) {
+			if !write || time.Since(start) > 400*time.Millisecond {
+				return
+			}
 		}
 		defer killMu.Unlock()
 		if kills.Load() >= int64(sz.kills) {
@@ -130,15 +134,15 @@ func (s *stack) workerKills(t *testing.T, sz sizes) row {
 		if write {
 			duringWrite.Add(1)
 		}
-		s.killWorker(rand.IntN(2), time.Duration(300+rand.IntN(1500))*time.Millisecond)
+		s.killWorker(rand.IntN(2), time.Duration(200+rand.IntN(800))*time.Millisecond)
 	}
 	done := make(chan struct{})
-	go func() { // random kills, one every 2–6 s
+	go func() { // random kills, one every 1–3 s
 		for {
 			select {
 			case <-done:
 				return
-			case <-time.After(time.Duration(2000+rand.IntN(4000)) * time.Millisecond):
+			case <-time.After(time.Duration(1000+rand.IntN(2000)) * time.Millisecond):
 				// Leave room for the kills during the write.
 				if kills.Load() < int64(sz.kills)-int64(sz.kills)/3 {
 					killOne(false)
@@ -146,10 +150,11 @@ func (s *stack) workerKills(t *testing.T, sz sizes) row {
 			}
 		}
 	}()
-	outs := s.driveAll(ctx, keys("kill", sz.killOrders), 10, func(i int) {
-		if i%3 == 0 {
+	// Few orders in flight, so the scenario lasts long enough for every kill.
+	outs := s.driveAll(ctx, keys("kill", sz.killOrders), 4, func(i int) {
+		if i%2 == 0 {
 			go func() {
-				time.Sleep(time.Duration(rand.IntN(150)) * time.Millisecond)
+				time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
 				killOne(true)
 			}()
 		}
@@ -214,9 +219,19 @@ func (s *stack) stripeFaults(t *testing.T, n int) row {
 		}
 		merchants = append(merchants, m)
 	}
-	// Let the faults bite while requirements are due, then complete the
-	// account and bring the merchants back.
-	time.Sleep(12 * time.Second)
+	// Let the faults bite while requirements are due: the merchants come
+	// back asking for new links (each a Stripe call past the cache) until
+	// every kind of fault was injected; then the account is complete and
+	// they come back for good.
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
+		if injected, _ := s.proxy.counts(); len(injected) == len(faultCycle) {
+			break
+		}
+		time.Sleep(3 * time.Second)
+		for _, m := range merchants {
+			_ = s.client.Returned(ctx, m, true)
+		}
+	}
 	s.proxy.setComplete(true)
 	for _, m := range merchants {
 		for ctx.Err() == nil && s.client.Returned(ctx, m, false) != nil {
@@ -258,23 +273,32 @@ func (s *stack) stripeFaults(t *testing.T, n int) row {
 }
 
 // failureCodes counts the error types of the failed activity attempts in
-// a run's history (the last failure of each activity is recorded there).
+// a run's history: each retried attempt's start event carries the previous
+// attempt's failure, a call that gave up its failed event.
 func (s *stack) failureCodes(ctx context.Context, id string, into map[string]int) {
+	code := func(f *failurepb.Failure) string {
+		for f.GetCause() != nil && f.GetApplicationFailureInfo() == nil {
+			f = f.GetCause()
+		}
+		if t := f.GetApplicationFailureInfo().GetType(); t != "" {
+			return t
+		}
+		if f.GetTimeoutFailureInfo() != nil {
+			return "activity timeout"
+		}
+		return "other"
+	}
 	it := s.client.Temporal().GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		e, err := it.Next()
 		if err != nil {
 			return
 		}
-		if a := e.GetActivityTaskFailedEventAttributes(); a != nil {
-			f := a.GetFailure()
-			for f.GetCause() != nil && f.GetApplicationFailureInfo() == nil {
-				f = f.GetCause()
-			}
-			into[f.GetApplicationFailureInfo().GetType()]++
+		if a := e.GetActivityTaskStartedEventAttributes(); a != nil && a.GetLastFailure() != nil {
+			into[code(a.GetLastFailure())]++
 		}
-		if a := e.GetActivityTaskTimedOutEventAttributes(); a != nil {
-			into["activity timeout"]++
+		if a := e.GetActivityTaskFailedEventAttributes(); a != nil {
+			into[code(a.GetFailure())+" (gave up)"]++
 		}
 	}
 }
@@ -354,7 +378,7 @@ func (s *stack) badSignals(t *testing.T) row {
 	send(workflows.SignalConfirm, json.RawMessage(`{"quote_hash": 42}`))
 	send(workflows.SignalConfirm, "not an object")
 	send(workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: "sha256:" + strings.Repeat("0", 64)})
-	send(workflows.SignalApproval, workflows.ApprovalSignal{ApprovalID: "apr_forged", Decision: "approve", Approver: "intruder"})
+	send(workflows.SignalApproval, workflows.ApprovalSignal{ApprovalID: "apr_00000000deadbeef", Decision: "approve", Approver: "intruder"})
 	send(workflows.SignalCancel, json.RawMessage(`[1,2,3]`))
 	send(workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})
 	send(workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})

@@ -26,7 +26,7 @@ func order(key string) workflows.DraftOrderInput {
 	return workflows.DraftOrderInput{
 		Request: toolkit.Request{UserID: userID, IdempotencyKey: key, Currency: "EUR",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: userID},
-			Client: toolkit.Client{App: "faults", Version: "test"}},
+			Client: toolkit.Client{App: "backend", Version: "faults"}},
 		Items:  []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
 		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
 	}
