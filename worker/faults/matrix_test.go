@@ -46,6 +46,9 @@ func matrixSizes() (string, sizes) {
 // goes unnoticed.
 func TestFaultMatrix(t *testing.T) {
 	testenv.Integration(t)
+	if os.Getenv("FAULTS") == "" {
+		t.Skip("fault matrix: run it with make test-faults (FAULTS=short or long)")
+	}
 	form, sz := matrixSizes()
 	s := newStack(t)
 	var rows []row
@@ -65,6 +68,8 @@ func TestFaultMatrix(t *testing.T) {
 	add(s.stripeFaults(t, sz.onboardings))
 	add(s.duplicateStarts(t))
 	add(s.badSignals(t))
+	reuse, strict := s.keyReuse(t)
+	add(reuse)
 	for _, r := range s.tampering(t) {
 		add(r)
 	}
@@ -72,6 +77,8 @@ func TestFaultMatrix(t *testing.T) {
 	for _, r := range rows {
 		tamper := strings.HasPrefix(r.scenario, "tamper")
 		switch {
+		case r.scenario == reuse.scenario && !strict:
+			t.Logf("%s: not checked (%s)", r.scenario, r.note)
 		case r.failed > 0 || r.completed != r.orders:
 			t.Errorf("%s: %d of %d orders did not complete: %s", r.scenario, r.orders-r.completed, r.orders, r.note)
 		case r.duplicates > 0:
@@ -506,4 +513,43 @@ func (s *stack) superExec(ctx context.Context, sql string, args ...any) error {
 	defer func() { _, _ = conn.Exec(context.Background(), "SET session_replication_role = origin") }()
 	_, err = conn.Exec(ctx, sql, args...)
 	return err
+}
+
+// keyReuse: a run terminated while it waits for the user must not hold its
+// key forever (issue 11 point 2): under ALLOW_DUPLICATE_FAILED_ONLY the
+// same key starts a new run, which completes with one row; a completed or
+// running run still attaches. Until the draft order's start options use
+// that policy, the row reports what happens instead and does not fail.
+func (s *stack) keyReuse(t *testing.T) (row, bool) {
+	ctx := scenarioCtx(t, 3*time.Minute)
+	key := keys("reuse", 1)[0]
+	id := draftID(key)
+	opts, _ := workflows.DraftOrderStartOptions(taskQueue, userID, key)
+	strict := opts.WorkflowIDReusePolicy == enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
+	first, err := s.client.StartDraftOrder(ctx, order(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.client.WaitForAction(ctx, id, time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.client.Temporal().TerminateWorkflow(ctx, id, first.RunID, "fault matrix: terminated run"); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.client.StartDraftOrder(ctx, order(key))
+	note := fmt.Sprintf("policy %s; after terminate the same key ", opts.WorkflowIDReusePolicy)
+	switch {
+	case err != nil:
+		note += "was refused: " + short(err.Error())
+	case second.RunID != first.RunID && !second.Attached:
+		note += "started a new run"
+	default:
+		note += "attached to the terminated run"
+	}
+	o := s.drive(ctx, key, nil)
+	r := s.measure(ctx, "key reuse after a terminated run", []outcome{o}, note)
+	if !strict {
+		r.note = joinNote(r.note, "NOT CHECKED: the start options do not use ALLOW_DUPLICATE_FAILED_ONLY yet")
+	}
+	return r, strict
 }
