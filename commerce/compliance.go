@@ -40,7 +40,7 @@ func (t *tools) checkCompliance(ctx context.Context, call *toolkit.Call) (*toolk
 	if err := call.Bind(&in); err != nil {
 		return nil, err
 	}
-	dest, products, err := t.basket(ctx, in.Destination, in.Items)
+	dest, products, warnings, err := t.basket(ctx, in.Destination, in.Items)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (t *tools) checkCompliance(ctx context.Context, call *toolkit.Call) (*toolk
 			WithDetail("verdict", v).
 			WithRecovery("tell the user which items cannot ship there and offer to remove them")
 	}
-	return &toolkit.Output{Data: v, RulesetVersion: v.RulesetVersion}, nil
+	return &toolkit.Output{Data: v, RulesetVersion: v.RulesetVersion, Warnings: warnings}, nil
 }
 
 // complianceItem translates the catalog's facts into the rules' input.

@@ -1,6 +1,7 @@
 package commerce
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -61,11 +62,19 @@ func TestComplianceDestinationRules(t *testing.T) {
 	_, _, err := invoke[ComplianceVerdict](t, e, ToolCheckCompliance, request("u_1", ""), CheckComplianceArgs{
 		Items: items, Destination: Address{Country: "KP"}})
 	wantCode(t, err, "COMPLIANCE_BLOCKED")
+	// Canada needs the province; X (NT or NU) does not name one.
 	_, _, err = invoke[ComplianceVerdict](t, e, ToolCheckCompliance, request("u_1", ""), CheckComplianceArgs{
-		Items: items, Destination: Address{Country: "CA", PostalCode: "M5V 3L9"}})
-	te := wantCode(t, err, "ADDRESS_INVALID") // Canada needs the province
+		Items: items, Destination: Address{Country: "CA", PostalCode: "X1A 2P5"}})
+	te := wantCode(t, err, "ADDRESS_INVALID")
 	if f, _ := te.Details["fields"].([]string); len(f) != 1 || f[0] != "destination.region" {
 		t.Fatalf("fields %v", te.Details["fields"])
+	}
+	// M (Toronto) names Ontario: the region is derived, and the envelope
+	// says so.
+	_, resp, err := invoke[ComplianceVerdict](t, e, ToolCheckCompliance, request("u_1", ""), CheckComplianceArgs{
+		Items: items, Destination: Address{Country: "CA", PostalCode: "M5V 3L9"}})
+	if err != nil || !slices.Contains(resp.Warnings, WarnAddressRegionDerived) {
+		t.Fatalf("derived region: %v %v", err, resp)
 	}
 	// Wine to Saudi Arabia is prohibited whatever the mode.
 	_, _, err = invoke[ComplianceVerdict](t, e, ToolCheckCompliance, request("u_1", ""), CheckComplianceArgs{

@@ -60,6 +60,17 @@ func draftSpec() toolkit.Spec {
 }
 
 func (t *tools) createDraftOrder(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
+	var warnings []string
+	out, err := t.createDraft(ctx, call, &warnings)
+	if out != nil {
+		// The address validator's warnings reach the envelope on every
+		// path (dry run, replay, insert).
+		out.Warnings = append(out.Warnings, warnings...)
+	}
+	return out, err
+}
+
+func (t *tools) createDraft(ctx context.Context, call *toolkit.Call, warnings *[]string) (*toolkit.Output, error) {
 	var in CreateDraftOrderArgs
 	if err := call.Bind(&in); err != nil {
 		return nil, err
@@ -73,10 +84,11 @@ func (t *tools) createDraftOrder(ctx context.Context, call *toolkit.Call) (*tool
 			WithDetail("quote_hash", in.Total.QuoteHash).
 			WithRecovery("show this total and its quote_hash to the user and wait for their confirmation")
 	}
-	shipTo, err := t.checkAddress("ship_to", in.ShipTo)
+	shipTo, warns, err := t.checkAddress("ship_to", in.ShipTo)
 	if err != nil {
 		return nil, err
 	}
+	*warnings = warns
 	in.ShipTo = shipTo
 	if in.ShipTo.Country != in.Total.ShipToCountry || (in.Total.ShipToRegion != "" && in.ShipTo.Region != in.Total.ShipToRegion) {
 		return nil, toolkit.Errorf(toolkit.AddressInvalid, "ship_to is not the destination the total was computed for").

@@ -40,16 +40,20 @@ func lookupItems(ctx context.Context, cat Catalog, items []LineItem) (map[string
 	return products, nil
 }
 
-// basket checks a destination to quote for and resolves the items shipped
-// there, as the shipping and compliance tools take them.
-func (t *tools) basket(ctx context.Context, destination Address, items []LineItem) (Address, map[string]Product, error) {
-	dest, err := t.checkDestination("destination", destination)
+// basket refuses a sanctioned destination, checks a destination to quote
+// for and resolves the items shipped there, as the shipping and
+// compliance tools take them; warnings are the address validator's.
+func (t *tools) basket(ctx context.Context, destination Address, items []LineItem) (Address, map[string]Product, []string, error) {
+	if err := refuseSanctioned("destination", destination); err != nil {
+		return Address{}, nil, nil, err
+	}
+	dest, warnings, err := t.checkDestination("destination", destination)
 	if err != nil {
-		return Address{}, nil, err
+		return Address{}, nil, nil, err
 	}
 	products, err := lookupItems(ctx, t.catalog, items)
 	if err != nil {
-		return Address{}, nil, err
+		return Address{}, nil, nil, err
 	}
-	return dest, products, nil
+	return dest, products, warnings, nil
 }

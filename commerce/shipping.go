@@ -44,7 +44,7 @@ func (t *tools) quoteShipping(ctx context.Context, call *toolkit.Call) (*toolkit
 	if err := call.Bind(&in); err != nil {
 		return nil, err
 	}
-	dest, products, err := t.basket(ctx, in.Destination, in.Items)
+	dest, products, warnings, err := t.basket(ctx, in.Destination, in.Items)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (t *tools) quoteShipping(ctx context.Context, call *toolkit.Call) (*toolkit
 			TransportMode: string(o.Mode),
 		})
 	}
-	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion}, nil
+	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}, nil
 }
 
 // shippingError maps the rate card's errors into the closed set.

@@ -3,8 +3,10 @@ package commerce
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/commerce/rules/money"
 	"github.com/cartwright-dev/cartwright/commerce/rules/tax"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -34,8 +36,10 @@ func dutiesSpec() toolkit.Spec {
 			"minimis thresholds, low-value schemes (IOSS, UK, AU/NZ, SG, NO), duty by HS chapter with FTA preferences, "+
 			"DDP or DAP. Use it after pricing and shipping, before the total. Success: duty and tax per line and in "+
 			"total, what is charged at checkout and what the recipient pays on delivery, notes and the ruleset version. "+
-			"Common failures: ADDRESS_INVALID (destination, e.g. a missing US state), INVALID_ARGUMENT (lines or shipping "+
-			"in another currency, unsupported destination).")
+			"Common failures: ADDRESS_INVALID (destination, e.g. a missing US state, or a state or province the postal code "+
+			"contradicts: both fields named), COMPLIANCE_BLOCKED (sanctioned destination, refused before any address check), "+
+			"INVALID_ARGUMENT (lines or shipping in another currency, a line_total that is not unit_price × quantity, "+
+			"unsupported destination). Warnings: address_region_from_postal_code when the region was derived.")
 }
 
 func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
@@ -43,7 +47,10 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 	if err := call.Bind(&in); err != nil {
 		return nil, err
 	}
-	dest, err := t.checkDestination("destination", in.Destination)
+	if err := refuseSanctioned("destination", in.Destination); err != nil {
+		return nil, err
+	}
+	dest, warnings, err := t.checkDestination("destination", in.Destination)
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +82,40 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 		return nil, toolkit.Errorf(toolkit.InvalidArgument, "an order has one currency (%s)", in.Currency).
 			WithDetail("fields", fields)
 	}
+	if err := checkLineTotals(in.Lines); err != nil {
+		return nil, err
+	}
 	res, err := t.tax.Estimate(ctx, q)
 	if err != nil {
 		return nil, taxError(err)
 	}
 	out := dutiesFrom(res, dest, t.fx.Version())
-	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion}, nil
+	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}, nil
+}
+
+// checkLineTotals refuses lines whose line_total is not unit_price ×
+// quantity: duty and tax are charged on the customs value, and a caller's
+// line_total of 1 for 999 units must not shrink it (issue 10, finding 10).
+// The tool refuses rather than recomputing so a caller's bug is seen, not
+// silently corrected.
+func checkLineTotals(lines []QuoteLine) error {
+	var fields []string
+	var details []map[string]any
+	for i, l := range lines {
+		want, err := money.MulDiv(l.UnitPrice.Amount, int64(l.Quantity), 1)
+		if err == nil && want == l.LineTotal.Amount {
+			continue
+		}
+		name := fmt.Sprintf("lines[%d].line_total", i)
+		fields = append(fields, name)
+		details = append(details, map[string]any{"field": name, "sku": l.SKU, "expected": want, "got": l.LineTotal.Amount})
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return toolkit.Errorf(toolkit.InvalidArgument, "line_total must be unit_price × quantity: %v", fields).
+		WithDetail("fields", fields).WithDetail("lines", details).
+		WithRecovery("pass the lines of the price quote unchanged", ToolGetQuote)
 }
 
 func dutiesFrom(r tax.Result, dest Address, fxVersion string) DutiesAndTaxes {
@@ -110,6 +145,9 @@ func taxError(err error) error {
 	case errors.Is(err, tax.ErrRegionRequired), errors.Is(err, tax.ErrUnknownRegion):
 		return toolkit.Errorf(toolkit.AddressInvalid, "%v", err).WithDetail("fields", []string{"destination.region"}).
 			WithRecovery("ask the user for the state or province")
+	case errors.Is(err, tax.ErrUnsupportedRegion):
+		return toolkit.Errorf(toolkit.AddressInvalid, "%v", err).WithDetail("fields", []string{"destination.region"}).
+			WithRecovery("this region is not served; ask the user for a delivery address in a served state or province")
 	case errors.Is(err, tax.ErrUnsupportedDestination):
 		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"destination.country"}).
 			WithDetail("supported", tax.SupportedDestinations())

@@ -51,9 +51,14 @@ const (
 	CodeTooLong           = "TOO_LONG"
 	CodeInvalidCharacters = "INVALID_CHARACTERS"
 	// CodeRegionMismatch: the postal code does not belong to the region
-	// (coarse check, warning only: a wrong state is usually a typo, but
-	// the prefix tables have rare exceptions).
+	// (coarse check). An error on both fields where the region decides
+	// the tax (US, CA: a tax answer must never follow a region the
+	// postcode contradicts), a warning elsewhere (AU, where some
+	// postcodes cross state borders and GST is national).
 	CodeRegionMismatch = "REGION_POSTAL_MISMATCH"
+	// CodeRegionDerived: the region was missing and filled from the
+	// postal code, which matched exactly one region (warning; Resolve).
+	CodeRegionDerived = "REGION_FROM_POSTAL_CODE"
 	// CodeNoRules: the country is valid ISO 3166 but has no postal rules
 	// here; only generic checks ran (warning).
 	CodeNoRules = "NO_COUNTRY_RULES"

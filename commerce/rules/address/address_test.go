@@ -97,23 +97,86 @@ func TestRequiredFieldsAndRegions(t *testing.T) {
 	}
 }
 
-func TestRegionPostalMismatchIsWarning(t *testing.T) {
-	a := base("CA", "BC", "K1A 0B1") // Ottawa code, BC province
-	if err := Check(a); err != nil {
-		t.Fatalf("mismatch must not fail: %v", err)
+// Finding 3 (rules side): where the region decides the tax (US, CA) a
+// region the postcode contradicts is an error on both fields; in AU it
+// stays a warning (GST is national, some postcodes cross state borders).
+func TestFinding3_RegionContradictsPostcode(t *testing.T) {
+	for _, a := range []Address{
+		base("CA", "AB", "K1A 0B1"), // Ottawa (ON) with Alberta: GST 5 % instead of HST 13 %
+		base("CA", "BC", "K1A 0B1"),
+		base("US", "OR", "10001"), // New York ZIP with Oregon: no sales tax instead of NY's
+		base("US", "CA", "10001"),
+	} {
+		err := Check(a)
+		e, ok := AsError(err)
+		if !ok || strings.Join(e.Fields(), ",") != "postal_code,region" {
+			t.Errorf("%s %s %s: %v, want an error naming postal_code and region", a.Country, a.Region, a.PostalCode, err)
+			continue
+		}
+		for _, p := range e.Problems {
+			if p.Code != CodeRegionMismatch || strings.Contains(p.Message, a.PostalCode) {
+				t.Errorf("%+v: code, or the message quotes the postal code", p)
+			}
+		}
 	}
-	ps := Validate(a)
+	ps := Validate(base("AU", "VIC", "2000"))
 	if len(ps) != 1 || ps[0].Code != CodeRegionMismatch || ps[0].Severity != SeverityWarning {
-		t.Errorf("CA mismatch: %+v", ps)
-	}
-	if ps := Validate(base("AU", "VIC", "2000")); len(ps) != 1 || ps[0].Code != CodeRegionMismatch {
 		t.Errorf("AU mismatch: %+v", ps)
 	}
-	if ps := Validate(base("US", "CA", "10001")); len(ps) != 1 || ps[0].Code != CodeRegionMismatch {
-		t.Errorf("US mismatch: %+v", ps)
+	for _, a := range []Address{base("US", "TX", "88510"), base("US", "NY", "10001"), base("CA", "ON", "K1A 0B1"),
+		base("AU", "SA", "0872"), base("AU", "NT", "0872")} {
+		if ps := Validate(a); len(ps) != 0 {
+			t.Errorf("%s %s %s flagged: %+v", a.Country, a.Region, a.PostalCode, ps)
+		}
 	}
-	if ps := Validate(base("US", "TX", "88510")); len(ps) != 0 {
-		t.Errorf("El Paso TX 885xx flagged: %+v", ps)
+}
+
+// Finding 3: a missing region is derived from the postcode only when
+// exactly one region matches, and the derivation is reported.
+func TestFinding3_RegionDerivedFromPostcode(t *testing.T) {
+	for _, c := range []struct {
+		country, postal, want string
+	}{
+		{"CA", "K1A 0B1", "ON"}, {"CA", "h2y1c6", "QC"}, {"CA", "T2P 1J9", "AB"}, {"AU", "3000", "VIC"}, {"AU", "2600", "ACT"},
+	} {
+		n, ps := Resolve(base(c.country, "", c.postal))
+		if n.Region != c.want || len(ps) != 1 || ps[0].Code != CodeRegionDerived || ps[0].Severity != SeverityWarning {
+			t.Errorf("%s %s: region %q, problems %+v; want %s derived", c.country, c.postal, n.Region, ps, c.want)
+		}
+	}
+	// Ambiguous: X is NT or NU; 0872 is NT, SA or WA; a US ZIP's first
+	// digit covers several states. The region stays required.
+	for _, a := range []Address{base("CA", "", "X1A 2B3"), base("AU", "", "0872"), base("US", "", "10001")} {
+		n, ps := Resolve(a)
+		if n.Region != "" || len(ps) != 1 || ps[0].Code != CodeRequired || ps[0].Field != FieldRegion {
+			t.Errorf("%s %s: region %q, problems %+v", a.Country, a.PostalCode, n.Region, ps)
+		}
+	}
+	// A region given is never replaced, even when it contradicts.
+	if n, ps := Resolve(base("CA", "AB", "K1A 0B1")); n.Region != "AB" || len(ps) != 2 {
+		t.Errorf("given region: %q %+v", n.Region, ps)
+	}
+	// An invalid postcode derives nothing.
+	if n, _ := Resolve(base("CA", "", "K1A")); n.Region != "" {
+		t.Errorf("derived %q from an invalid postcode", n.Region)
+	}
+}
+
+// Finding 10 (addresses): no postal operator assigns US ZIP 00000 or
+// German PLZ 00000.
+func TestFinding10_UnassignedPostcodesRefused(t *testing.T) {
+	for _, a := range []Address{base("US", "NY", "00000"), base("US", "NY", "00499"), base("US", "NY", "00000-1234"),
+		base("DE", "", "00000"), base("DE", "", "00999")} {
+		e, ok := AsError(Check(a))
+		if !ok || strings.Join(e.Fields(), ",") != "postal_code" || e.Problems[0].Code != CodeInvalidFormat {
+			t.Errorf("%s %s accepted or wrong problem: %v", a.Country, a.PostalCode, Check(a))
+		}
+	}
+	for _, a := range []Address{base("US", "NY", "00501"), base("US", "PR", "00901"), base("US", "MA", "02134"),
+		base("DE", "", "01067"), base("DE", "", "99998")} {
+		if err := Check(a); err != nil {
+			t.Errorf("%s %s: %v", a.Country, a.PostalCode, err)
+		}
 	}
 }
 
@@ -166,7 +229,7 @@ func TestTextChecks(t *testing.T) {
 }
 
 func TestDataCoverage(t *testing.T) {
-	if RulesetVersion() != "address-2026.11.1" || len(Sources()) == 0 {
+	if RulesetVersion() != "address-2026.11.2" || len(Sources()) == 0 {
 		t.Fatalf("version %q sources %d", RulesetVersion(), len(Sources()))
 	}
 	tb, err := rules()

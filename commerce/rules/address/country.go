@@ -2,6 +2,7 @@ package address
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -39,8 +40,44 @@ func (v *validator) country(c *countryRules, a Address) {
 		return
 	}
 	if c.Postal != nil && postal != "" && !v.has(FieldPostalCode) && !r.matchesPostal(c.Postal.canonical(postal)) {
+		if c.Region.PostalMismatch == SeverityError {
+			// Both fields are named: either may be the wrong one, and the
+			// tax follows the region, so neither may be guessed.
+			msg := fmt.Sprintf("postal code and region contradict each other: the postal code is not in %s; correct the region or the postal code", r.Code)
+			v.add(FieldPostalCode, CodeRegionMismatch, SeverityError, msg)
+			v.add(FieldRegion, CodeRegionMismatch, SeverityError, msg)
+			return
+		}
 		v.add(FieldPostalCode, CodeRegionMismatch, SeverityWarning, fmt.Sprintf("postal code does not usually belong to %s", r.Code))
 	}
+}
+
+// Resolve normalises a (see Normalize), fills a missing region from the
+// postal code when exactly one region's postal data matches it (Canadian
+// FSA letters, Australian ranges; never a guess between several), and
+// validates the result. A derived region is reported as a warning
+// (CodeRegionDerived on the region field), so callers can tell the user.
+func Resolve(a Address) (Address, []Problem) {
+	n := Normalize(a)
+	var derived []Problem
+	if t, err := rules(); err == nil {
+		c, ok := t.countries[n.Country]
+		if ok && c.Region != nil && c.Postal != nil && n.Region == "" && n.PostalCode != "" && c.Postal.re.MatchString(n.PostalCode) {
+			if rs := c.Region.regionsOf(n.PostalCode); len(rs) == 1 {
+				n.Region = rs[0].Code
+				derived = append(derived, Problem{Field: FieldRegion, Code: CodeRegionDerived, Severity: SeverityWarning,
+					Message: fmt.Sprintf("region %s was derived from the postal code", rs[0].Code)})
+			}
+		}
+	}
+	problems := append(Validate(n), derived...)
+	sort.SliceStable(problems, func(i, j int) bool {
+		if problems[i].Field != problems[j].Field {
+			return problems[i].Field < problems[j].Field
+		}
+		return problems[i].Code < problems[j].Code
+	})
+	return n, problems
 }
 
 // Normalize returns a copy of a with surrounding space trimmed, the
@@ -113,4 +150,65 @@ func SupportedCountries() []string {
 		return nil
 	}
 	return append([]string(nil), t.sorted...)
+}
+
+// Example returns the country's example postal code in canonical form
+// ("" when the country uses none or has no rules here); tests build a
+// valid address per country from it.
+func Example(country string) string {
+	t, err := rules()
+	if err != nil {
+		return ""
+	}
+	c, ok := t.countries[strings.ToUpper(country)]
+	if !ok || c.Postal == nil {
+		return ""
+	}
+	return c.Postal.canonical(firstExample(c.Postal.Example))
+}
+
+// RegionsFor lists, in data order, the region codes of country whose
+// postal data matches the postal code (regions without postal data are
+// left out); nil when the country has no region list.
+func RegionsFor(country, postal string) []string {
+	t, err := rules()
+	if err != nil {
+		return nil
+	}
+	c, ok := t.countries[strings.ToUpper(country)]
+	if !ok || c.Region == nil || c.Postal == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range c.Region.regionsOf(c.Postal.canonical(postal)) {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+// SamplePostalCode builds a well-formed postal code of a region from its
+// postal data: the first prefix (or range start) completed with the
+// country's example ("" when the region has no postal data). Tests use it
+// to build a consistent address per region; it is not a real address.
+func SamplePostalCode(country, region string) string {
+	t, err := rules()
+	if err != nil {
+		return ""
+	}
+	c, ok := t.countries[strings.ToUpper(country)]
+	if !ok || c.Region == nil || c.Postal == nil {
+		return ""
+	}
+	r, ok := c.Region.lookup(region)
+	if !ok {
+		return ""
+	}
+	ex := c.Postal.canonical(firstExample(c.Postal.Example))
+	switch {
+	case len(r.PostalPrefixes) > 0 && len(r.PostalPrefixes[0]) <= len(ex):
+		return c.Postal.canonical(r.PostalPrefixes[0] + ex[len(r.PostalPrefixes[0]):])
+	case len(r.PostalRanges) > 0:
+		return c.Postal.canonical(r.PostalRanges[0][0])
+	}
+	return ""
 }

@@ -44,8 +44,12 @@ type postalRules struct {
 }
 
 type regionRules struct {
-	Required bool     `json:"required"`
-	Values   []region `json:"values"`
+	Required bool `json:"required"`
+	// PostalMismatch is the severity of a region the postal code
+	// contradicts: SeverityError where the region decides the tax (US,
+	// CA), SeverityWarning (the default) elsewhere.
+	PostalMismatch string   `json:"postal_mismatch"`
+	Values         []region `json:"values"`
 }
 
 type region struct {
@@ -94,6 +98,15 @@ var rules = sync.OnceValues(func() (*ruleTable, error) {
 		if c.Region != nil && len(c.Region.Values) == 0 {
 			return nil, fmt.Errorf("address: %s has a region rule without values", cc)
 		}
+		if c.Region != nil {
+			switch c.Region.PostalMismatch {
+			case "":
+				c.Region.PostalMismatch = SeverityWarning
+			case SeverityWarning, SeverityError:
+			default:
+				return nil, fmt.Errorf("address: %s postal_mismatch %q", cc, c.Region.PostalMismatch)
+			}
+		}
 		t.sorted = append(t.sorted, cc)
 	}
 	sort.Strings(t.sorted)
@@ -107,7 +120,7 @@ func firstExample(s string) string {
 }
 
 // RulesetVersion is the version of the address rules, e.g.
-// "address-2026.11.1".
+// "address-2026.11.2".
 func RulesetVersion() string {
 	t, err := rules()
 	if err != nil {
@@ -185,6 +198,24 @@ func (rr *regionRules) lookup(s string) (*region, bool) {
 		}
 	}
 	return nil, false
+}
+
+// hasPostalData reports whether the region lists postal prefixes or
+// ranges (only those can be derived from, or contradicted by, a postcode).
+func (r *region) hasPostalData() bool {
+	return len(r.PostalPrefixes) > 0 || len(r.PostalRanges) > 0
+}
+
+// regionsOf returns the regions whose postal data matches a canonical
+// postal code.
+func (rr *regionRules) regionsOf(code string) []*region {
+	var out []*region
+	for i := range rr.Values {
+		if r := &rr.Values[i]; r.hasPostalData() && r.matchesPostal(code) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // matchesPostal is the coarse region/postcode consistency check. A region

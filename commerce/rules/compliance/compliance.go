@@ -368,7 +368,7 @@ func Categories() []string {
 }
 
 // RulesetVersion is the version of the compliance rules, e.g.
-// "compliance-2026.11.1".
+// "compliance-2026.11.2".
 func RulesetVersion() string {
 	rs, err := ruleset()
 	if err != nil {

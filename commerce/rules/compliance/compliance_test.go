@@ -33,7 +33,7 @@ func TestTShirtAllowed(t *testing.T) {
 		if r.Items[0].Category != "apparel" || r.Items[0].CategorySource != "hs_code" {
 			t.Errorf("category %+v", r.Items[0])
 		}
-		if r.RulesetVersion != "compliance-2026.11.1" {
+		if r.RulesetVersion != "compliance-2026.11.2" {
 			t.Errorf("version %q", r.RulesetVersion)
 		}
 	}
@@ -143,7 +143,8 @@ func TestDestinationCategoryRules(t *testing.T) {
 		{"AU", Item{SKU: "VAPE", HSCode: "854340"}, Block, "VAPE_PRESCRIPTION_PHARMACY_ONLY"},
 		{"SG", Item{SKU: "VAPE", Category: "e_cigarette"}, Block, "VAPE_PROHIBITED"},
 		{"FR", Item{SKU: "VAPE", Category: "e_cigarette"}, Uncertain, "VAPE_REGULATED"},
-		{"GB", Item{SKU: "KNIFE", HSCode: "821191"}, Allow, "BLADE_AGE_VERIFICATION"},
+		{"GB", Item{SKU: "KNIFE", HSCode: "821191"}, Uncertain, "BLADE_REMOTE_SALE_RESTRICTED"},
+		{"IE", Item{SKU: "KNIFE", HSCode: "821191"}, Allow, "BLADE_AGE_VERIFICATION"},
 		{"HK", Item{SKU: "CBD", Category: "cbd"}, Block, "CBD_PROHIBITED"},
 		{"IT", Item{SKU: "CBD", Category: "cbd"}, Uncertain, "CBD_LEGAL_STATUS_VARIES"},
 		{"US", Item{SKU: "GUN-PART", HSCode: "930599"}, Block, "WEAPONS_LICENCE_REQUIRED"},
@@ -204,5 +205,34 @@ func TestRulesetLoads(t *testing.T) {
 	}
 	if len(Categories()) < 25 || len(Sources()) == 0 {
 		t.Errorf("categories %d sources %d", len(Categories()), len(Sources()))
+	}
+}
+
+// Finding 8 (rules side): a knife to GB goes to a person; the destination
+// check alone blocks sanctioned countries and regions whatever the postal
+// code, and lets other destinations through.
+func TestFinding8_KnifeToGBAndSanctionsWithoutAddress(t *testing.T) {
+	r := check(t, Input{Destination: Destination{Country: "GB"}, Mode: Ground, Items: []Item{{SKU: "KNIFE", HSCode: "821192"}}})
+	if r.Verdict != Uncertain || !r.NeedsApproval() || !slices.Contains(codesOf(r), "BLADE_REMOTE_SALE_RESTRICTED") {
+		t.Errorf("knife to GB: %s %.2f %v", r.Verdict, r.Confidence, codesOf(r))
+	}
+	for _, d := range []Destination{{Country: "IR"}, {Country: "cu"}, {Country: "RU"}, {Country: "BY"}, {Country: "KP"},
+		{Country: "UA", Region: "Crimea"}, {Country: "UA", Region: "UA-40"}, {Country: "UA", City: "Luhansk"}} {
+		r, err := CheckDestination(d)
+		if err != nil || r.Verdict != Block || len(r.Reasons) == 0 {
+			t.Errorf("%+v: %s %v %v", d, r.Verdict, codesOf(r), err)
+		}
+	}
+	for _, d := range []Destination{{Country: "DE"}, {Country: "UA", Region: "Kyiv"}, {Country: "GB", PostalCode: "garbage"}} {
+		r, err := CheckDestination(d)
+		if err != nil || r.Verdict != Allow || len(r.Reasons) != 0 {
+			t.Errorf("%+v: %s %v %v", d, r.Verdict, codesOf(r), err)
+		}
+	}
+	if r, _ := CheckDestination(Destination{Country: "SY"}); r.Verdict != Uncertain {
+		t.Errorf("SY: %s", r.Verdict)
+	}
+	if _, err := CheckDestination(Destination{Country: "Iran"}); err == nil {
+		t.Error("a country that is not ISO alpha-2 is invalid input")
 	}
 }

@@ -274,3 +274,17 @@ func Sources() []string {
 	}
 	return append([]string(nil), rc.Sources...)
 }
+
+// Services lists the service codes of the rate card (economy, standard,
+// express), in rate-card order.
+func Services() []string {
+	rc, err := rateCard()
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(rc.Services))
+	for _, s := range rc.Services {
+		out = append(out, s.Code)
+	}
+	return out
+}

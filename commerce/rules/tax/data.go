@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -51,8 +52,10 @@ type ratePeriod struct {
 type regionRates struct {
 	Name    string       `json:"name"`
 	TaxName string       `json:"tax_name"`
-	Mode    string       `json:"mode"` // add | replace | none
+	Mode    string       `json:"mode"` // add | replace | none | unsupported
 	Periods []ratePeriod `json:"periods"`
+	// Note says why an unsupported region is not modelled.
+	Note string `json:"note"`
 }
 
 type countryRates struct {
@@ -170,6 +173,14 @@ type fxFile struct {
 	Rates map[string]string `json:"rates"`
 }
 
+var (
+	// schemeRE is a scheme label: a short stable code such as "IOSS",
+	// "VOEC" or "UK-LVC", never a sentence (a sentence broke the output
+	// schema once: issue 10, finding 1).
+	schemeRE   = regexp.MustCompile(`^[A-Z]{2,6}(?:-[A-Z0-9]{2,6})?$`)
+	hsPrefixRE = regexp.MustCompile(`^[0-9]{2,6}$`)
+)
+
 // rules is the loaded, validated rule set.
 type rules struct {
 	version string
@@ -260,10 +271,14 @@ func (r *rules) validate() error {
 			return fmt.Errorf("tax: %s periods out of order", cc)
 		}
 		for rc, rg := range c.Regions {
-			if rg.Mode != "add" && rg.Mode != "replace" && rg.Mode != "none" {
+			if rg.Mode != "add" && rg.Mode != "replace" && rg.Mode != "none" && rg.Mode != "unsupported" {
 				return fmt.Errorf("tax: %s-%s mode %q", cc, rc, rg.Mode)
 			}
-			if !sorted(rg.Periods) || (rg.Mode != "none" && len(rg.Periods) == 0) {
+			if rg.Mode == "unsupported" && (rg.Note == "" || len(rg.Periods) > 0) {
+				return fmt.Errorf("tax: %s-%s: an unsupported region has a note and no rates", cc, rc)
+			}
+			needRates := rg.Mode == "add" || rg.Mode == "replace"
+			if !sorted(rg.Periods) || (needRates && len(rg.Periods) == 0) {
 				return fmt.Errorf("tax: %s-%s periods", cc, rc)
 			}
 		}
@@ -302,6 +317,14 @@ func (r *rules) validate() error {
 					if _, err := money.ParseMajor(*a, g.Currency); err != nil {
 						return fmt.Errorf("tax: regime %s: %w", key, err)
 					}
+				}
+			}
+			if p.Scheme != "" && !schemeRE.MatchString(p.Scheme) {
+				return fmt.Errorf("tax: regime %s: scheme %q is not a short label (%s)", key, p.Scheme, schemeRE)
+			}
+			for _, x := range p.LowValueExcluded {
+				if !hsPrefixRE.MatchString(x) {
+					return fmt.Errorf("tax: regime %s: excluded HS prefix %q", key, x)
 				}
 			}
 			for _, n := range p.Notes {

@@ -26,7 +26,7 @@ func est(t *testing.T, in Input) Result {
 	if d != r.Duty || x != r.Tax {
 		t.Fatalf("lines do not add up to totals")
 	}
-	if r.RulesetVersion != "tax-2026.11.1" {
+	if r.RulesetVersion != "tax-2026.11.2" {
 		t.Fatalf("version %q", r.RulesetVersion)
 	}
 	return r
@@ -124,7 +124,10 @@ func TestUSDeMinimisSuspension(t *testing.T) {
 
 func TestJapanPersonalUseAndYenRounding(t *testing.T) {
 	// ¥12,000 goods → taxable ¥7,200 + ¥2,000 shipping = ¥9,200 ≤ ¥10,000.
-	r := est(t, Input{Destination: Destination{Country: "JP"}, Currency: "JPY", Lines: []Line{tee(12000, "CN")}, Shipping: 2000, Incoterm: DAP})
+	// A woven shirt (HS 6205): knitted garments (HS 61) are excluded from
+	// the exemption, see TestFinding9_JapanSmallValueExclusions.
+	woven := Line{SKU: "SHIRT", HSCode: "6205.20", OriginCountry: "CN", CustomsValue: 12000, Quantity: 1}
+	r := est(t, Input{Destination: Destination{Country: "JP"}, Currency: "JPY", Lines: []Line{woven}, Shipping: 2000, Incoterm: DAP})
 	if r.Total != 0 || !r.DutyDeMinimisApplied || !r.TaxDeMinimisApplied {
 		t.Errorf("under ¥10,000 %+v", r)
 	}

@@ -17,12 +17,20 @@ type importCtx struct {
 	// threshold currency.
 	eff         []int64
 	consignment int64
+	// schemeUsed is set when a line's tax was charged at checkout under
+	// the regime's low-value scheme.
+	schemeUsed bool
 }
 
-// excluded reports whether line i's chapter is outside the low-value
-// reliefs (excise goods, VOEC exclusions).
+// excluded reports whether line i's HS code starts with one of the
+// regime's excluded prefixes (a chapter such as "22" or a heading such as
+// "4202"): excise goods, VOEC exclusions, Japan's small-value exclusions
+// get no duty relief, no tax relief and no checkout collection.
 func (c *importCtx) excluded(e *estimator, i int) bool {
-	return e.chapters[i] != "" && slices.Contains(c.th.excluded, e.chapters[i])
+	if e.chapters[i] == "" {
+		return false
+	}
+	return slices.ContainsFunc(c.th.excluded, func(p string) bool { return strings.HasPrefix(e.hs[i], p) })
 }
 
 // unitValue is line i's value per unit in the threshold currency.
@@ -42,7 +50,6 @@ func (e *estimator) importOrder() error {
 		return err
 	}
 	g := th.reg
-	e.res.Scheme = th.Scheme
 	e.res.Notes = append(e.res.Notes, th.Notes...)
 	if e.dest == "US" {
 		e.addNote("US_ADDITIONAL_TARIFFS_NOT_MODELLED")
@@ -75,7 +82,16 @@ func (e *estimator) importOrder() error {
 	if err := e.importDuty(c); err != nil {
 		return err
 	}
-	return e.importTax(c)
+	if err := e.importTax(c); err != nil {
+		return err
+	}
+	// The scheme is named only when it carried a line: an AUD 1,774 item
+	// is above the AU-LVG threshold and pays GST at the border, so the
+	// answer must not claim the low-value scheme.
+	if c.schemeUsed {
+		e.res.Scheme = th.Scheme
+	}
+	return nil
 }
 
 // importDuty computes each line's duty: de minimis relief, the EU flat
@@ -201,10 +217,11 @@ func (e *estimator) importTax(c *importCtx) error {
 				if err := e.lineTax(i, l.CustomsValue+e.shares[i], AtCheckout); err != nil {
 					return err
 				}
+				c.schemeUsed = true
 				continue
 			}
 		}
-		if th.TaxFreeMax != nil && within(consignment, th.TaxFreeMax, th.Strict) {
+		if th.TaxFreeMax != nil && !c.excluded(e, i) && within(consignment, th.TaxFreeMax, th.Strict) {
 			e.res.TaxDeMinimisApplied = true
 			continue
 		}

@@ -2,6 +2,7 @@ package tax
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -78,6 +79,9 @@ func (r *rules) rateSetFor(country, region string, at time.Time) (rateSet, error
 			rg, ok := c.Regions[region]
 			if !ok {
 				return rateSet{}, fmt.Errorf("%w: %s-%s", ErrUnknownRegion, country, region)
+			}
+			if rg.Mode == "unsupported" {
+				return rateSet{}, fmt.Errorf("%w: %s-%s: %s", ErrUnsupportedRegion, country, region, rg.Note)
 			}
 			if rg.Mode != "none" {
 				p, ok := periodAt(rg.Periods, at)
@@ -170,8 +174,27 @@ func SupportedDestinations() []string {
 	return out
 }
 
+// Schemes lists every low-value scheme label the import regimes can
+// report (Result.Scheme), sorted and without duplicates.
+func Schemes() []string {
+	r, err := load()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, g := range r.regimes {
+		for _, p := range g.Periods {
+			if p.Scheme != "" && !slices.Contains(out, p.Scheme) {
+				out = append(out, p.Scheme)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // RulesetVersion is the version shared by the tax data files, e.g.
-// "tax-2026.11.1"; it goes into evidence with every estimate.
+// "tax-2026.11.2"; it goes into evidence with every estimate.
 func RulesetVersion() string {
 	r, err := load()
 	if err != nil {
@@ -187,4 +210,17 @@ func Sources() []string {
 		return nil
 	}
 	return append([]string(nil), r.sources...)
+}
+
+// Currency returns the currency of a destination ("" when the destination
+// is not supported): what an order shipped there is usually priced in.
+func Currency(country string) string {
+	r, err := load()
+	if err != nil {
+		return ""
+	}
+	if c, ok := r.rates[strings.ToUpper(country)]; ok {
+		return c.Currency
+	}
+	return ""
 }

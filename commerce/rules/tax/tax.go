@@ -197,5 +197,8 @@ var (
 	ErrUnsupportedDestination = errors.New("tax: unsupported destination")
 	ErrRegionRequired         = errors.New("tax: region required for this destination")
 	ErrUnknownRegion          = errors.New("tax: unknown region")
-	ErrNoRuleInForce          = errors.New("tax: no rule in force at that date")
+	// ErrUnsupportedRegion: a real region (US territories, APO/FPO) whose
+	// taxes are not modelled; refused rather than guessed.
+	ErrUnsupportedRegion = errors.New("tax: region not supported")
+	ErrNoRuleInForce     = errors.New("tax: no rule in force at that date")
 )
