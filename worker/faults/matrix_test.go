@@ -190,6 +190,7 @@ func (s *stack) temporalKills(t *testing.T, sz sizes) row {
 // postgresOutage stops the private cluster for d while orders run.
 func (s *stack) postgresOutage(t *testing.T, n int, d time.Duration) row {
 	ctx := scenarioCtx(t, d+10*time.Minute)
+	var back time.Time
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -197,10 +198,18 @@ func (s *stack) postgresOutage(t *testing.T, n int, d time.Duration) row {
 		s.pg.Stop()
 		time.Sleep(d)
 		s.pg.Start()
+		back = time.Now()
 	}()
 	outs := s.driveAll(ctx, keys("pg", n), n, nil)
 	<-done
-	return s.measure(ctx, fmt.Sprintf("PostgreSQL stopped %s", d), outs, "orders in flight when it stopped")
+	after := 0
+	for _, o := range outs {
+		if o.at.After(back) {
+			after++
+		}
+	}
+	return s.measure(ctx, fmt.Sprintf("PostgreSQL stopped %s", d), outs,
+		fmt.Sprintf("%d of %d orders ended after PostgreSQL came back", after, n))
 }
 
 // stripeFaults runs onboardings through the proxy while it injects 5xx,

@@ -53,6 +53,8 @@ type outcome struct {
 	key string
 	res *workflows.DraftOrderResult
 	err error
+	// at is when the backend saw the order end.
+	at time.Time
 }
 
 // drive runs one order to its end as a patient backend would: start,
@@ -113,6 +115,7 @@ func (s *stack) driveAll(ctx context.Context, ks []string, inFlight int, afterCo
 				after = func() { afterConfirm(i) }
 			}
 			out[i] = s.drive(ctx, k, after)
+			out[i].at = time.Now()
 		}()
 		time.Sleep(50 * time.Millisecond) // a stream of orders, not one burst
 	}
