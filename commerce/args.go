@@ -2,8 +2,8 @@ package commerce
 
 import "time"
 
-// Tool names (seed 000 §4.4). Activities, the workflow and the registry use
-// these constants so a rename cannot split them.
+// Tool names (docs/tools.md#tool-list). Activities, the workflow and the
+// registry use these constants so a rename cannot split them.
 const (
 	ToolGetQuote         = "pricing.get_realtime_quote"
 	ToolQuoteShipping    = "shipping.quote_options"

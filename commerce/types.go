@@ -1,8 +1,3 @@
-// Package commerce holds the six cross-border commerce tools of seed 000
-// §4.4 (pricing, shipping, duties and taxes, compliance, total, draft
-// order) and the domain types their inputs and outputs share. The rules
-// they apply live in commerce/rules; this package wires rules, catalog and
-// storage into toolkit handlers.
 package commerce
 
 import "time"

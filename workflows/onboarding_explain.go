@@ -109,8 +109,8 @@ func (o *onboardingRun) explain(ctx workflow.Context) error {
 			Citations: res.Cite.Citations, Shown: res.Cite.Grounded, Evidence: ref,
 		}
 		if !e.Grounded {
-			// Seed 001 §5 / seed 004 §5: too little evidence, so a human
-			// decides before the merchant sees it.
+			// Too little evidence (docs/approvals.md#when-a-human-decides), so
+			// a human decides before the merchant sees it.
 			e.Review, e.Recovery = ReviewQueued, onboarding.UngroundedRecovery
 		}
 		st.Explanations = append(st.Explanations, e)
