@@ -18,7 +18,7 @@ import (
 // backoff timer, for as long as its own window allows; business codes are
 // answers and are never re-run. When the window is over, the order ends
 // with the business result UNAVAILABLE (UPSTREAM_ERROR naming the call and
-// what failed), not as a failed workflow.
+// what failed), not as a failed workflow. See docs/errors.md#outages.
 
 // outageChange is the GetVersion change id: runs recorded before it fail on
 // the first infrastructure error that outlived a call's retries, and keep
