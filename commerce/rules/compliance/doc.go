@@ -11,6 +11,10 @@
 // rules are data (data/categories.json, data/destinations.json) with a ruleset
 // version that goes into evidence.
 //
+// CheckDestination applies the destination-level rules alone, so tools can
+// refuse a sanctioned destination before they look at the rest of its
+// address.
+//
 // Not covered here: denied-party screening of the buyer (a list lookup
 // against the names on the order) and classification of dual-use items;
 // both belong to their own services.
