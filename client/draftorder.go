@@ -195,20 +195,23 @@ func (c *Client) decide(ctx context.Context, workflowID, decision string, d Appr
 	})
 }
 
-// Status answers the draft order's status query.
+// Status answers the draft order's status query. For a run that ended
+// without a result (failed, terminated, timed out) it returns the last
+// status AND an error with the closed-set code of why (errors.Is
+// ErrRunEnded), so a caller never mistakes a dead run's last state for a
+// live one.
 func (c *Client) Status(ctx context.Context, workflowID string) (workflows.DraftOrderStatus, error) {
-	var st workflows.DraftOrderStatus
-	if err := checkDraftOrderID(workflowID); err != nil {
+	st, err := c.queryStatus(ctx, workflowID)
+	if err == nil && st.Result != nil {
+		return st, nil // ended with a result
+	}
+	if checkDraftOrderID(workflowID) != nil {
 		return st, err
 	}
-	v, err := c.tc.QueryWorkflow(ctx, workflowID, "", workflows.QueryStatus)
-	if err != nil {
-		return st, c.wrap(err, workflowID, "query status of")
+	if ended := c.runEnded(ctx, workflowID); ended != nil && errors.Is(ended, ErrRunEnded) {
+		return st, ended
 	}
-	if err := v.Get(&st); err != nil {
-		return st, errf(toolkit.UpstreamError, "status of %s: %v", workflowID, err)
-	}
-	return st, nil
+	return st, err
 }
 
 // WaitForAction polls the status query until the draft order needs someone

@@ -109,8 +109,9 @@ func (in *DraftOrderInput) ApplyDefaults(d StartDefaults) {
 
 // DraftOrderResult is how a draft order ended. Business outcomes (blocked,
 // out of stock, cancelled, expired …) are results, not workflow failures;
-// the workflow fails only on invalid input or an infrastructure error that
-// outlived its retries.
+// the workflow fails only on invalid input or a non-business error such as
+// NOT_FOUND. An outage that outlives the order's window is the result
+// UNAVAILABLE (outlive.go).
 type DraftOrderResult struct {
 	// State is a final state: DRAFT_CREATED or why not.
 	State string `json:"state"`

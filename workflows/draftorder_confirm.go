@@ -83,8 +83,7 @@ func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResul
 	}
 	req := envelope(ctx, d.in.Request, step)
 	var res activities.CreateDraftOrderResult
-	err := workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolCreateDraftOrder), fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, fmtMoney(d.total.GrandTotal))),
+	err := d.call(ctx, toolSpec(commerce.ToolCreateDraftOrder), fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, fmtMoney(d.total.GrandTotal)),
 		commerceActs.CreateDraftOrder, activities.CreateDraftOrderInput{
 			Request: req,
 			Args:    commerce.CreateDraftOrderArgs{Total: *d.total, ConfirmedQuoteHash: hash, ShipTo: d.in.ShipTo},

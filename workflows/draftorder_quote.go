@@ -41,8 +41,7 @@ func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 	n, dest := len(d.in.Items), d.in.ShipTo.Country
 	pf := d.startPricing(ctx, "", "pricing")
 	sf := d.startShipping(ctx)
-	cf := workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolCheckCompliance), fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolCheckCompliance, n, dest)),
+	cf := d.call(ctx, toolSpec(commerce.ToolCheckCompliance), fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolCheckCompliance, n, dest),
 		commerceActs.CheckCompliance, activities.CheckComplianceInput{
 			Request: d.request(ctx, d.step("compliance")),
 			Args:    commerce.CheckComplianceArgs{Items: d.in.Items, Destination: d.in.ShipTo},
@@ -97,8 +96,7 @@ func reasonLine(r commerce.ComplianceReason) string {
 
 // startShipping asks for shipping options for the whole basket.
 func (d *draftOrder) startShipping(ctx workflow.Context) workflow.Future {
-	return workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolQuoteShipping), fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolQuoteShipping, len(d.in.Items), d.in.ShipTo.Country)),
+	return d.call(ctx, toolSpec(commerce.ToolQuoteShipping), fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolQuoteShipping, len(d.in.Items), d.in.ShipTo.Country),
 		commerceActs.QuoteShipping, activities.QuoteShippingInput{
 			Request: d.request(ctx, d.step("shipping")),
 			Args:    commerce.QuoteShippingArgs{Items: d.in.Items, Destination: d.in.ShipTo, Currency: d.in.Currency},
@@ -168,8 +166,7 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) w
 	if expected != "" {
 		verb = "re-quote"
 	}
-	return workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolGetQuote), fmt.Sprintf("%s: %s %d item(s) in %s", commerce.ToolGetQuote, verb, len(d.in.Items), d.in.Currency)),
+	return d.call(ctx, toolSpec(commerce.ToolGetQuote), fmt.Sprintf("%s: %s %d item(s) in %s", commerce.ToolGetQuote, verb, len(d.in.Items), d.in.Currency),
 		commerceActs.GetQuote, activities.GetQuoteInput{
 			Request: d.request(ctx, d.step(name)),
 			Args:    commerce.GetQuoteArgs{Items: d.in.Items, Currency: d.in.Currency, ExpectedPriceHash: expected},
@@ -180,8 +177,7 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) w
 // total the user will confirm.
 func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 	var dt activities.EstimateDutiesAndTaxesResult
-	err := workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolDutiesAndTaxes), fmt.Sprintf("%s: %s to %s", commerce.ToolDutiesAndTaxes, d.in.Incoterm, d.in.ShipTo.Country)),
+	err := d.call(ctx, toolSpec(commerce.ToolDutiesAndTaxes), fmt.Sprintf("%s: %s to %s", commerce.ToolDutiesAndTaxes, d.in.Incoterm, d.in.ShipTo.Country),
 		commerceActs.EstimateDutiesAndTaxes, activities.EstimateDutiesAndTaxesInput{
 			Request: d.request(ctx, d.step("duties")),
 			Args: commerce.DutiesAndTaxesArgs{Lines: d.quote.Lines, Shipping: *d.option, Destination: d.in.ShipTo,
@@ -195,8 +191,7 @@ func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 
 	shipExp := d.shipping.ExpiresAt
 	var tr activities.ComputeTotalResult
-	err = workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolComputeTotal), fmt.Sprintf("%s: %d line(s), %s shipping", commerce.ToolComputeTotal, len(d.quote.Lines), d.option.ServiceLevel)),
+	err = d.call(ctx, toolSpec(commerce.ToolComputeTotal), fmt.Sprintf("%s: %d line(s), %s shipping", commerce.ToolComputeTotal, len(d.quote.Lines), d.option.ServiceLevel),
 		commerceActs.ComputeTotal, activities.ComputeTotalInput{
 			Request: d.request(ctx, d.step("total")),
 			Args:    commerce.ComputeTotalArgs{Quote: *d.quote, Shipping: *d.option, Duties: *d.duties, ShippingExpiresAt: &shipExp},

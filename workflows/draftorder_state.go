@@ -57,6 +57,8 @@ type draftOrder struct {
 	creates  int
 	evidence []EvidenceRef
 	result   *DraftOrderResult
+	// outlive: this run waits out dependency outages (outlive.go).
+	outlive bool
 }
 
 // setup checks the input, then declares the query and the signals (with
@@ -204,6 +206,9 @@ func (d *draftOrder) outcome(err error) (*DraftOrderResult, error) {
 		return d.end(StateAddressInvalid, te.Code, te.Message), nil
 	case toolkit.ComplianceBlocked:
 		return d.end(StateComplianceBlocked, te.Code, te.Message), nil
+	}
+	if end := d.unavailable(err); end != nil {
+		return end, nil
 	}
 	return nil, err
 }
