@@ -17,11 +17,12 @@ import (
 // shipping and compliance already ran). It needs no database and no
 // clock, so a workflow can run it too.
 //
-// A sanctioned or embargoed destination passes: the compliance tool
+// A sanctioned or embargoed destination (a country, or a region of one
+// such as Crimea, known by its region, city or postcode) passes: the compliance tool
 // refuses it as COMPLIANCE_BLOCKED, with evidence, which is the answer an
 // auditor must find. Catalog facts (unknown or discontinued SKUs, stock)
 // live in PostgreSQL and are the pricing tool's to answer.
-func CheckOrderFacts(currency, country string) error {
+func CheckOrderFacts(currency string, to Address) error {
 	fx, err := BuiltinFX()
 	if err != nil {
 		return toolkit.Errorf(toolkit.UpstreamError, "exchange table: %v", err)
@@ -31,8 +32,9 @@ func CheckOrderFacts(currency, country string) error {
 			WithDetail("fields", []string{"currency"}).WithDetail("supported", cs).
 			WithRecovery("fix the named fields and call again")
 	}
-	country = strings.ToUpper(strings.TrimSpace(country))
-	if res, err := compliance.CheckDestination(compliance.Destination{Country: country}); err == nil && res.Verdict != compliance.Allow {
+	country := strings.ToUpper(strings.TrimSpace(to.Country))
+	dest := compliance.Destination{Country: country, Region: to.Region, City: to.City, PostalCode: to.PostalCode}
+	if res, err := compliance.CheckDestination(dest); err == nil && res.Verdict != compliance.Allow {
 		return nil
 	}
 	if ds := tax.SupportedDestinations(); !slices.Contains(ds, country) {

@@ -92,7 +92,7 @@ func (in DraftOrderInput) Check() (DraftOrderInput, error) {
 	if err := checkFirstToolInputs(in); err != nil {
 		return in, err
 	}
-	return in, commerce.CheckOrderFacts(in.Currency, in.ShipTo.Country)
+	return in, commerce.CheckOrderFacts(in.Currency, in.ShipTo)
 }
 
 // Validate is Check for a caller that only needs the verdict.
