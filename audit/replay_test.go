@@ -11,6 +11,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -52,7 +53,7 @@ func TestReplayHistories(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := worker.NewWorkflowReplayer()
-			workflows.Register(r)
+			workflows.Register(r, wiring.ToolSpecs())
 			err = r.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{
 				OriginalExecution: workflow.Execution{ID: sum.WorkflowID, RunID: sum.RunID},
 			})

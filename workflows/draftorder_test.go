@@ -365,7 +365,7 @@ func TestInvalidAddress(t *testing.T) {
 func TestInfrastructureFailureFailsTheWorkflow(t *testing.T) {
 	f := newFixture(t)
 	f.failures["EstimateDutiesAndTaxes"] = toolkit.Errorf(toolkit.NotFound, "no tax rules for XX")
-	f.env.ExecuteWorkflow(DraftOrder, f.in)
+	f.env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
 	if err := f.env.GetWorkflowError(); toolkit.CodeOf(err) != toolkit.NotFound {
 		t.Fatalf("workflow error = %v", err)
 	}
@@ -374,7 +374,7 @@ func TestInfrastructureFailureFailsTheWorkflow(t *testing.T) {
 func TestInputIsChecked(t *testing.T) {
 	f := newFixture(t)
 	f.in.Request.IdempotencyKey = "another-key-1" // not the workflow id's key
-	f.env.ExecuteWorkflow(DraftOrder, f.in)
+	f.env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
 	if err := f.env.GetWorkflowError(); toolkit.CodeOf(err) != toolkit.InvalidArgument {
 		t.Fatalf("workflow error = %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -44,7 +45,7 @@ func newFixture(t *testing.T) *fixture {
 	id, _ := DraftOrderID("u_123", "key-0001-abcd")
 	f.init(t, id, "ev_test_")
 	env := f.env
-	env.RegisterWorkflow(DraftOrder)
+	f.registerWorkflows()
 	env.RegisterActivity(&activities.Commerce{})
 	env.RegisterActivity(&activities.Approval{})
 	env.OnActivity("GetQuote", mock.Anything, mock.Anything).Return(f.getQuote)
@@ -54,6 +55,11 @@ func newFixture(t *testing.T) *fixture {
 	env.OnActivity("ComputeTotal", mock.Anything, mock.Anything).Return(f.computeTotal)
 	env.OnActivity("CreateDraftOrder", mock.Anything, mock.Anything).Return(f.createDraftOrder)
 	env.OnActivity("RecordApproval", mock.Anything, mock.Anything).Return(f.recordApproval)
+	f.serveTools(map[string]any{
+		commerce.ToolGetQuote: f.getQuote, commerce.ToolQuoteShipping: f.quoteShipping, commerce.ToolCheckCompliance: f.checkCompliance,
+		commerce.ToolDutiesAndTaxes: f.duties, commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
+		support.RecordApprovalTool: f.recordApproval,
+	})
 	f.recordUpserts()
 	return f
 }
@@ -153,7 +159,7 @@ func (f *fixture) createDraftOrder(ctx context.Context, in activities.CreateDraf
 // run executes the workflow to its end and returns its result.
 func (f *fixture) run() DraftOrderResult {
 	f.t.Helper()
-	return runWorkflow[DraftOrderResult](&f.fakeEnv, DraftOrder, f.in)
+	return runWorkflow[DraftOrderResult](&f.fakeEnv, DraftOrderWorkflowName, f.in)
 }
 
 // status queries the running workflow.

@@ -1,0 +1,70 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/onboarding"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// testSpecs are every tool's spec, as the worker's registry holds them.
+func testSpecs() []toolkit.Spec {
+	return append(append(commerce.Specs(), support.Specs()...), onboarding.Specs()...)
+}
+
+// registerWorkflows registers every workflow, bound to testSpecs.
+func (f *fakeEnv) registerWorkflows() { Register(f.env, testSpecs()) }
+
+// useLegacyActivities replays the run as one recorded before the tool
+// activity and compliance-by-mode changes: the per-tool activities, in the
+// old order.
+func (f *fakeEnv) useLegacyActivities() {
+	f.env.OnGetVersion(changeToolActivity, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	f.env.OnGetVersion(changeComplianceMode, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+}
+
+// serveTools answers the tool activity (Tools.CallTool) with the per-tool
+// fakes (tool name → func(ctx, XInput) (XResult, error)), so one fake
+// serves both paths. A refusal becomes an ok=false envelope with its own
+// snapshot, as the invoker answers; a retryable failure fails the attempt.
+func (f *fakeEnv) serveTools(fakes map[string]any) {
+	f.env.RegisterActivity(&activities.Tools{})
+	f.env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
+			fn := reflect.ValueOf(fakes[in.Call.Tool])
+			if !fn.IsValid() {
+				f.t.Errorf("no fake for tool %s", in.Call.Tool)
+				return activities.CallToolResult{}, toolkit.ApplicationError(toolkit.Errorf(toolkit.NotFound, "no fake"))
+			}
+			legacyIn := reflect.New(fn.Type().In(1))
+			raw, _ := json.Marshal(map[string]any{"request": in.Call.Request, "args": in.Call.Input})
+			if err := json.Unmarshal(raw, legacyIn.Interface()); err != nil {
+				f.t.Errorf("decode %s input: %v", in.Call.Tool, err)
+			}
+			out := fn.Call([]reflect.Value{reflect.ValueOf(ctx), legacyIn.Elem()})
+			if err, _ := out[1].Interface().(error); err != nil {
+				te := toolkit.AsError(err)
+				if te.Code.Retryable() {
+					return activities.CallToolResult{}, err
+				}
+				env := f.envelopeFor(in.Call.Tool, toolkit.StatusError)
+				env.OK, env.Error = false, te
+				return activities.CallToolResult{Envelope: env}, nil
+			}
+			var fields map[string]json.RawMessage
+			b, _ := json.Marshal(out[0].Interface())
+			_ = json.Unmarshal(b, &fields)
+			var env toolkit.Response
+			_ = json.Unmarshal(fields["envelope"], &env)
+			env.Data = fields[activities.LegacyActivities[in.Call.Tool].ResultField]
+			return activities.CallToolResult{Envelope: env}, nil
+		})
+}
