@@ -37,8 +37,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/evidence"
-	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
+	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 

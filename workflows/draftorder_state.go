@@ -43,20 +43,20 @@ type draftOrder struct {
 	// on a cancel can no longer stop it.
 	pastCancel bool
 
-	round        int
-	quote        *commerce.Quote
-	shipping     *commerce.ShippingQuote
-	option       *commerce.ShippingOption
-	compliance   *ComplianceSummary
+	round      int
+	quote      *commerce.Quote
+	shipping   *commerce.ShippingQuote
+	option     *commerce.ShippingOption
+	compliance *ComplianceSummary
 	// complianceMode is the transport mode compliance last cleared ("" in
 	// runs recorded before changeComplianceMode).
 	complianceMode string
-	duties       *commerce.DutiesAndTaxes
-	total        *commerce.Total
-	confirmation *PendingConfirmation
-	approval     *ApprovalOutcome
-	draft        *commerce.DraftOrder
-	requotes     int
+	duties         *commerce.DutiesAndTaxes
+	total          *commerce.Total
+	confirmation   *PendingConfirmation
+	approval       *ApprovalOutcome
+	draft          *commerce.DraftOrder
+	requotes       int
 	// creates counts the create calls of the run (see create).
 	creates  int
 	evidence []EvidenceRef

@@ -29,7 +29,7 @@ type toolCall struct {
 
 // toolFuture is a tool call under way; Get returns its typed answer.
 type toolFuture[T any] struct {
-	f      workflow.Future
+	f workflow.Future
 	// legacy is the result field of a per-tool activity ("" for CallTool).
 	legacy string
 	tool   string
