@@ -27,6 +27,11 @@ type fixture struct {
 	newPrice   int64
 	priceAfter time.Time
 	verdict    commerce.ComplianceVerdict
+	// modeOf is the transport mode of a service level's option at a time
+	// (nil: every option flies).
+	modeOf func(level string, now time.Time) string
+	// blockAir makes compliance block the basket by air (a power bank).
+	blockAir bool
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -98,7 +103,7 @@ func (f *fixture) quoteShipping(ctx context.Context, in activities.QuoteShipping
 	cur := in.Args.Currency
 	opt := func(level string, cost int64) commerce.ShippingOption {
 		return commerce.ShippingOption{OptionID: level, ServiceLevel: level, Carrier: "DHL", Cost: commerce.Money{Amount: cost, Currency: cur},
-			MinDays: 2, MaxDays: 5, ChargeableGrams: 800, Zone: "EU", TransportMode: "air"}
+			MinDays: 2, MaxDays: 5, ChargeableGrams: 800, Zone: "EU", TransportMode: f.mode(level)}
 	}
 	return activities.QuoteShippingResult{
 		Shipping: commerce.ShippingQuote{Options: []commerce.ShippingOption{opt("economy", 499), opt("standard", 899), opt("express", 1999)},
@@ -111,7 +116,17 @@ func (f *fixture) checkCompliance(ctx context.Context, in activities.CheckCompli
 	if err := f.enter("CheckCompliance", in); err != nil {
 		return activities.CheckComplianceResult{}, err
 	}
-	return activities.CheckComplianceResult{Verdict: f.verdict, Envelope: f.envelopeFor(commerce.ToolCheckCompliance, toolkit.StatusOK)}, nil
+	mode := in.Args.TransportMode
+	if mode == "" {
+		mode = "air" // the tool's strict default
+	}
+	if f.blockAir && mode == "air" {
+		return activities.CheckComplianceResult{}, toolkit.ApplicationError(
+			toolkit.Errorf(toolkit.ComplianceBlocked, "the order cannot ship to DE by air").WithDetail("rule", "DG_LITHIUM_ION_STANDALONE_AIR"))
+	}
+	v := f.verdict
+	v.TransportMode = mode
+	return activities.CheckComplianceResult{Verdict: v, Envelope: f.envelopeFor(commerce.ToolCheckCompliance, toolkit.StatusOK)}, nil
 }
 
 func (f *fixture) duties(ctx context.Context, in activities.EstimateDutiesAndTaxesInput) (activities.EstimateDutiesAndTaxesResult, error) {
@@ -154,6 +169,14 @@ func (f *fixture) createDraftOrder(ctx context.Context, in activities.CreateDraf
 			QuoteHash: in.Args.Total.QuoteHash, GrandTotal: in.Args.Total.GrandTotal},
 		Envelope: f.envelopeFor(commerce.ToolCreateDraftOrder, toolkit.StatusOK),
 	}, nil
+}
+
+// mode is the transport mode of level's option now.
+func (f *fixture) mode(level string) string {
+	if f.modeOf == nil {
+		return "air"
+	}
+	return f.modeOf(level, f.env.Now())
 }
 
 // run executes the workflow to its end and returns its result.
