@@ -38,8 +38,8 @@ func TestFinding2_ComplianceFollowsTheChosenMode(t *testing.T) {
 		t.Fatalf("compliance checked for %v, want [ground]", got)
 	}
 	// Every tool call went through the one tool activity.
-	if n, want := f.count("CallTool"), 6; n != want {
-		t.Fatalf("tool activity calls = %d, want %d (%v)", n, want, f.callsOf("CallTool"))
+	if n, want := len(f.toolCalls), 6; n != want {
+		t.Fatalf("tool activity calls = %d, want %d (%v)", n, want, f.toolCalls)
 	}
 }
 
@@ -98,8 +98,8 @@ func TestLegacyRunChecksComplianceForAirInParallel(t *testing.T) {
 	if got := complianceModes(f); len(got) != 1 || got[0] != "" {
 		t.Fatalf("legacy compliance modes %v, want one call without a mode", got)
 	}
-	if n := f.count("CallTool"); n != 0 {
-		t.Fatalf("a legacy run called the tool activity %d times", n)
+	if n := len(f.toolCalls); n != 0 {
+		t.Fatalf("a legacy run called the tool activity %d times: %v", n, f.toolCalls)
 	}
 }
 

@@ -40,7 +40,7 @@ func (f *fakeEnv) serveTools(fakes map[string]any) {
 	f.env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
 			f.mu.Lock()
-			f.calls["CallTool"] = append(f.calls["CallTool"], in.Call.Tool)
+			f.toolCalls = append(f.toolCalls, in.Call.Tool)
 			f.mu.Unlock()
 			fn := reflect.ValueOf(fakes[in.Call.Tool])
 			if !fn.IsValid() {
