@@ -25,8 +25,7 @@ var (
 // and the audit is CLEAN. Deleting that snapshot makes the audit report it.
 func TestFinding5_BlockedDraftOrderIsEvidencedAndAudited(t *testing.T) {
 	s := newRealStack(t)
-	in := orderInput(uniqueKey("audit-blocked"), powerBank, newYork, "USD")
-	in.ShippingService = commerce.ServiceExpress
+	in := blockedOrder(uniqueKey("audit-blocked"))
 	_, res := s.runDraftOrder(t, s.tq, in, driver{})
 	requireState(t, res, workflows.StateComplianceBlocked)
 	var ref workflows.EvidenceRef
@@ -79,6 +78,13 @@ func TestFinding5_BlockedDraftOrderIsEvidencedAndAudited(t *testing.T) {
 	if !found {
 		t.Fatalf("no missing_snapshot finding for %s: %v", ref.SnapshotID, rep.Findings)
 	}
+}
+
+// blockedOrder is a power bank to the US by express (air): blocked.
+func blockedOrder(key string) workflows.DraftOrderInput {
+	in := orderInput(key, powerBank, newYork, "USD")
+	in.ShippingService = commerce.ServiceExpress
+	return in
 }
 
 // TestFinding2_PowerBankByRoadIsNotBlocked (issue 10 finding 2) on the real

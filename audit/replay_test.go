@@ -24,7 +24,11 @@ const historiesDir = "testdata/histories"
 // mustCover are the paths that must have a captured history: deleting one
 // must not make CI pass by testing less. Add a path here when capturing it.
 var mustCover = []string{
+	// Recorded before the tool activity: the per-tool activities.
 	"draftorder_happy", "draftorder_requote", "draftorder_approval", "draftorder_rejection", "onboarding",
+	// Recorded on Tools.CallTool, compliance for the chosen mode.
+	"calltool_draftorder_happy", "calltool_draftorder_requote", "calltool_draftorder_approval",
+	"calltool_draftorder_rejection", "calltool_draftorder_blocked", "calltool_draftorder_ground", "calltool_onboarding",
 }
 
 func TestReplayHistories(t *testing.T) {
