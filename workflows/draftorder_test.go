@@ -11,8 +11,20 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
+// TestHappyPath runs on the tool activity and, as a run recorded before
+// it would, on the per-tool activities.
 func TestHappyPath(t *testing.T) {
-	f := newFixture(t)
+	bothPaths(t, func(t *testing.T, legacy bool) {
+		f := newFixture(t)
+		if legacy {
+			f.useLegacyActivities()
+		}
+		happyPath(t, f)
+		f.checkPath(t, legacy)
+	})
+}
+
+func happyPath(t *testing.T, f *fixture) {
 	var published DraftOrderStatus
 	f.at(time.Minute, func() {
 		published = f.status()
@@ -150,8 +162,19 @@ func uncertain(f *fixture) {
 		Reasons: []commerce.ComplianceReason{{Code: "lithium_battery_air", SKU: "SKU-HEADPHONES", Verdict: "uncertain", Message: "lithium battery by air"}}}
 }
 
+// TestUncertainThenApproved runs on both paths (see TestHappyPath).
 func TestUncertainThenApproved(t *testing.T) {
-	f := newFixture(t)
+	bothPaths(t, func(t *testing.T, legacy bool) {
+		f := newFixture(t)
+		if legacy {
+			f.useLegacyActivities()
+		}
+		uncertainThenApproved(t, f)
+		f.checkPath(t, legacy)
+	})
+}
+
+func uncertainThenApproved(t *testing.T, f *fixture) {
 	uncertain(f)
 	var waiting DraftOrderStatus
 	f.at(time.Hour, func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"testing"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/workflow"
@@ -29,6 +30,30 @@ func (f *fakeEnv) registerWorkflows() { Register(f.env, testSpecs()) }
 func (f *fakeEnv) useLegacyActivities() {
 	f.env.OnGetVersion(changeToolActivity, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	f.env.OnGetVersion(changeComplianceMode, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+}
+
+// bothPaths runs test on the current path and on the legacy one.
+func bothPaths(t *testing.T, test func(t *testing.T, legacy bool)) {
+	t.Run("tool_activity", func(t *testing.T) { test(t, false) })
+	t.Run("per_tool_activities", func(t *testing.T) { test(t, true) })
+}
+
+// checkPath asserts which activities the run used: only the tool activity
+// on the current path, none of it on the legacy one.
+func (f *fakeEnv) checkPath(t *testing.T, legacy bool) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	perTool := 0
+	for _, calls := range f.calls {
+		perTool += len(calls)
+	}
+	switch {
+	case legacy && len(f.toolCalls) != 0:
+		t.Fatalf("a legacy run called the tool activity: %v", f.toolCalls)
+	case !legacy && len(f.toolCalls) != perTool:
+		t.Fatalf("%d tool activity calls for %d tool calls: some went to a per-tool activity", len(f.toolCalls), perTool)
+	}
 }
 
 // serveTools answers the tool activity (Tools.CallTool) with the per-tool
