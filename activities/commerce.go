@@ -1,7 +1,3 @@
-// Package activities holds the Temporal activities. Every activity that
-// calls a tool goes through the one toolkit.Invoker, so each call is
-// validated, sanitised and leaves an evidence snapshot; its result carries
-// the response envelope where an auditor finds it.
 package activities
 
 import (
@@ -11,9 +7,9 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Commerce runs the six commerce tools of seed 000 §4.4 as activities.
-// Register it with worker.RegisterActivity(&Commerce{...}); the activity
-// type names are the method names (GetQuote, QuoteShipping, ...).
+// Commerce runs the six commerce tools (docs/tools.md#commerce-tools) as
+// activities. Register it with worker.RegisterActivity(&Commerce{...}); the
+// activity type names are the method names (GetQuote, QuoteShipping, ...).
 type Commerce struct {
 	Invoker *toolkit.Invoker
 }

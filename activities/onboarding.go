@@ -10,11 +10,12 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Onboarding runs the five onboarding tools of seed 001 as activities.
-// Register it with worker.RegisterActivity(&Onboarding{...}); the activity
-// type names are the method names. The Stripe client, the merchant store and
-// the citation index sit behind the invoker's registry (onboarding.RegisterTools),
-// so every call is validated, sanitised and leaves evidence.
+// Onboarding runs the five onboarding tools (docs/tools.md#onboarding-tools) as
+// activities. Register it with worker.RegisterActivity(&Onboarding{...}); the
+// activity type names are the method names. The Stripe client, the merchant
+// store and the citation index sit behind the invoker's registry
+// (onboarding.RegisterTools), so every call is validated, sanitised and leaves
+// evidence.
 type Onboarding struct {
 	Invoker *toolkit.Invoker
 }

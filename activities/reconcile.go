@@ -18,11 +18,11 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Reconcile runs the reconcile pass (seed 003 §3) as activities: the
-// database half (stale audits, audit ↔ evidence invariants) through the
+// Reconcile runs the reconcile pass (docs/evidence.md#reconcile) as activities:
+// the database half (stale audits, audit ↔ evidence invariants) through the
 // evidence package, the workflow-result half through the Temporal client.
-// Register with worker.RegisterActivity(&Reconcile{...}); activity type
-// names are ReconcileAudits, CollectResultSnapshots, FindMissingSnapshots.
+// Register with worker.RegisterActivity(&Reconcile{...}); activity type names
+// are ReconcileAudits, CollectResultSnapshots, FindMissingSnapshots.
 type Reconcile struct {
 	Pool     *pgxpool.Pool
 	Temporal client.Client

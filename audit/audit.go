@@ -1,29 +1,3 @@
-// Package audit checks a workflow run the way an auditor would (DESIGN.md
-// §3, issue 6 point 3): it replays the run's history with the registered
-// workflow code and the worker's data converter (same code, same
-// decisions), then checks every completed tool activity's response envelope
-// against the evidence store (same hashes) and the workflow's hash chain.
-//
-// Histories come from the Temporal server, from a JSON file exported with
-// `temporal workflow show --output json`, or — when the server has deleted
-// the run after retention — from the history archive (package archive).
-//
-// Evidence rules, and why:
-//   - Each ActivityTaskCompleted result whose payload has a field "envelope"
-//     is a tool call. Its snapshot (envelope.evidence.snapshot_id) must exist,
-//     belong to this workflow, run, activity and tool, and the canonical
-//     hash of envelope.data must equal the snapshot's output_hash, the hash
-//     of the snapshot's stored output, and envelope.evidence.sources[0].hash.
-//   - The invoker writes evidence before the activity returns, so an attempt
-//     that answered but then failed (timed out, worker died) leaves a
-//     snapshot the history never names. Only the snapshot named by the
-//     attempt that completed counts; a snapshot of an activity the history
-//     scheduled but that another attempt completed, or that failed, is the
-//     note superseded_attempt (in_flight while it is still open). A snapshot
-//     of this run naming an activity the history never scheduled is the
-//     finding extra_snapshot.
-//   - The chain (evidence.Verify) covers every run of the workflow id;
-//     snapshots of other runs are the note other_run.
 package audit
 
 import (

@@ -26,8 +26,9 @@ func (RulesAddressValidator) Validate(a Address) (Address, []address.Problem) {
 	return fromRulesAddress(n), problems
 }
 
-// Address warnings in the response envelope (stable constants, seed 004
-// §3.3): what the address validator noticed without refusing the address.
+// Address warnings in the response envelope (stable constants,
+// docs/envelope.md#warnings): what the address validator noticed without
+// refusing the address.
 const (
 	// WarnAddressRegionDerived: the region was missing and was taken from
 	// the postal code (it matched exactly one region); tax follows it.

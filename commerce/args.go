@@ -2,8 +2,8 @@ package commerce
 
 import "time"
 
-// Tool names (seed 000 §4.4). Activities, the workflow and the registry use
-// these constants so a rename cannot split them.
+// Tool names (docs/tools.md#tool-list). Activities, the workflow and the
+// registry use these constants so a rename cannot split them.
 const (
 	ToolGetQuote         = "pricing.get_realtime_quote"
 	ToolQuoteShipping    = "shipping.quote_options"
@@ -23,6 +23,9 @@ type GetQuoteArgs struct {
 	// set and the re-quote's prices differ the tool answers PRICE_CHANGED
 	// (details carry the new price_hash and lines).
 	ExpectedPriceHash string `json:"expected_price_hash,omitempty"`
+	// ShipFrom is the warehouse whose stock is checked (DE, US, GB);
+	// "" is DefaultWarehouse.
+	ShipFrom string `json:"ship_from,omitempty"`
 }
 
 // QuoteShippingArgs is the input of shipping.quote_options. Items are
@@ -32,11 +35,15 @@ type QuoteShippingArgs struct {
 	Items       []LineItem `json:"items"`
 	Destination Address    `json:"destination"`
 	Currency    string     `json:"currency"`
+	// ShipFrom is the warehouse the parcel leaves from (its rate card
+	// applies); "" is DefaultWarehouse.
+	ShipFrom string `json:"ship_from,omitempty"`
 }
 
 // DutiesAndTaxesArgs is the input of tax.estimate_duties_and_taxes: the
 // priced lines of a quote and the chosen shipping option (shipping is part
-// of the customs value and of the VAT base in most destinations).
+// of the customs value and of the VAT base in most destinations). The
+// option's ShipFrom is the origin the estimate follows.
 type DutiesAndTaxesArgs struct {
 	Lines       []QuoteLine    `json:"lines"`
 	Shipping    ShippingOption `json:"shipping"`

@@ -24,8 +24,24 @@ type Product struct {
 	BatteryWh  float64
 	VolumeML   int
 	ABVPercent float64
-	// Available is on hand minus reserved.
+	// Available is on hand minus reserved in the default warehouse (DE).
 	Available int
+	// Stock is on hand minus reserved in the other warehouses, by
+	// warehouse country (US, GB); a warehouse not listed has none.
+	Stock map[string]int
+}
+
+// DefaultWarehouse is where an order ships from when it names no
+// warehouse: the original EU warehouse, whose stock is Product.Available.
+const DefaultWarehouse = "DE"
+
+// AvailableAt is the product's available stock in a warehouse ("" is the
+// default one).
+func (p Product) AvailableAt(warehouse string) int {
+	if warehouse == "" || warehouse == DefaultWarehouse {
+		return p.Available
+	}
+	return p.Stock[warehouse]
 }
 
 // Catalog looks products up by SKU. The built-in one reads PostgreSQL; a
@@ -46,7 +62,9 @@ func (c PGCatalog) Products(ctx context.Context, skus []string) (map[string]Prod
 	rows, err := c.Pool.Query(ctx, `SELECT p.sku, p.title, p.category, p.base_price_minor, p.base_currency,
 			p.weight_grams, p.length_mm, p.width_mm, p.height_mm, p.hs_code, p.origin_country,
 			coalesce(p.un_number, ''), coalesce(p.battery_wh, 0)::float8, coalesce(p.volume_ml, 0),
-			coalesce(p.abv_percent, 0)::float8, coalesce(s.on_hand - s.reserved, 0)
+			coalesce(p.abv_percent, 0)::float8, coalesce(s.on_hand - s.reserved, 0),
+			coalesce((SELECT jsonb_object_agg(w.warehouse, w.on_hand - w.reserved)
+				FROM catalog_warehouse_stock w WHERE w.sku = p.sku), '{}'::jsonb)
 		FROM catalog_products p LEFT JOIN catalog_stock s ON s.sku = p.sku
 		WHERE p.sku = ANY($1) AND p.active`, skus)
 	if err != nil {
@@ -56,7 +74,7 @@ func (c PGCatalog) Products(ctx context.Context, skus []string) (map[string]Prod
 		var p Product
 		err := r.Scan(&p.SKU, &p.Title, &p.Category, &p.BasePrice.Amount, &p.BasePrice.Currency,
 			&p.WeightGrams, &p.Dims.LengthMM, &p.Dims.WidthMM, &p.Dims.HeightMM, &p.HSCode, &p.Origin,
-			&p.UNNumber, &p.BatteryWh, &p.VolumeML, &p.ABVPercent, &p.Available)
+			&p.UNNumber, &p.BatteryWh, &p.VolumeML, &p.ABVPercent, &p.Available, &p.Stock)
 		return p, err
 	})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 // DraftOrderTTL is how long a draft order stays open. The idempotency
 // record is the draft row itself, kept at least this long plus the
-// reconcile buffer (seed 000 §4.5 asks for ≥ validity + buffer).
+// reconcile buffer (docs/envelope.md#idempotency).
 const DraftOrderTTL = 24 * time.Hour
 
 // AuditLog is the part of the evidence store's two-phase audit the draft
@@ -99,7 +99,7 @@ func (t *tools) createDraft(ctx context.Context, call *toolkit.Call, warnings *[
 	scope := DraftScope{UserIDHash: evidence.HashUserID(req.UserID), Tool: ToolCreateDraftOrder, IdempotencyKey: req.IdempotencyKey}
 
 	if req.DryRun {
-		// Validate only: no row, no audit (seed 000 §4.1).
+		// Validate only: no row, no audit (docs/envelope.md#dry-run).
 		if err := t.checkNotExpired(in.Total, now); err != nil {
 			return nil, err
 		}

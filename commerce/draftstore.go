@@ -13,7 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// DraftScope is the idempotency scope of a draft order (seed 000 §4.5).
+// DraftScope is the idempotency scope of a draft order
+// (docs/envelope.md#idempotency).
 type DraftScope struct {
 	// UserIDHash is evidence.HashUserID of the user: no user id in clear.
 	UserIDHash     string

@@ -8,11 +8,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cartwright-dev/cartwright/commerce/rules/address"
 	"github.com/cartwright-dev/cartwright/commerce/rules/compliance"
 	"github.com/cartwright-dev/cartwright/commerce/rules/shipping"
 	"github.com/cartwright-dev/cartwright/commerce/rules/tax"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -79,8 +84,9 @@ func matrixDestinations(t testing.TB) []matrixDest {
 }
 
 // matrixBaskets is one basket per catalogue category: its first SKU (by
-// SKU) that is in stock, quantity 1.
-func matrixBaskets(cat map[string]Product) map[string]LineItem {
+// SKU) in stock at the warehouse, quantity 1. A category the warehouse
+// does not stock has no basket from it.
+func matrixBaskets(cat map[string]Product, warehouse string) map[string]LineItem {
 	skus := make([]string, 0, len(cat))
 	for s := range cat {
 		skus = append(skus, s)
@@ -89,12 +95,16 @@ func matrixBaskets(cat map[string]Product) map[string]LineItem {
 	out := map[string]LineItem{}
 	for _, s := range skus {
 		p := cat[s]
-		if _, ok := out[p.Category]; !ok && p.Available > 0 {
+		if _, ok := out[p.Category]; !ok && p.AvailableAt(warehouse) > 0 {
 			out[p.Category] = LineItem{SKU: s, Quantity: 1}
 		}
 	}
 	return out
 }
+
+// matrixWorkers is how many destinations run at once: evidence writes
+// wait on PostgreSQL commits more than on the CPU.
+const matrixWorkers = 12
 
 // matrixRun calls the tools and checks every answer.
 type matrixRun struct {
@@ -106,6 +116,16 @@ type matrixRun struct {
 	mu       sync.Mutex
 	// tally counts outcomes per destination label and service.
 	tally map[string]map[string]map[string]int
+	// origin is the warehouse every call ships from.
+	origin string
+	// verdicts caches compliance per destination, category and mode (the
+	// economy and standard services usually share a mode).
+	verdicts map[string]complianceAnswer
+}
+
+type complianceAnswer struct {
+	outcome string
+	verdict ComplianceVerdict
 }
 
 func (m *matrixRun) request() toolkit.Request {
@@ -165,15 +185,29 @@ func (m *matrixRun) count(dest, service, outcome string) {
 	m.tally[dest][service][outcome]++
 }
 
-// runMatrix drives every destination × service × category basket.
+// runMatrix drives every origin (warehouse) × destination × service ×
+// category basket.
 func runMatrix(t *testing.T, inv *toolkit.Invoker, cat map[string]Product, ev func(string) (toolkit.Snapshot, bool)) {
+	origins := shipping.Origins()
+	if len(origins) < 3 {
+		t.Fatalf("origins %v", origins)
+	}
+	for _, origin := range origins {
+		t.Run("from_"+origin, func(t *testing.T) { runMatrixFrom(t, inv, cat, ev, origin) })
+	}
+}
+
+// runMatrixFrom drives every destination × service × category basket from
+// one warehouse.
+func runMatrixFrom(t *testing.T, inv *toolkit.Invoker, cat map[string]Product, ev func(string) (toolkit.Snapshot, bool), origin string) {
 	ctx := context.Background()
-	m := &matrixRun{t: t, inv: inv, evidence: ev, tally: map[string]map[string]map[string]int{}}
+	m := &matrixRun{t: t, inv: inv, evidence: ev, tally: map[string]map[string]map[string]int{}, origin: origin,
+		verdicts: map[string]complianceAnswer{}}
 	dests := matrixDestinations(t)
-	baskets := matrixBaskets(cat)
+	baskets := matrixBaskets(cat, origin)
 	services := shipping.Services()
-	if len(dests) < 40 || len(baskets) < 15 || len(services) < 3 {
-		t.Fatalf("matrix too small: %d destinations, %d baskets, %d services", len(dests), len(baskets), len(services))
+	if len(dests) < 40 || len(baskets) < 12 || len(services) < 3 {
+		t.Fatalf("matrix too small from %s: %d destinations, %d baskets, %d services", origin, len(dests), len(baskets), len(services))
 	}
 	categories := make([]string, 0, len(baskets))
 	for c := range baskets {
@@ -197,7 +231,7 @@ func runMatrix(t *testing.T, inv *toolkit.Invoker, cat map[string]Product, ev fu
 			return q, "ok"
 		}
 		var got Quote
-		outcome := m.call(ctx, key, ToolGetQuote, GetQuoteArgs{Items: []LineItem{baskets[category]}, Currency: cur}, &got)
+		outcome := m.call(ctx, key, ToolGetQuote, GetQuoteArgs{Items: []LineItem{baskets[category]}, Currency: cur, ShipFrom: origin}, &got)
 		qmu.Lock()
 		defer qmu.Unlock()
 		if outcome != "ok" {
@@ -209,12 +243,23 @@ func runMatrix(t *testing.T, inv *toolkit.Invoker, cat map[string]Product, ev fu
 	}
 
 	row := func(d matrixDest) {
-		for _, category := range categories {
+		for ci, category := range categories {
+			// Sanctions are refused before the items are read, so one
+			// basket stands for every category there.
+			if d.sanctioned && ci > 0 {
+				for _, s := range services {
+					m.count(d.label, s, "blocked")
+				}
+				continue
+			}
 			items := []LineItem{baskets[category]}
-			what := fmt.Sprintf("%s %s (%s)", d.label, category, items[0].SKU)
+			what := fmt.Sprintf("%s→%s %s (%s)", origin, d.label, category, items[0].SKU)
 			q, qo := quoteFor(d.currency, category)
 			var sq ShippingQuote
-			so := m.call(ctx, what, ToolQuoteShipping, QuoteShippingArgs{Items: items, Destination: d.addr, Currency: d.currency}, &sq)
+			so := m.call(ctx, what, ToolQuoteShipping, QuoteShippingArgs{Items: items, Destination: d.addr, Currency: d.currency, ShipFrom: origin}, &sq)
+			if so == "ok" && sq.ShipFrom != origin {
+				t.Errorf("%s: shipping quoted from %q", what, sq.ShipFrom)
+			}
 			if d.sanctioned {
 				var v ComplianceVerdict
 				co := m.call(ctx, what, ToolCheckCompliance, CheckComplianceArgs{Items: items, Destination: d.addr}, &v)
@@ -244,7 +289,7 @@ func runMatrix(t *testing.T, inv *toolkit.Invoker, cat map[string]Product, ev fu
 				incoterm = IncotermDAP
 			}
 			for _, service := range services {
-				outcome := m.option(ctx, what+" "+service, d, items, q, qo, sq, so, service, incoterm)
+				outcome := m.option(ctx, what+" "+service, d, category, items, q, qo, sq, so, service, incoterm)
 				m.count(d.label, service, outcome)
 			}
 		}
@@ -252,7 +297,7 @@ func runMatrix(t *testing.T, inv *toolkit.Invoker, cat map[string]Product, ev fu
 
 	work := make(chan matrixDest)
 	var wg sync.WaitGroup
-	for range 4 {
+	for range matrixWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -272,7 +317,7 @@ func runMatrix(t *testing.T, inv *toolkit.Invoker, cat map[string]Product, ev fu
 // option runs compliance (for the option's mode), duties and the total
 // for one service, and returns the case's outcome: ok, review (staff
 // approval first), blocked, no_service, or the refusal's code.
-func (m *matrixRun) option(ctx context.Context, what string, d matrixDest, items []LineItem, q *Quote, qo string,
+func (m *matrixRun) option(ctx context.Context, what string, d matrixDest, category string, items []LineItem, q *Quote, qo string,
 	sq ShippingQuote, so, service, incoterm string) string {
 	if qo != "ok" {
 		return qo
@@ -289,8 +334,17 @@ func (m *matrixRun) option(ctx context.Context, what string, d matrixDest, items
 	if opt == nil {
 		return "no_service"
 	}
-	var v ComplianceVerdict
-	co := m.call(ctx, what, ToolCheckCompliance, CheckComplianceArgs{Items: items, Destination: d.addr, TransportMode: opt.TransportMode}, &v)
+	key := d.label + "/" + category + "/" + opt.TransportMode
+	m.mu.Lock()
+	ca, ok := m.verdicts[key]
+	m.mu.Unlock()
+	if !ok {
+		ca.outcome = m.call(ctx, what, ToolCheckCompliance, CheckComplianceArgs{Items: items, Destination: d.addr, TransportMode: opt.TransportMode}, &ca.verdict)
+		m.mu.Lock()
+		m.verdicts[key] = ca
+		m.mu.Unlock()
+	}
+	co, v := ca.outcome, ca.verdict
 	if co != "ok" {
 		return co
 	}
@@ -302,6 +356,9 @@ func (m *matrixRun) option(ctx context.Context, what string, d matrixDest, items
 		Currency: d.currency, Incoterm: incoterm}, &dt); o != "ok" {
 		return o
 	}
+	if dt.ShipFrom != m.origin {
+		m.t.Errorf("%s: duties estimated from %q", what, dt.ShipFrom)
+	}
 	if dt.Scheme != "" && !slices.Contains(tax.Schemes(), dt.Scheme) {
 		m.t.Errorf("%s: scheme %q is not one of the data's", what, dt.Scheme)
 	}
@@ -309,7 +366,8 @@ func (m *matrixRun) option(ctx context.Context, what string, d matrixDest, items
 	if o := m.call(ctx, what, ToolComputeTotal, ComputeTotalArgs{Quote: *q, Shipping: *opt, Duties: dt}, &tot); o != "ok" {
 		return o
 	}
-	if tot.GrandTotal.Amount != q.Subtotal.Amount+opt.Cost.Amount+dt.ChargedAtCheckout.Amount || tot.DueOnDelivery != dt.PayableOnDelivery {
+	if tot.GrandTotal.Amount != q.Subtotal.Amount+opt.Cost.Amount+dt.ChargedAtCheckout.Amount || tot.DueOnDelivery != dt.PayableOnDelivery ||
+		tot.ShipFrom != m.origin {
 		m.t.Errorf("%s: total does not add up: %+v", what, tot)
 	}
 	if v.Verdict == VerdictUncertain || v.Confidence < compliance.ApprovalThreshold {
@@ -321,7 +379,7 @@ func (m *matrixRun) option(ctx context.Context, what string, d matrixDest, items
 // summary logs one line per destination: outcomes per service.
 func (m *matrixRun) summary(dests []matrixDest, services []string, categories int) {
 	totals := map[string]int{}
-	m.t.Logf("matrix: %d destinations × %d services × %d category baskets (outcomes per service)", len(dests), len(services), categories)
+	m.t.Logf("matrix from %s: %d destinations × %d services × %d category baskets (outcomes per service)", m.origin, len(dests), len(services), categories)
 	for _, d := range dests {
 		var cells []string
 		for _, s := range services {
@@ -349,7 +407,7 @@ func (m *matrixRun) summary(dests []matrixDest, services []string, categories in
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, totals[k]))
 	}
-	m.t.Logf("matrix totals: %s", strings.Join(parts, " "))
+	m.t.Logf("matrix totals from %s: %s", m.origin, strings.Join(parts, " "))
 	if totals["ok"] == 0 {
 		m.t.Error("no case of the matrix ended ok")
 	}
@@ -358,9 +416,21 @@ func (m *matrixRun) summary(dests []matrixDest, services []string, categories in
 // TestMatrixThroughInvoker runs the matrix on the real stack: catalogue
 // and evidence store in PostgreSQL.
 func TestMatrixThroughInvoker(t *testing.T) {
-	e := newEnv(t)
+	// A pool as wide as the matrix's workers (the default is 4 connections).
+	pool, err := db.Open(context.Background(), testenv.Database(t), db.MaxConns(matrixWorkers+2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	store, cipher := evidencetest.Store(t, pool, nil)
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	reg := toolkit.NewRegistry(schemas.FS)
+	if err := RegisterTools(reg, ToolDeps{Pool: pool, Audit: store, Sealer: cipher, Clock: func() time.Time { return at }}); err != nil {
+		t.Fatal(err)
+	}
+	inv := toolkit.NewInvoker(reg, store, nil)
 	skus := []string{}
-	rows, err := e.pool.Query(context.Background(), `SELECT sku FROM catalog_products WHERE active ORDER BY sku`)
+	rows, err := pool.Query(context.Background(), `SELECT sku FROM catalog_products WHERE active ORDER BY sku`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,17 +442,20 @@ func TestMatrixThroughInvoker(t *testing.T) {
 		skus = append(skus, s)
 	}
 	rows.Close()
-	cat, err := PGCatalog{Pool: e.pool}.Products(context.Background(), skus)
+	cat, err := PGCatalog{Pool: pool}.Products(context.Background(), skus)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runMatrix(t, e.inv, cat, nil)
+	runMatrix(t, inv, cat, nil)
 }
 
 // TestMatrixThroughInvokerInMemory is the same matrix without PostgreSQL
 // (make test-unit): the seed catalogue in memory, evidence recorded in
 // memory, the same registry, schemas, sanitising and invoker.
 func TestMatrixThroughInvokerInMemory(t *testing.T) {
+	if !testing.Short() {
+		t.Skip("the full run has TestMatrixThroughInvoker on PostgreSQL; this variant is for go test -short")
+	}
 	inv, cat, ev := newMemEnv(t)
 	runMatrix(t, inv, cat, ev.get)
 }

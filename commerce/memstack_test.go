@@ -23,8 +23,12 @@ import (
 // evidence goes to a recorder in memory. `go test -short` (make test-unit)
 // runs the matrix on it.
 
-// seedFile is the migration that seeds the sample catalogue.
-const seedFile = "../internal/db/migrations/00011_catalog_seed.sql"
+// seedFile is the migration that seeds the sample catalogue (and the DE
+// warehouse's stock), warehouseFile the one with the other warehouses'.
+const (
+	seedFile      = "../internal/db/migrations/00011_catalog_seed.sql"
+	warehouseFile = "../internal/db/migrations/00013_catalog_warehouse_stock.sql"
+)
 
 // memCatalog is a Catalog over products held in memory.
 type memCatalog map[string]Product
@@ -105,6 +109,33 @@ func seedCatalog(t testing.TB) memCatalog {
 		}
 		p.Available, _ = strconv.Atoi(m[2])
 		cat[m[1]] = p
+	}
+	raw, err = os.ReadFile(warehouseFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "('") {
+			continue
+		}
+		f, err := sqlTuple(strings.TrimRight(line, ",;"))
+		if err != nil || len(f) != 3 {
+			t.Fatalf("warehouse stock row %q: %v", line, err)
+		}
+		p, ok := cat[f[0]]
+		if !ok {
+			t.Fatalf("warehouse stock for unknown sku %s", f[0])
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Stock == nil {
+			p.Stock = map[string]int{}
+		}
+		p.Stock[f[1]] = n
+		cat[f[0]] = p
 	}
 	return cat
 }

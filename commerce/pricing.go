@@ -50,17 +50,21 @@ func (t *tools) getQuote(ctx context.Context, call *toolkit.Call) (*toolkit.Outp
 	if err := call.Bind(&in); err != nil {
 		return nil, err
 	}
+	shipFrom, err := warehouse("ship_from", in.ShipFrom)
+	if err != nil {
+		return nil, err
+	}
 	products, err := lookupItems(ctx, t.catalog, in.Items)
 	if err != nil {
 		return nil, err
 	}
 	now := t.now()
-	q := Quote{Currency: in.Currency, ExpiresAt: now.Add(QuoteTTL).Truncate(time.Second), FXVersion: t.fx.Version()}
+	q := Quote{Currency: in.Currency, ExpiresAt: now.Add(QuoteTTL).Truncate(time.Second), FXVersion: t.fx.Version(), ShipFrom: shipFrom}
 	var short []map[string]any
 	for _, it := range in.Items {
 		p := products[it.SKU]
-		if it.Quantity > p.Available {
-			short = append(short, map[string]any{"sku": it.SKU, "requested": it.Quantity, "available": p.Available})
+		if avail := p.AvailableAt(shipFrom); it.Quantity > avail {
+			short = append(short, map[string]any{"sku": it.SKU, "requested": it.Quantity, "available": avail, "warehouse": shipFrom})
 			continue
 		}
 		unit, err := t.fx.Convert(p.BasePrice, in.Currency)

@@ -39,15 +39,16 @@ func TestQuoteHashIsStable(t *testing.T) {
 }
 
 // TestQuoteHashCoversEveryPricedField: changing any field of Total changes
-// the hash, except the three that are not priced content (the quote's id,
-// its expiry, the hash itself). A field added to Total is covered without
+// the hash, except the four that are not priced content (the quote's id,
+// its expiry, the hash itself, the warehouse, whose effect on the amounts
+// is hashed through them). A field added to Total is covered without
 // anyone remembering to list it.
 func TestQuoteHashCoversEveryPricedField(t *testing.T) {
 	base, err := QuoteHash(sampleTotal())
 	if err != nil {
 		t.Fatal(err)
 	}
-	notPriced := map[string]bool{"QuoteID": true, "ExpiresAt": true, "QuoteHash": true}
+	notPriced := map[string]bool{"QuoteID": true, "ExpiresAt": true, "QuoteHash": true, "ShipFrom": true}
 	typ := reflect.TypeOf(Total{})
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)

@@ -16,22 +16,22 @@ const ShippingTTL = 30 * time.Minute
 // one is the rate card of commerce/rules/shipping; a carrier-rating API can
 // replace it. Costs may come in any currency; the tool converts them.
 type ShippingRater interface {
-	Options(ctx context.Context, country string, items []shipping.Item) ([]shipping.Option, string, error)
+	Options(ctx context.Context, origin, country string, items []shipping.Item) ([]shipping.Option, string, error)
 }
 
 // RulesShipping is the built-in ShippingRater.
 type RulesShipping struct{}
 
 // Options implements ShippingRater.
-func (RulesShipping) Options(_ context.Context, country string, items []shipping.Item) ([]shipping.Option, string, error) {
-	opts, err := shipping.Quote(shipping.Input{Country: country, Items: items})
+func (RulesShipping) Options(_ context.Context, origin, country string, items []shipping.Item) ([]shipping.Option, string, error) {
+	opts, err := shipping.Quote(shipping.Input{Origin: origin, Country: country, Items: items})
 	return opts, shipping.RulesetVersion(), err
 }
 
 func shippingSpec() toolkit.Spec {
 	return lookupSpec(ToolQuoteShipping, ShippingTTL, "ratecard",
-		"Quote economy, standard and express shipping for a basket of catalog SKUs to a destination, from the "+
-			"DE warehouse, as one parcel priced by zone and weight band on max(actual, dimensional) weight. Use it in "+
+		"Quote economy, standard and express shipping for a basket of catalog SKUs to a destination, from a "+
+			"warehouse (ship_from DE, US or GB; DE when absent), as one parcel priced by zone and weight band on max(actual, dimensional) weight. Use it in "+
 			"parallel with pricing and compliance; only country, region and postal code of the destination are needed. "+
 			"Success: options cheapest first with carrier, cost in the requested currency, delivery estimate in business "+
 			"days and transport mode, valid 30 min. Common failures: ADDRESS_INVALID (fields named), NOT_FOUND "+
@@ -44,6 +44,10 @@ func (t *tools) quoteShipping(ctx context.Context, call *toolkit.Call) (*toolkit
 	if err := call.Bind(&in); err != nil {
 		return nil, err
 	}
+	shipFrom, err := warehouse("ship_from", in.ShipFrom)
+	if err != nil {
+		return nil, err
+	}
 	dest, products, warnings, err := t.basket(ctx, in.Destination, in.Items)
 	if err != nil {
 		return nil, err
@@ -54,11 +58,11 @@ func (t *tools) quoteShipping(ctx context.Context, call *toolkit.Call) (*toolkit
 		items = append(items, shipping.Item{SKU: it.SKU, Quantity: int64(it.Quantity), WeightGrams: int64(p.WeightGrams),
 			LengthMM: int64(p.Dims.LengthMM), WidthMM: int64(p.Dims.WidthMM), HeightMM: int64(p.Dims.HeightMM)})
 	}
-	opts, version, err := t.shipping.Options(ctx, dest.Country, items)
+	opts, version, err := t.shipping.Options(ctx, shipFrom, dest.Country, items)
 	if err != nil {
 		return nil, shippingError(err)
 	}
-	out := ShippingQuote{ExpiresAt: t.now().Add(ShippingTTL).Truncate(time.Second), RulesetVersion: version + "+" + t.fx.Version()}
+	out := ShippingQuote{ExpiresAt: t.now().Add(ShippingTTL).Truncate(time.Second), RulesetVersion: version + "+" + t.fx.Version(), ShipFrom: shipFrom}
 	for _, o := range opts {
 		cost, err := t.fx.Convert(Money{Amount: o.Cost, Currency: o.Currency}, in.Currency)
 		if err != nil {
@@ -67,7 +71,7 @@ func (t *tools) quoteShipping(ctx context.Context, call *toolkit.Call) (*toolkit
 		out.Options = append(out.Options, ShippingOption{
 			OptionID: o.Service, ServiceLevel: o.Service, Carrier: o.Carrier, Cost: cost,
 			MinDays: o.MinDays, MaxDays: o.MaxDays, ChargeableGrams: int(o.ChargeableGrams), Zone: o.Zone,
-			TransportMode: string(o.Mode),
+			TransportMode: string(o.Mode), ShipFrom: shipFrom,
 		})
 	}
 	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}, nil
@@ -84,6 +88,8 @@ func shippingError(err error) error {
 	case errors.Is(err, shipping.ErrNoService):
 		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"items"}).
 			WithRecovery("split the order into smaller parcels")
+	case errors.Is(err, shipping.ErrUnknownOrigin):
+		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"ship_from"})
 	case errors.Is(err, shipping.ErrInvalidInput):
 		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"items"})
 	}

@@ -32,7 +32,7 @@ func (RulesTax) Estimate(_ context.Context, in tax.Input) (tax.Result, error) {
 func dutiesSpec() toolkit.Spec {
 	return lookupSpec(ToolDutiesAndTaxes, TaxTTL, "tax-rules",
 		"Estimate import duty and VAT/GST/sales tax for the priced lines of a quote and the chosen shipping "+
-			"option, shipped from the DE warehouse: destination rate (and US state / CA province), duty and tax de "+
+			"option, shipped from the option's warehouse (ship_from of the option, DE when absent): destination rate (and US state / CA province), duty and tax de "+
 			"minimis thresholds, low-value schemes (IOSS, UK, AU/NZ, SG, NO), duty by HS chapter with FTA preferences, "+
 			"DDP or DAP. Use it after pricing and shipping, before the total. Success: duty and tax per line and in "+
 			"total, what is charged at checkout and what the recipient pays on delivery, notes and the ruleset version. "+
@@ -54,9 +54,16 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 	if err != nil {
 		return nil, err
 	}
+	// The estimate follows the chosen option's origin: EU import from the
+	// US or GB warehouse, CUSMA relief into CA from the US, a domestic sale
+	// inside the warehouse's country.
+	shipFrom, err := warehouse("shipping.ship_from", in.Shipping.ShipFrom)
+	if err != nil {
+		return nil, err
+	}
 	q := tax.Input{
-		Destination: tax.Destination{Country: dest.Country, Region: dest.Region},
-		Currency:    in.Currency, Shipping: in.Shipping.Cost.Amount, Incoterm: tax.Incoterm(in.Incoterm),
+		Destination: tax.Destination{Country: dest.Country, Region: dest.Region}, ShipFrom: shipFrom,
+		Currency: in.Currency, Shipping: in.Shipping.Cost.Amount, Incoterm: tax.Incoterm(in.Incoterm),
 		// The rules in force now; the evidence keeps the answer, so an
 		// audit does not need to recompute it later.
 		At: t.now(),
@@ -90,6 +97,7 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 		return nil, taxError(err)
 	}
 	out := dutiesFrom(res, dest, t.fx.Version())
+	out.ShipFrom = shipFrom
 	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}, nil
 }
 

@@ -51,11 +51,15 @@ func ComputeTotal(in ComputeTotalArgs) (Total, error) {
 	if err := checkLines(q); err != nil {
 		return Total{}, err
 	}
+	shipFrom, err := sameWarehouse(in)
+	if err != nil {
+		return Total{}, err
+	}
 	t := Total{
 		QuoteID: q.QuoteID, Currency: cur, Subtotal: q.Subtotal, Shipping: in.Shipping.Cost,
 		ShippingOptionID: in.Shipping.OptionID, Duty: in.Duties.Duty, Tax: in.Duties.Tax,
 		Incoterm: in.Duties.Incoterm, ShipToCountry: in.Duties.Country, ShipToRegion: in.Duties.Region,
-		ExpiresAt: q.ExpiresAt,
+		ExpiresAt: q.ExpiresAt, ShipFrom: shipFrom,
 	}
 	if in.ShippingExpiresAt != nil && in.ShippingExpiresAt.Before(t.ExpiresAt) {
 		t.ExpiresAt = *in.ShippingExpiresAt
@@ -183,7 +187,8 @@ func checkLines(q Quote) error {
 }
 
 // QuoteHash is toolkit.CanonicalHash of a total's priced content: every
-// field but those tagged hash:"-" (QuoteID, ExpiresAt, QuoteHash). A
+// field but those tagged hash:"-" (QuoteID, ExpiresAt, QuoteHash,
+// ShipFrom). A
 // re-quote with the same prices therefore has the same hash, and the user's
 // confirmation of it still holds.
 func QuoteHash(t Total) (string, error) {

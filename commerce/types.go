@@ -1,8 +1,3 @@
-// Package commerce holds the six cross-border commerce tools of seed 000
-// §4.4 (pricing, shipping, duties and taxes, compliance, total, draft
-// order) and the domain types their inputs and outputs share. The rules
-// they apply live in commerce/rules; this package wires rules, catalog and
-// storage into toolkit handlers.
 package commerce
 
 import "time"
@@ -81,6 +76,8 @@ type Quote struct {
 	PriceHash string `json:"price_hash"`
 	// FXVersion names the exchange-rate table used (goes into evidence).
 	FXVersion string `json:"fx_version"`
+	// ShipFrom is the warehouse whose stock the quote checked.
+	ShipFrom string `json:"ship_from,omitempty"`
 }
 
 // Service levels of shipping.quote_options.
@@ -105,6 +102,9 @@ type ShippingOption struct {
 	Zone            string `json:"zone"`
 	// TransportMode is "air" or "ground"; compliance rules depend on it.
 	TransportMode string `json:"transport_mode"`
+	// ShipFrom is the warehouse the option ships from; duties follow it
+	// ("" is DefaultWarehouse).
+	ShipFrom string `json:"ship_from,omitempty"`
 }
 
 // ShippingQuote is the answer of shipping.quote_options.
@@ -112,6 +112,8 @@ type ShippingQuote struct {
 	Options        []ShippingOption `json:"options"`
 	ExpiresAt      time.Time        `json:"expires_at"`
 	RulesetVersion string           `json:"ruleset_version"`
+	// ShipFrom is the warehouse every option ships from.
+	ShipFrom string `json:"ship_from,omitempty"`
 }
 
 // Incoterms the duty tool understands: DDP (seller collects duty and tax at
@@ -137,7 +139,9 @@ type DutyLine struct {
 
 // DutiesAndTaxes is the answer of tax.estimate_duties_and_taxes.
 type DutiesAndTaxes struct {
-	// Country and Region are the destination the estimate is for.
+	// Country and Region are the destination the estimate is for;
+	// ShipFrom the origin (warehouse) it assumed.
+	ShipFrom string     `json:"ship_from,omitempty"`
 	Country  string     `json:"country"`
 	Region   string     `json:"region,omitempty"`
 	Currency string     `json:"currency"`
@@ -226,6 +230,11 @@ type Total struct {
 	// computed for; the draft order's address must match them.
 	ShipToCountry string `json:"ship_to_country"`
 	ShipToRegion  string `json:"ship_to_region,omitempty"`
+	// ShipFrom is the warehouse the order ships from (quote, shipping and
+	// duties agree on it). It is not hashed: what it changes is charged
+	// (shipping, duty, tax are hashed), and hashes confirmed before
+	// warehouses existed must still match.
+	ShipFrom string `json:"ship_from,omitempty" hash:"-"`
 	// GrandTotal is what is charged at checkout: subtotal + shipping, plus
 	// duty and tax when the estimate says they are collected at checkout
 	// (DDP, or a seller-collected sales tax); otherwise they are due on

@@ -13,7 +13,8 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// AuditStatus is the state of an audit event (seed 003 §3.1).
+// AuditStatus is the state of an audit event
+// (docs/evidence.md#two-phase-audit).
 type AuditStatus string
 
 // Audit states. Pending is the first phase of a side-effecting call;
@@ -24,8 +25,8 @@ const (
 	AuditFailed  AuditStatus = "failed"
 )
 
-// AuditAction is the policy decision an audit records (seed 003 §2.3: a
-// fixed set).
+// AuditAction is the policy decision an audit records
+// (docs/evidence.md#audit-events: a fixed set).
 type AuditAction string
 
 // The three audit actions.
@@ -49,8 +50,8 @@ var payloadSHAPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // AuditEntry is one audit event to write. UserID is hashed before it is
 // stored; Refs lands in evidence_refs with correlation_id, payload_sha and
-// source added at the top level (seed 003 AUDIT-INV-06). Refs must not hold
-// raw PII.
+// source added at the top level (docs/mcp.md#audit-invariants, AUDIT-INV-06).
+// Refs must not hold raw PII.
 type AuditEntry struct {
 	CorrelationID string
 	Tool          string
@@ -146,9 +147,9 @@ func (s *Store) WritePending(ctx context.Context, e AuditEntry) (int64, error) {
 }
 
 // Finalize closes the pending audit of correlationID as success or failed
-// and merges patch into its evidence_refs (seed 003 §3.1.1: UPDATE … WHERE
-// status='pending', so it happens once). won is false when the row was
-// already final — another finaliser or reconcile came first. A failed
+// and merges patch into its evidence_refs (docs/evidence.md#two-phase-audit:
+// UPDATE … WHERE status='pending', so it happens once). won is false when the
+// row was already final — another finaliser or reconcile came first. A failed
 // status needs diagnostics: patch must carry error_type or reconcile_action.
 func (s *Store) Finalize(ctx context.Context, correlationID string, status AuditStatus, patch map[string]any) (bool, error) {
 	if status != AuditSuccess && status != AuditFailed {
@@ -189,9 +190,10 @@ func (s *Store) Finalize(ctx context.Context, correlationID string, status Audit
 	return false, nil
 }
 
-// WriteReject records a rejection as one final row (seed 003 §3.1.2:
-// action reject, status success, never pending). It is idempotent per
-// correlation id and tool. If it fails the request must be refused.
+// WriteReject records a rejection as one final row
+// (docs/evidence.md#rejections: action reject, status success, never pending).
+// It is idempotent per correlation id and tool. If it fails the request must be
+// refused.
 func (s *Store) WriteReject(ctx context.Context, e AuditEntry) error {
 	if err := e.check(); err != nil {
 		return err

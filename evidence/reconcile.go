@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// Reconcile defaults and floors (seed 003 §3.3, OUTBOX-INV-09).
+// Reconcile defaults and floors (docs/evidence.md#reconcile).
 const (
 	DefaultPendingAfter  = 2 * time.Hour
 	MinPendingAfter      = 60 * time.Second
@@ -172,7 +172,8 @@ func Reconcile(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions) (
 }
 
 // markStale closes stale pending audits batch by batch. Diagnostics are
-// added without overwriting fields the row already has (seed 003 §3.1.3).
+// added without overwriting fields the row already has
+// (docs/evidence.md#reconcile).
 func markStale(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions, rep *ReconcileReport) error {
 	for {
 		rows, err := pool.Query(ctx, `WITH stale AS (

@@ -1,8 +1,3 @@
-// Package evidence is the evidence store and the audit trail (DESIGN.md §3,
-// seed 000 §4.4–4.6, seed 003 §2–3): evidence snapshots of every tool call
-// in a per-workflow hash chain, raw outputs only encrypted and read through
-// one logged path, two-phase audit events for side-effecting tools, and the
-// reconcile pass that closes stale audits and checks the invariants.
 package evidence
 
 import (

@@ -48,7 +48,8 @@ const (
 	// and an ungrounded answer should not look supported.
 	CitationFloor = 0.2
 
-	// DefaultTopK is top_k when the caller gives none (seed 001 §5).
+	// DefaultTopK is top_k when the caller gives none
+	// (docs/tools.md#onboarding-tools).
 	DefaultTopK = 3
 	// MaxTopK and the claim bounds mirror schemas/knowledge.cite.input.json.
 	MaxTopK       = 10
@@ -58,7 +59,7 @@ const (
 
 // Errors of Cite. ErrInvalidArgument wraps every input problem (the tool
 // maps it to INVALID_ARGUMENT); a database failure is returned wrapped as is
-// (the tool maps it to UPSTREAM_ERROR, seed 001's search_error).
+// (the tool maps it to UPSTREAM_ERROR with upstream_code search_error).
 var ErrInvalidArgument = errors.New("knowledge: invalid argument")
 
 // Citation is one source backing a claim: only public Stripe documentation

@@ -295,8 +295,9 @@ func TestCiteOutputMatchesSchema(t *testing.T) {
 	}
 }
 
-// TestCiteLatencyBudget enforces seed 001's budget: ≤ 500 ms for a search,
-// ≤ 100 ms on a cache hit (BenchmarkCite reports the typical figures).
+// TestCiteLatencyBudget enforces the citation budget
+// (docs/tools.md#onboarding-tools): ≤ 500 ms for a search, ≤ 100 ms on a cache
+// hit (BenchmarkCite reports the typical figures).
 func TestCiteLatencyBudget(t *testing.T) {
 	ix := load(t, testenv.Postgres(t))
 	ctx := context.Background()

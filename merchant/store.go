@@ -1,6 +1,3 @@
-// Package merchant reads the platform's merchants table (seed 001 §2,
-// supabase_get_merchant_row) and serves it as the tool merchant.get_row.
-// Only non-PII columns ever leave this package.
 package merchant
 
 import (
@@ -28,7 +25,8 @@ type Row struct {
 
 // Store queries merchants. Every query runs in a read-only transaction with
 // a statement timeout, so a mistake here can neither write nor hang a pool
-// connection beyond the tool's budget (seed 001 §2: read-only account).
+// connection beyond the tool's budget (docs/tools.md#onboarding-tools:
+// read-only).
 type Store struct {
 	pool             *pgxpool.Pool
 	statementTimeout time.Duration

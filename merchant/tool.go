@@ -31,15 +31,16 @@ func GetRowSpec() toolkit.Spec {
 		OutputSchema: "merchant.get_row.output.json",
 		Annotations:  toolkit.Annotations{ReadOnly: true, Idempotent: true},
 		TTL:          60 * time.Second,
-		// Seed 001 §2: 1–2 s. The statement timeout (1 s) fires first, so a
-		// slow query is reported as TIMEOUT from the database, not a cut call.
+		// 1.5 s (docs/tools.md#onboarding-tools). The statement timeout (1 s)
+		// fires first, so a slow query is reported as TIMEOUT from the
+		// database, not a cut call.
 		Timeout:  1500 * time.Millisecond,
 		Retry:    toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 2 * time.Second, MaxAttempts: 3},
 		Provider: "postgres",
 	}
 }
 
-// GetRowInput is the tool's input (seed 001 §2).
+// GetRowInput is the tool's input (docs/tools.md#onboarding-tools).
 type GetRowInput struct {
 	MerchantID    string `json:"merchant_id,omitempty"`
 	UserSessionID string `json:"user_session_id,omitempty"`
@@ -100,8 +101,8 @@ func (d Deps) getRow(ctx context.Context, call *toolkit.Call) (*toolkit.Output, 
 		err    error
 		lookup string
 	)
-	// Seed 001 §2 asks for hashes of the identifiers in logs, never values:
-	// a session id is a bearer credential.
+	// Logs carry hashes of the identifiers, never values
+	// (docs/privacy.md#logs): a session id is a bearer credential.
 	log := d.Logger.With(zap.String("tool", ToolGetRow))
 	if in.MerchantID != "" {
 		lookup = "merchant_id"
@@ -132,8 +133,9 @@ func (d Deps) getRow(ctx context.Context, call *toolkit.Call) (*toolkit.Output, 
 	return &toolkit.Output{Data: out}, nil
 }
 
-// dbError maps a database failure onto seed 001's names (timeout,
-// unauthorized, db_error) and from there into the closed code set.
+// dbError maps a database failure onto the upstream names of
+// docs/errors.md#upstream-codes (timeout, unauthorized, db_error) and from
+// there into the closed code set.
 func dbError(ctx context.Context, err error) *toolkit.Error {
 	var pgErr *pgconn.PgError
 	switch {

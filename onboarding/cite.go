@@ -1,7 +1,3 @@
-// Package onboarding wires the five tools of seed 001 into one registry:
-// merchant.get_row (package merchant), the three Stripe tools (package
-// stripetools) and knowledge.cite, defined here over the retrieval index of
-// package knowledge.
 package onboarding
 
 import (
@@ -20,8 +16,9 @@ const ToolCite = "knowledge.cite"
 // weak to back the claim (status empty).
 const WarnNotGrounded = "not_grounded"
 
-// UngroundedRecovery is what to do with an ungrounded claim (seed 001 §5):
-// do not assert it; send the merchant to Stripe's own pages instead.
+// UngroundedRecovery is what to do with an ungrounded claim
+// (docs/tools.md#onboarding-tools): do not assert it; send the merchant to
+// Stripe's own pages instead.
 const UngroundedRecovery = "do not state the claim; say it cannot be confirmed and guide the merchant to " +
 	"Stripe's hosted onboarding (stripe.create_relink_url) or the Express Dashboard (stripe.create_login_link)"
 
@@ -45,7 +42,7 @@ func CiteSpec() toolkit.Spec {
 		// cold start on a busy box is not turned into a retry storm.
 		Timeout:          time.Second,
 		Retry:            toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 2 * time.Second, MaxAttempts: 3},
-		EvidenceRequired: true, // seed 000 §4.4: knowledge search evidence when it outputs citations
+		EvidenceRequired: true, // citations are evidence (docs/evidence.md#snapshot)
 		Provider:         "knowledge",
 	}
 }
@@ -55,7 +52,7 @@ type Citer interface {
 	Cite(ctx context.Context, claim string, topK int) (knowledge.CiteResult, error)
 }
 
-// CiteInput is the tool's input (seed 001 §5).
+// CiteInput is the tool's input (docs/tools.md#onboarding-tools).
 type CiteInput struct {
 	Claim string `json:"claim"`
 	TopK  int    `json:"top_k,omitempty"`

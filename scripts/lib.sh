@@ -205,9 +205,10 @@ ensure_pg_roles() {
 
 # -------------------------------------------------------------- temporal
 
-# Dev-server knobs (DESIGN.md §4): the default transfer-queue poll limit of
-# 20/s adds ~45 ms to every task hand-off at low load, and the default 4
-# task-queue partitions served by few pollers cause ~2 s stalls.
+# Dev-server knobs (docs/performance.md#dev-server-knobs): the default
+# transfer-queue poll limit of 20/s adds ~45 ms to every task hand-off at low
+# load, and the default 4 task-queue partitions served by few pollers cause ~2 s
+# stalls.
 TEMPORAL_DYNAMIC_CONFIG=(
 	--dynamic-config-value history.transferProcessorMaxPollRPS=1000
 	--dynamic-config-value history.timerProcessorMaxPollRPS=1000

@@ -1,30 +1,3 @@
-// Package stripetools implements the Stripe Connect tools of seed 001:
-// stripe.get_account_status, stripe.create_relink_url and
-// stripe.create_login_link, on stripe-go v76.
-//
-// # Retries: who retries what
-//
-// There is exactly one retry layer, Temporal's. stripe-go's own retries are
-// switched off (MaxNetworkRetries = 0), so one activity attempt makes one
-// HTTP request:
-//   - stripe-go would sleep at least 500 ms between its tries, outside the
-//     200 ms backoff seed 001 asks for, and invisibly: the history would show
-//     one attempt that took three requests' time.
-//   - Layered retries multiply: 3 stripe-go tries × 3 Temporal attempts is 9
-//     requests for one step, which is exactly how a rate limit gets worse.
-//   - Temporal retries are durable and visible, follow the spec's policy
-//     (200 ms, ×2, at most 3 attempts, non-retryable codes never retried),
-//     and a 429's Retry-After becomes the next attempt's delay through
-//     toolkit.ApplicationError (NextRetryDelay) instead of a worker thread
-//     sleeping.
-//
-// POSTs stay safe under those retries because every one carries an
-// idempotency key derived from the request envelope's idempotency key,
-// which the workflow derives from its workflow id and the step; a retried
-// attempt therefore gets Stripe's stored answer instead of a second object.
-// Outside Temporal (an agent calling the invoker directly) nothing retries
-// by itself; the error envelope's can_retry and retry_after_seconds tell the
-// caller when to.
 package stripetools
 
 import (
@@ -60,15 +33,16 @@ type Config struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// StatusCacheTTL is how long an account status is served from memory;
-	// at most 30 s (seed 001 §1), default 20 s.
+	// at most 30 s (docs/tools.md#onboarding-tools), default 20 s.
 	StatusCacheTTL time.Duration
 	// RelinkReuseWindow: a relink request for the same account within this
-	// window gets the link already made (seed 001 §3: deduplicate bursts);
-	// default 30 s.
+	// window gets the link already made (docs/tools.md#onboarding-tools:
+	// deduplicate bursts); default 30 s.
 	RelinkReuseWindow time.Duration
 }
 
-// MaxStatusCacheTTL is seed 001 §1's upper bound on the status cache.
+// MaxStatusCacheTTL is the upper bound on the status cache
+// (docs/tools.md#onboarding-tools).
 const MaxStatusCacheTTL = 30 * time.Second
 
 // Client talks to Stripe for the three tools. It holds per-process caches

@@ -19,9 +19,10 @@ const DefaultRetryAfter = time.Second
 // workflow's own timers, not to an activity retry delay.
 const maxRetryAfter = 60 * time.Second
 
-// operation says which tool failed, because seed 001 names the same Stripe
-// answer differently per tool (a missing account is not_found for the status
-// read and invalid_account for the link tools).
+// operation says which tool failed, because the same Stripe answer has a
+// different upstream name per tool (docs/errors.md#upstream-codes: a missing
+// account is not_found for the status read and invalid_account for the link
+// tools).
 type operation int
 
 const (
@@ -30,8 +31,9 @@ const (
 )
 
 // mapError turns a stripe-go or transport error into the closed code set,
-// keeping seed 001's lower-case name in details.upstream_code. Stripe's own
-// message is not copied: it can quote part of the API key.
+// keeping the lower-case upstream name in details.upstream_code
+// (docs/errors.md#upstream-codes). Stripe's own message is not copied: it can
+// quote part of the API key.
 func mapError(ctx context.Context, op operation, err error) *toolkit.Error {
 	fallback := "try again shortly"
 	next := []string{}
@@ -40,7 +42,8 @@ func mapError(ctx context.Context, op operation, err error) *toolkit.Error {
 		next = []string{"stripe.create_login_link"}
 	}
 	if ctx.Err() == context.DeadlineExceeded || errors.Is(err, context.DeadlineExceeded) {
-		// Seed 001: a timeout is reported with a suggested retry time.
+		// A timeout is reported with a suggested retry time
+		// (docs/tools.md#onboarding-tools).
 		return toolkit.FromUpstream("timeout", "Stripe did not answer within the time limit").WithCause(err).
 			WithDetail("suggested_retry_after_ms", 1000).WithRecovery(fallback, next...)
 	}

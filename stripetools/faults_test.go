@@ -122,7 +122,8 @@ func TestUpstreamErrorMapping(t *testing.T) {
 	if te := wantCode(t, err, toolkit.Unauthorized, "unauthorized"); te.CanRetry {
 		t.Fatal("a refused key must not be retried")
 	}
-	// Lower-case seed 001 names never reach the caller as codes.
+	// Lower-case upstream names never reach the caller as codes
+	// (docs/errors.md#upstream-codes).
 	for _, c := range []string{"not_found", "invalid_account", "rate_limited", "upstream_error"} {
 		if toolkit.Code(c).Valid() {
 			t.Fatalf("%s must not be a code", c)

@@ -59,7 +59,8 @@ func RelinkURLSpec() toolkit.Spec {
 		OutputSchema: "stripe.create_relink_url.output.json",
 		// Not read-only (it creates an object at Stripe) but idempotent per
 		// key. Not a sensitive sink: the link goes back to the merchant's own
-		// session only, so it does not route to support staff (seed 004 §5).
+		// session only, so it does not route to support staff
+		// (docs/approvals.md#when-a-human-decides).
 		Annotations:      toolkit.Annotations{Idempotent: true, OpenWorld: true},
 		TTL:              0, // single use: never serve it from a cache of answers
 		Timeout:          4 * time.Second,
@@ -91,7 +92,8 @@ func LoginLinkSpec() toolkit.Spec {
 	}
 }
 
-// RelinkInput is the input of stripe.create_relink_url (seed 001 §3).
+// RelinkInput is the input of stripe.create_relink_url
+// (docs/tools.md#onboarding-tools).
 type RelinkInput struct {
 	StripeAccountID string `json:"stripe_account_id"`
 	// ReturnURL and RefreshURL default to the configured pages and must
@@ -104,17 +106,18 @@ type RelinkInput struct {
 	// ForceNew skips the burst reuse: the caller knows the last link was
 	// used (the merchant came back) or abandoned, and a link is single-use.
 	ForceNew bool `json:"force_new,omitempty"`
-	// Locale is accepted for seed 001 compatibility; Stripe's hosted page
-	// follows the browser's language, so it is not sent.
+	// Locale is accepted for compatibility with older callers; Stripe's hosted
+	// page follows the browser's language, so it is not sent.
 	Locale    string `json:"locale,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
 }
 
-// LoginLinkInput is the input of stripe.create_login_link (seed 001 §4).
+// LoginLinkInput is the input of stripe.create_login_link
+// (docs/tools.md#onboarding-tools).
 type LoginLinkInput struct {
 	StripeAccountID string `json:"stripe_account_id"`
-	// ReturnTo is accepted for seed 001 compatibility; the login link API
-	// has no post-login redirect, so it is reported as unsupported.
+	// ReturnTo is accepted for compatibility with older callers; the login link
+	// API has no post-login redirect, so it is reported as unsupported.
 	ReturnTo  string `json:"return_to,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
 }
@@ -138,10 +141,10 @@ type Link struct {
 const WarnReturnToUnsupported = "return_to_unsupported"
 
 // StripeIdempotencyKey is the Idempotency-Key header of a Stripe POST: a
-// hash over seed 000 §4.5's scope (user_id, tool name, the envelope's
-// idempotency key). The workflow derives that key from its workflow id and
-// step, never from a run id, so every attempt of one step, before or after
-// continue-as-new, reaches the same Stripe object.
+// hash over the idempotency scope (docs/envelope.md#idempotency: user_id, tool
+// name, the envelope's idempotency key). The workflow derives that key from its
+// workflow id and step, never from a run id, so every attempt of one step,
+// before or after continue-as-new, reaches the same Stripe object.
 func StripeIdempotencyKey(tool string, req toolkit.Request) string {
 	sum := sha256.Sum256([]byte(req.UserID + "\x00" + tool + "\x00" + req.IdempotencyKey))
 	return "cw-" + hex.EncodeToString(sum[:20])
@@ -219,9 +222,9 @@ func (c *Client) loginLink(ctx context.Context, call *toolkit.Call) (*toolkit.Ou
 	if call.Request.DryRun {
 		return &toolkit.Output{Data: Link{StripeAccountID: in.StripeAccountID, DryRun: true}, Warnings: warnings}, nil
 	}
-	// Seed 001 §4: a repeated click makes a new link, so there is no reuse
-	// here; only a retry of the same step (same idempotency key) gets
-	// Stripe's stored answer.
+	// A repeated click makes a new link (docs/tools.md#onboarding-tools), so
+	// there is no reuse here; only a retry of the same step (same idempotency
+	// key) gets Stripe's stored answer.
 	now := c.now()
 	ll, err := c.logins.New(&stripe.LoginLinkParams{
 		Params:  stripe.Params{Context: ctx, IdempotencyKey: stripe.String(StripeIdempotencyKey(ToolLoginLink, call.Request))},
@@ -266,8 +269,9 @@ func (c *Client) landingURLs(in RelinkInput) (string, string, error) {
 	return ret, ref, err
 }
 
-// logLink records what seed 001 asks for (account, expiry, latency) and
-// never the URL: only a short prefix of its hash, to correlate with evidence.
+// logLink records the account, expiry and latency
+// (docs/tools.md#onboarding-tools) and never the URL: only a short prefix of
+// its hash, to correlate with evidence.
 func (c *Client) logLink(tool, account string, l createdLink, start time.Time, reused bool) {
 	c.log.Info("stripe link ready", zap.String("tool", tool), zap.String("account_id", account),
 		zap.Time("expires_at", l.expiresAt), zap.Bool("reused", reused),

@@ -28,13 +28,13 @@ func AccountStatusSpec() toolkit.Spec {
 		OutputSchema: "stripe.get_account_status.output.json",
 		Annotations:  toolkit.Annotations{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		TTL:          MaxStatusCacheTTL,
-		Timeout:      3 * time.Second, // seed 001 §1: 2–4 s
+		Timeout:      3 * time.Second, // docs/tools.md#onboarding-tools
 		Retry:        toolkit.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaxInterval: 2 * time.Second, MaxAttempts: 3},
 		Provider:     "stripe",
 	}
 }
 
-// AccountStatusInput is the tool's input (seed 001 §1).
+// AccountStatusInput is the tool's input (docs/tools.md#onboarding-tools).
 type AccountStatusInput struct {
 	StripeAccountID string `json:"stripe_account_id"`
 	RequestID       string `json:"request_id,omitempty"`

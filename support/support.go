@@ -1,9 +1,3 @@
-// Package support is the support-staff side of human-in-the-loop decisions
-// (seed 004 §5): the staff roster in PostgreSQL and the tool
-// support.record_approval, which checks an approver against the roster and
-// records the decision. It runs through the toolkit invoker like every
-// other tool, so each decision and its approver land in an evidence
-// snapshot that an auditor can match against the workflow history.
 package support
 
 import (
@@ -100,7 +94,7 @@ var RecordApprovalSpec = toolkit.Spec{
 	Name:    RecordApprovalTool,
 	Version: "1.0.0",
 	Description: "Records a support-staff decision (approve or reject) on an approval request a workflow issued " +
-		"(seed 004 §5). Use it when a staff member answers an approval signal. Succeeds when the approver is an " +
+		"when a human must decide. Use it when a staff member answers an approval signal. Succeeds when the approver is an " +
 		"active staff member whose role may decide the request; the returned record and its evidence snapshot are " +
 		"the audit trail. Fails with NOT_FOUND for an approver missing from the roster and FORBIDDEN for an " +
 		"inactive approver or a role not allowed to decide; ask a listed, active staff member to decide instead.",

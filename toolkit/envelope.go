@@ -5,10 +5,11 @@ import (
 	"fmt"
 )
 
-// ActorType says who triggered a call (seed 000 §4.1), for accountability.
+// ActorType says who triggered a call (docs/envelope.md#actors), for
+// accountability.
 type ActorType string
 
-// The three actor types of seed 000 §4.1.
+// The three actor types (docs/envelope.md#actors).
 const (
 	ActorUser   ActorType = "user"
 	ActorAgent  ActorType = "agent"
@@ -33,10 +34,11 @@ type Trace struct {
 	ParentSpanID string `json:"parent_span_id,omitempty"`
 }
 
-// Request is the request envelope every tool call carries (seed 000 §4.1).
-// CorrelationID (`corr-{16 hex}`, seed 003 §2) and Consent are ours: the
-// first ties audit rows to evidence, the second is the explicit consent a
-// high-risk tool needs in preflight.
+// Request is the request envelope every tool call carries
+// (docs/envelope.md#request-envelope). CorrelationID (`corr-{16 hex}`,
+// docs/evidence.md#correlation-id) and Consent are ours: the first ties audit
+// rows to evidence, the second is the explicit consent a high-risk tool needs
+// in preflight.
 type Request struct {
 	RequestID      string `json:"request_id"`
 	Actor          Actor  `json:"actor"`
@@ -53,10 +55,10 @@ type Request struct {
 	Consent        bool   `json:"consent,omitempty"`
 }
 
-// Status is the ToolResult status of seed 004 §3.1.
+// Status is the result status of a tool call (docs/envelope.md#status).
 type Status string
 
-// The four statuses of seed 004 §3.1.
+// The four statuses (docs/envelope.md#status).
 const (
 	StatusOK       Status = "ok"
 	StatusDegraded Status = "degraded"
@@ -79,7 +81,8 @@ type Evidence struct {
 	Sources    []Source `json:"sources"`
 }
 
-// Meta carries observability fields (seed 004 §3.4); never shown to users.
+// Meta carries observability fields (docs/envelope.md#meta); never shown to
+// users.
 type Meta struct {
 	DurationMS        int64  `json:"duration_ms"`
 	Provider          string `json:"provider,omitempty"`
@@ -91,7 +94,7 @@ type Meta struct {
 	RulesetVersion    string `json:"ruleset_version,omitempty"`
 }
 
-// Response is the response envelope: seed 000 §4.2 merged with seed 004 §3.
+// Response is the response envelope (docs/envelope.md#response-envelope).
 // Data is kept as raw JSON so that the bytes an auditor hashes are exactly
 // the bytes the workflow history holds.
 type Response struct {
@@ -126,7 +129,8 @@ func (r *Response) SnapshotID() string {
 	return r.Evidence.SnapshotID
 }
 
-// Warning constants (seed 004 §3.3): stable strings, counted in metrics.
+// Warning constants (docs/envelope.md#warnings): stable strings, counted in
+// metrics.
 const (
 	WarnTruncatedOutput = "truncated_output"
 	WarnPIIRedacted     = "pii_redacted"

@@ -9,13 +9,14 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// Code is one of the closed set of error codes of seed 000 §4.3. No other
+// Code is one of the closed set of error codes (docs/errors.md#codes). No other
 // string is ever returned to a caller: upstream codes are mapped into this
 // set and kept in Details["upstream_code"].
 type Code string
 
-// The closed error-code set. Adding a code is a contract change (seed 000
-// §4.3 asks for an RFC), so it is deliberately not extensible at run time.
+// The closed error-code set. Adding a code is a contract change
+// (docs/errors.md#adding-a-code), so it is deliberately not extensible at run
+// time.
 const (
 	InvalidArgument       Code = "INVALID_ARGUMENT"
 	Unauthorized          Code = "UNAUTHORIZED"
@@ -79,8 +80,8 @@ func NonRetryableCodes() []string {
 	return out
 }
 
-// Error is a tool failure with the recovery fields of seed 004 §3.2. It is
-// the only error type the invoker returns.
+// Error is a tool failure with the recovery fields of
+// docs/errors.md#error-object. It is the only error type the invoker returns.
 type Error struct {
 	Code               Code           `json:"code"`
 	Message            string         `json:"message"`
@@ -141,8 +142,9 @@ func (e *Error) WithRetryAfter(d time.Duration) *Error {
 	return e
 }
 
-// upstreamCodes maps the lower-case error names of seed 001 (and common
-// database/HTTP conditions) into the closed set.
+// upstreamCodes maps the lower-case error names upstreams use (and common
+// database/HTTP conditions) into the closed set
+// (docs/errors.md#upstream-codes).
 var upstreamCodes = map[string]Code{
 	"not_found":         NotFound,
 	"unauthorized":      Unauthorized,

@@ -17,9 +17,9 @@ type CallContext struct {
 }
 
 // Snapshot is what the invoker hands to the evidence store after a tool call
-// succeeded: everything DESIGN.md §3 lists. Output is the sanitised data the
-// envelope carries; RawOutput is set only when sanitising changed something,
-// and the store must keep it encrypted.
+// succeeded: everything docs/evidence.md#snapshot lists. Output is the
+// sanitised data the envelope carries; RawOutput is set only when sanitising
+// changed something, and the store must keep it encrypted.
 type Snapshot struct {
 	Tool           string
 	ToolVersion    string

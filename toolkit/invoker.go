@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// Invoker runs every tool call through one pipeline (seed 002 §4–5):
+// Invoker runs every tool call through one pipeline (docs/tools.md#pipeline):
 // preflight → execute under the tool's timeout → output validation →
 // sanitising → evidence → envelope. Nothing reaches a tool that failed
 // preflight, and nothing leaves it that failed output validation.
@@ -346,7 +346,8 @@ func actorAllowed(spec Spec, t ActorType) bool {
 	return false
 }
 
-// missingFields names the envelope fields seed 000 §4.1 makes mandatory.
+// missingFields names the mandatory envelope fields
+// (docs/envelope.md#required-fields).
 func (r Request) missingFields() []string {
 	var missing []string
 	if r.RequestID == "" {
@@ -377,9 +378,9 @@ func callContext(ctx context.Context) CallContext {
 	}
 }
 
-// correlationID is `corr-{16 hex}` (seed 003 §2). Inside an activity it is
-// derived from the workflow and activity ids, so every retry of one call
-// shares it and its two-phase audit row.
+// correlationID is `corr-{16 hex}` (docs/evidence.md#correlation-id). Inside an
+// activity it is derived from the workflow and activity ids, so every retry of
+// one call shares it and its two-phase audit row.
 func correlationID(call CallContext) string {
 	if call.WorkflowID != "" {
 		sum := sha256.Sum256([]byte(call.WorkflowID + "/" + call.ActivityID))

@@ -213,7 +213,7 @@ func TestApplicationErrorCarriesRecoveryFieldsAndRetryDelay(t *testing.T) {
 
 func TestEveryCodeHasAFixedRetryability(t *testing.T) {
 	if len(Codes()) != 13 {
-		t.Fatalf("closed set has %d codes, seed 000 §4.3 has 13", len(Codes()))
+		t.Fatalf("closed set has %d codes, docs/errors.md#codes has 13", len(Codes()))
 	}
 	retryable := map[Code]bool{Conflict: true, RateLimited: true, Timeout: true, UpstreamError: true}
 	for _, c := range Codes() {

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// MaxTextBytes caps any one string in a tool's output (seed 004 §4.2 asks
-// for 2–5 KB): longer text is cut and the envelope warns truncated_output.
+// MaxTextBytes caps any one string in a tool's output
+// (docs/tools.md#sanitising): longer text is cut and the envelope warns
+// truncated_output.
 const MaxTextBytes = 4096
 
 // Placeholders that replace what sanitising removes. They are stable so
@@ -40,7 +41,8 @@ var (
 	cardPattern = regexp.MustCompile(`\b\d(?:[ -]?\d){12,18}\b`)
 	// US SSN, UK National Insurance number, PRC resident id.
 	nationalIDPattern = regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b|\b[A-CEGHJ-PR-TW-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b|\b\d{17}[\dXx]\b`)
-	// Text that tries to steer an agent (seed 004 §4.1): kept, but tainted.
+	// Text that tries to steer an agent (docs/tools.md#sanitising): kept, but
+	// tainted.
 	injectionPattern = regexp.MustCompile(`(?i)(ignore (all |any )?(previous|prior|above) instructions|disregard (the )?(system|previous) prompt|you are now|call the tool|reveal (your|the) (system prompt|secrets?))`)
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Each class of secret and PII of seed 004 §4.1 and seed 000 §4.6, with
+// Each class of secret and PII of docs/tools.md#sanitising, with
 // the raw value that must disappear and the warning it must raise.
 var sensitiveCases = []struct {
 	class, text, secret, warning string

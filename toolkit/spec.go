@@ -10,8 +10,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// Annotations describe a tool's behaviour; policy acts on them (seed 004
-// §2.2), they are not hints.
+// Annotations describe a tool's behaviour; policy acts on them
+// (docs/tools.md#annotations), they are not hints.
 type Annotations struct {
 	ReadOnly      bool `json:"read_only"`
 	Idempotent    bool `json:"idempotent"`
@@ -41,7 +41,7 @@ type Spec struct {
 	InputSchema  string      `json:"input_schema"`
 	OutputSchema string      `json:"output_schema"`
 	Annotations  Annotations `json:"annotations"`
-	// TTL is the freshness window of the answer (seed 000 §4.2).
+	// TTL is the freshness window of the answer (docs/envelope.md#ttl).
 	TTL time.Duration `json:"ttl"`
 	// Timeout bounds one execution of the tool.
 	Timeout time.Duration `json:"timeout"`
@@ -49,7 +49,7 @@ type Spec struct {
 	// EvidenceRequired makes a missing evidence store a failure.
 	EvidenceRequired bool `json:"evidence_required"`
 	// NeedsConsent: preflight refuses the call unless the request carries
-	// explicit consent (high-risk tools, seed 002 §4.2).
+	// explicit consent (high-risk tools, docs/tools.md#preflight).
 	NeedsConsent bool `json:"needs_consent"`
 	// NeedsConfirmation: the caller must obtain the user's confirmation
 	// (NEEDS_USER_CONFIRMATION) before a non-dry-run call.
@@ -121,7 +121,7 @@ func (s Spec) check() error {
 	case s.Annotations.ReadOnly && s.Annotations.SensitiveSink:
 		return fmt.Errorf("tool %s: a sensitive sink writes data out, so it cannot be read_only", s.Name)
 	case !s.Annotations.ReadOnly && !s.Annotations.Idempotent:
-		return fmt.Errorf("tool %s: a write tool must be idempotent (seed 000 §4.5)", s.Name)
+		return fmt.Errorf("tool %s: a write tool must be idempotent (docs/envelope.md#idempotency)", s.Name)
 	case s.Annotations.Destructive && !s.NeedsConsent:
 		return fmt.Errorf("tool %s: a destructive tool must require consent", s.Name)
 	case s.Retry.MaxAttempts < 0:

@@ -122,10 +122,10 @@ type ApprovalStatus struct {
 	Decisions []ApprovalOutcome `json:"decisions"`
 }
 
-// Approvals is the reusable support-staff approval piece (seed 004 §5). Create
-// it with NewApprovals at the start of the workflow, so the approval signal is
-// declared (with its description) before anything else happens; then call
-// Request whenever a human must decide.
+// Approvals is the reusable support-staff approval piece (docs/approvals.md).
+// Create it with NewApprovals at the start of the workflow, so the approval
+// signal is declared (with its description) before anything else happens; then
+// call Request whenever a human must decide.
 type Approvals struct {
 	cfg       ApprovalConfig
 	inbox     []converter.RawValue
@@ -363,7 +363,7 @@ func safeToken(s string) string {
 }
 
 // request is the envelope of a record call: the approver is the actor, since
-// the decision is theirs (seed 000 §4.1: who triggered the call).
+// the decision is theirs (docs/envelope.md#actors).
 func (a *Approvals) request(ctx workflow.Context, sig ApprovalSignal) toolkit.Request {
 	a.attempts++
 	step := fmt.Sprintf("approval/%s/%d", sig.ApprovalID, a.attempts)

@@ -58,10 +58,10 @@ const (
 // DraftOrderInput starts a draft order. The workflow id must be
 // DraftOrderID(Request.UserID, Request.IdempotencyKey).
 type DraftOrderInput struct {
-	// Request is the caller's envelope (seed 000 §4.1): user_id, actor,
-	// idempotency_key (required: it names the workflow and scopes the draft
-	// order's write), locale, currency, dry_run, trace … Every tool call of
-	// the run carries it, with its own correlation id.
+	// Request is the caller's envelope (docs/envelope.md#request-envelope):
+	// user_id, actor, idempotency_key (required: it names the workflow and
+	// scopes the draft order's write), locale, currency, dry_run, trace … Every
+	// tool call of the run carries it, with its own correlation id.
 	Request toolkit.Request `json:"request"`
 	// Items are the SKUs and quantities to order.
 	Items []commerce.LineItem `json:"items"`
@@ -79,7 +79,7 @@ type DraftOrderInput struct {
 	// ApprovalWindow bounds the wait for support staff (default 24 h).
 	ApprovalWindow time.Duration `json:"approval_window,omitempty"`
 	// ApprovalConfidence: a compliance confidence below it needs support
-	// staff (default 0.80, seed 004 §5.1).
+	// staff (default 0.80, docs/approvals.md#confidence-threshold).
 	ApprovalConfidence float64 `json:"approval_confidence,omitempty"`
 }
 
@@ -147,7 +147,8 @@ type ComplianceSummary struct {
 	Confidence float64  `json:"confidence"`
 	Reasons    []string `json:"reasons"`
 	Ruleset    string   `json:"ruleset_version"`
-	// NeedsApproval is true when support staff must decide (seed 004 §5).
+	// NeedsApproval is true when support staff must decide
+	// (docs/approvals.md#when-a-human-decides).
 	NeedsApproval bool `json:"needs_approval"`
 }
 
@@ -172,7 +173,7 @@ type DraftOrderStatus struct {
 // then duties and taxes, then the total), asks support staff when compliance
 // is uncertain, waits for the user to confirm the exact total (re-quoting a
 // stale quote) and creates the draft order exactly once for the user's
-// idempotency key (DESIGN.md §2).
+// idempotency key (docs/envelope.md#idempotency).
 func (b bound) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderResult, error) {
 	d := &draftOrder{specs: b.specs}
 	if err := d.setup(ctx, in); err != nil {

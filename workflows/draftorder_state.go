@@ -172,8 +172,8 @@ func (d *draftOrder) step(name string) string {
 // request is the envelope of one tool call.
 func (d *draftOrder) request(ctx workflow.Context, step string) toolkit.Request {
 	req := envelope(ctx, d.in.Request, step)
-	// The idempotency key scopes the one write (seed 000 §4.5); read-only
-	// calls do not carry it.
+	// The idempotency key scopes the one write (docs/envelope.md#idempotency);
+	// read-only calls do not carry it.
 	req.IdempotencyKey = ""
 	return req
 }

@@ -1,6 +1,3 @@
-// Package workflows holds cartwright's durable workflows (DESIGN.md §2) and
-// the pieces they share: workflow ids, search attributes, the support-staff
-// approval wait and signal decoding.
 package workflows
 
 import (

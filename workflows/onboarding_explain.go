@@ -108,8 +108,8 @@ func (o *onboardingRun) explain(ctx workflow.Context) error {
 			Citations: cite.Citations, Shown: cite.Grounded, Evidence: ref,
 		}
 		if !e.Grounded {
-			// Seed 001 §5 / seed 004 §5: too little evidence, so a human
-			// decides before the merchant sees it.
+			// Too little evidence (docs/approvals.md#when-a-human-decides), so
+			// a human decides before the merchant sees it.
 			e.Review, e.Recovery = ReviewQueued, onboarding.UngroundedRecovery
 		}
 		st.Explanations = append(st.Explanations, e)

@@ -38,7 +38,7 @@ type ReconcileResult struct {
 	MissingSnapshots    []activities.SnapshotRef `json:"missing_snapshots,omitempty"`
 }
 
-// Reconcile is the scheduled reconcile pass (DESIGN.md §2, seed 003 §3):
+// Reconcile is the scheduled reconcile pass (docs/evidence.md#reconcile):
 // close stale pending audits, check the audit ↔ evidence invariants, then
 // check that every snapshot named in a recently completed workflow's
 // result exists. Violations are reported in the result and logged; the

@@ -37,10 +37,11 @@ func toolOptions(ctx workflow.Context, spec toolkit.Spec, summary string) workfl
 	return workflow.WithActivityOptions(ctx, opts)
 }
 
-// correlationID is the deterministic `corr-{16 hex}` (seed 003 §2) of one
-// step of one run: the same step always gets the same id, in a replay and in
-// every retry of the activity, so audit rows and evidence line up with the
-// history. Different runs of the same workflow id get different ids.
+// correlationID is the deterministic `corr-{16 hex}`
+// (docs/evidence.md#correlation-id) of one step of one run: the same step
+// always gets the same id, in a replay and in every retry of the activity, so
+// audit rows and evidence line up with the history. Different runs of the same
+// workflow id get different ids.
 func correlationID(ctx workflow.Context, step string) string {
 	info := workflow.GetInfo(ctx)
 	return "corr-" + shortHash(info.WorkflowExecution.ID+"/"+info.WorkflowExecution.RunID+"/"+step)
@@ -53,8 +54,8 @@ func shortHash(s string) string {
 }
 
 // envelope returns base with the correlation id of step, and a request id
-// derived from the run when the caller gave none (seed 000 §4.1 wants one on
-// every call, for audit and replay).
+// derived from the run when the caller gave none (every call needs one, for
+// audit and replay: docs/envelope.md#required-fields).
 func envelope(ctx workflow.Context, base toolkit.Request, step string) toolkit.Request {
 	req := base
 	req.CorrelationID = correlationID(ctx, step)

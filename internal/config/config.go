@@ -1,6 +1,3 @@
-// Package config reads every setting of the worker, the CLI and the webhook
-// receiver from the environment, with defaults that match `make dev`. It is
-// the only place that reads the environment.
 package config
 
 import (
@@ -36,7 +33,7 @@ type Config struct {
 	EvidenceKeyID string `env:"CARTWRIGHT_EVIDENCE_KEY_ID" envDefault:"local-1"`
 
 	// ReconcilePendingAfter: audit rows pending longer than this are failed
-	// by reconcile (seed 003 OUTBOX-INV-09). Never below a minute.
+	// by reconcile (docs/evidence.md#reconcile). Never below a minute.
 	ReconcilePendingAfter time.Duration `env:"CARTWRIGHT_RECONCILE_PENDING_AFTER" envDefault:"2h"`
 	// ReconcileEvery is the reconcile schedule's interval.
 	ReconcileEvery time.Duration `env:"CARTWRIGHT_RECONCILE_EVERY" envDefault:"15m"`
@@ -46,7 +43,7 @@ type Config struct {
 	// ApprovalWindow is how long a workflow waits for support staff.
 	ApprovalWindow time.Duration `env:"CARTWRIGHT_APPROVAL_WINDOW" envDefault:"24h"`
 	// ApprovalConfidence: compliance answers below it go to support staff
-	// (seed 004 §5.1).
+	// (docs/approvals.md#confidence-threshold).
 	ApprovalConfidence float64 `env:"CARTWRIGHT_APPROVAL_CONFIDENCE" envDefault:"0.80"`
 
 	// Stripe: stripe-mock by default; a real test key works by setting

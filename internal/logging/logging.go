@@ -1,6 +1,3 @@
-// Package logging builds the process logger: zap, with every line passed
-// through a core that masks secrets and redacts PII (toolkit's sanitiser),
-// so a careless field cannot leak what must never reach a log.
 package logging
 
 import (
@@ -14,8 +11,8 @@ import (
 
 // NewLogger builds the process logger. Every line passes through a core
 // that masks secrets and redacts PII in the message and in every string or
-// error field, so a careless field cannot leak what seed 000 §4.6 and seed
-// 004 §6.3 forbid in logs.
+// error field, so a careless field cannot leak what must never be logged
+// (docs/privacy.md#logs).
 func NewLogger(level string, development bool) (*zap.Logger, error) {
 	cfg := zap.NewProductionConfig()
 	if development {

@@ -1,19 +1,3 @@
-// Package compliance decides whether items may be shipped to a destination
-// by a transport mode: embargoed and sanctioned destinations and regions,
-// and restricted or prohibited product categories (lithium batteries,
-// aerosols, flammable liquids, blades, alcohol, tobacco, vapes, CBD, arms,
-// drones, magnets, food and plants) per destination and mode.
-//
-// The answer is a verdict (allow, block or uncertain) with a confidence in
-// [0,1] and stable reason codes. Uncertain always has confidence below
-// 0.80 and allow at least 0.80, so "uncertain or confidence < 0.80" (seed
-// 004 §5) is one test for the workflow. The rules are data
-// (data/categories.json, data/destinations.json) with a ruleset version
-// that goes into evidence.
-//
-// Not covered here: denied-party screening of the buyer (a list lookup
-// against the names on the order) and classification of dual-use items;
-// both belong to their own services.
 package compliance
 
 import (
@@ -68,7 +52,8 @@ const (
 )
 
 // ApprovalThreshold is the confidence below which a verdict needs a human
-// (seed 004 §5); allow rules are never below it, uncertain always is.
+// (docs/approvals.md#confidence-threshold); allow rules are never below it,
+// uncertain always is.
 const ApprovalThreshold = 0.80
 
 // Destination is where the parcel goes.

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
 
@@ -74,14 +75,66 @@ func (c *card) zoneOf(country string) string {
 	return c.fallback
 }
 
-var rateCard = sync.OnceValues(func() (*card, error) {
-	raw, err := dataFS.ReadFile("data/rates.json")
+// DefaultOrigin is the warehouse an Input without Origin ships from: the
+// original EU warehouse (data/rates.json).
+const DefaultOrigin = "DE"
+
+// rateCards loads one card per warehouse (data/rates*.json), keyed by
+// origin country; all share one ruleset version.
+var rateCards = sync.OnceValues(func() (map[string]*card, error) {
+	names, err := fs.Glob(dataFS, "data/rates*.json")
+	if err != nil {
+		return nil, err
+	}
+	cards := map[string]*card{}
+	version := ""
+	for _, name := range names {
+		c, err := loadCard(name)
+		if err != nil {
+			return nil, err
+		}
+		if version != "" && c.RulesetVersion != version {
+			return nil, fmt.Errorf("shipping: %s has version %s, others %s", name, c.RulesetVersion, version)
+		}
+		version = c.RulesetVersion
+		if _, dup := cards[c.Origin.Country]; dup || !countryRE.MatchString(c.Origin.Country) {
+			return nil, fmt.Errorf("shipping: %s: origin %q missing or repeated", name, c.Origin.Country)
+		}
+		if !money.Known(c.Currency) {
+			return nil, fmt.Errorf("shipping: %s: currency %q", name, c.Currency)
+		}
+		cards[c.Origin.Country] = c
+	}
+	if cards[DefaultOrigin] == nil {
+		return nil, fmt.Errorf("shipping: no rate card for the default origin %s", DefaultOrigin)
+	}
+	return cards, nil
+})
+
+// rateCard is the default origin's card.
+func rateCard() (*card, error) { return cardFor(DefaultOrigin) }
+
+// cardFor returns the rate card of a warehouse, or ErrUnknownOrigin.
+func cardFor(origin string) (*card, error) {
+	cards, err := rateCards()
+	if err != nil {
+		return nil, err
+	}
+	c, ok := cards[origin]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownOrigin, origin)
+	}
+	return c, nil
+}
+
+func loadCard(name string) (*card, error) {
+	raw, err := dataFS.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
 	var c card
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("shipping: data/rates.json: %w", err)
+		return nil, fmt.Errorf("shipping: %s: %w", name, err)
 	}
 	if !strings.HasPrefix(c.RulesetVersion, "shipping-") || len(c.Sources) == 0 {
 		return nil, fmt.Errorf("shipping: data lacks ruleset_version or sources")
@@ -138,4 +191,4 @@ var rateCard = sync.OnceValues(func() (*card, error) {
 		}
 	}
 	return &c, nil
-})
+}

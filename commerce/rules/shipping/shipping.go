@@ -1,12 +1,3 @@
-// Package shipping quotes parcel delivery from cartwright's single EU
-// fulfilment warehouse in Germany: zones by destination country, weight
-// bands, dimensional weight (L×W×H cm / 5000), and economy, standard and
-// express services with a cost per band per zone in EUR and a delivery
-// estimate in business days.
-//
-// The rate card is data (data/rates.json) with a ruleset version and the
-// public price lists it was calibrated against. Costs are in EUR minor
-// units; the tool converts them to the order currency with its FX table.
 package shipping
 
 import (
@@ -56,6 +47,9 @@ type Input struct {
 	// Modes, when not empty, keeps only options whose mode is listed (e.g.
 	// ground only, after compliance ruled out air for a lithium battery).
 	Modes []Mode `json:"modes,omitempty"`
+	// Origin is the warehouse country the parcel leaves from (see
+	// Origins); "" is DefaultOrigin.
+	Origin string `json:"origin,omitempty"`
 }
 
 // Option is one way to ship the parcel.
@@ -66,7 +60,10 @@ type Option struct {
 	Carrier string `json:"carrier"`
 	Zone    string `json:"zone"`
 	Mode    Mode   `json:"mode"`
-	// Cost is in minor units of Currency (always EUR, the rate card's).
+	// Origin is the warehouse country the option ships from.
+	Origin string `json:"origin"`
+	// Cost is in minor units of Currency (the rate card's: EUR from DE,
+	// USD from US, GBP from GB).
 	Cost     int64  `json:"cost"`
 	Currency string `json:"currency"`
 	// ActualGrams, DimensionalGrams and ChargeableGrams describe the parcel;
@@ -93,6 +90,8 @@ var (
 	// ErrNoService: the parcel exceeds every service's weight or size limit
 	// (or the mode filter left nothing).
 	ErrNoService = errors.New("shipping: no service can carry this parcel")
+	// ErrUnknownOrigin: no warehouse (rate card) in that country.
+	ErrUnknownOrigin = errors.New("shipping: no warehouse at that origin")
 )
 
 // Sanity caps on one unit: anything larger is a data error, and the caps
@@ -172,7 +171,11 @@ func Pack(items []Item) (Parcel, error) {
 // by service code). Services whose limits the parcel exceeds are left out;
 // if none remains the error is ErrNoService.
 func Quote(in Input) ([]Option, error) {
-	rc, err := rateCard()
+	origin := strings.ToUpper(strings.TrimSpace(in.Origin))
+	if origin == "" {
+		origin = DefaultOrigin
+	}
+	rc, err := cardFor(origin)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +206,7 @@ func Quote(in Input) ([]Option, error) {
 			continue // dimensional weight above the top band
 		}
 		out = append(out, Option{
-			Service: s.Code, Name: s.Name, Carrier: s.Carrier, Zone: zone, Mode: zr.Mode,
+			Service: s.Code, Name: s.Name, Carrier: s.Carrier, Zone: zone, Mode: zr.Mode, Origin: origin,
 			Cost: b.cost, Currency: rc.Currency,
 			ActualGrams: parcel.ActualGrams, DimensionalGrams: parcel.DimensionalGrams(),
 			ChargeableGrams: charge, BandMaxGrams: b.MaxGrams,
@@ -248,7 +251,21 @@ func ZoneOf(country string) (string, error) {
 	return rc.zoneOf(country), nil
 }
 
-// Origin is the ISO country the warehouse ships from ("DE").
+// Origins lists the warehouse countries with a rate card, sorted.
+func Origins() []string {
+	cards, err := rateCards()
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(cards))
+	for o := range cards {
+		out = append(out, o)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Origin is the ISO country of the default warehouse ("DE").
 func Origin() string {
 	rc, err := rateCard()
 	if err != nil {
@@ -257,7 +274,7 @@ func Origin() string {
 	return rc.Origin.Country
 }
 
-// RulesetVersion is the rate card's version, e.g. "shipping-2026.11.1".
+// RulesetVersion is the rate card's version, e.g. "shipping-2026.11.2".
 func RulesetVersion() string {
 	rc, err := rateCard()
 	if err != nil {
@@ -266,13 +283,17 @@ func RulesetVersion() string {
 	return rc.RulesetVersion
 }
 
-// Sources lists the public price lists the rate card was calibrated on.
+// Sources lists the public price lists the rate cards were calibrated on.
 func Sources() []string {
-	rc, err := rateCard()
+	cards, err := rateCards()
 	if err != nil {
 		return nil
 	}
-	return append([]string(nil), rc.Sources...)
+	var out []string
+	for _, o := range Origins() {
+		out = append(out, cards[o].Sources...)
+	}
+	return out
 }
 
 // Services lists the service codes of the rate card (economy, standard,

@@ -44,7 +44,7 @@ func TestQuoteServicesZonesAndCosts(t *testing.T) {
 	}
 	want := map[string]int64{ServiceEconomy: 2299, ServiceStandard: 3499, ServiceExpress: 6990}
 	for i, o := range opts {
-		if o.Zone != "NA" || o.Mode != ModeAir || o.Currency != "EUR" || o.Cost != want[o.Service] || o.RulesetVersion != "shipping-2026.11.1" {
+		if o.Zone != "NA" || o.Mode != ModeAir || o.Currency != "EUR" || o.Cost != want[o.Service] || o.RulesetVersion != "shipping-2026.11.2" {
 			t.Errorf("option %+v", o)
 		}
 		if o.MinDays <= 0 || o.MaxDays < o.MinDays {
@@ -122,10 +122,54 @@ func TestLimitsAndErrors(t *testing.T) {
 }
 
 func TestRateCardLoads(t *testing.T) {
-	if RulesetVersion() != "shipping-2026.11.1" || len(Sources()) == 0 {
+	if RulesetVersion() != "shipping-2026.11.2" || len(Sources()) == 0 {
 		t.Fatalf("version %q", RulesetVersion())
 	}
 	if _, err := rateCard(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Warehouses in DE, US and GB: each origin has its own zones, currency
+// and modes; an unknown origin is refused; embargoes hold from every one.
+func TestOriginsHaveTheirOwnCards(t *testing.T) {
+	if got := Origins(); len(got) != 3 || got[0] != "DE" || got[1] != "GB" || got[2] != "US" {
+		t.Fatalf("origins %v", got)
+	}
+	tee := []Item{{SKU: "TEE", Quantity: 1, WeightGrams: 180, LengthMM: 300, WidthMM: 250, HeightMM: 20}}
+	for _, c := range []struct {
+		origin, dest, zone, currency string
+		economyMode                  Mode
+	}{
+		{"", "FR", "EU1", "EUR", ModeGround},
+		{"US", "US", "US", "USD", ModeGround},
+		{"US", "CA", "CAMX", "USD", ModeGround},
+		{"US", "DE", "EUR", "USD", ModeAir},
+		{"GB", "GB", "GB", "GBP", ModeGround},
+		{"gb", "FR", "EU", "GBP", ModeGround},
+		{"GB", "JP", "APAC", "GBP", ModeAir},
+	} {
+		opts, err := Quote(Input{Origin: c.origin, Country: c.dest, Items: tee})
+		if err != nil || len(opts) != 3 {
+			t.Fatalf("%s→%s: %v %v", c.origin, c.dest, opts, err)
+		}
+		for _, o := range opts {
+			if o.Zone != c.zone || o.Currency != c.currency || o.Origin == "" || o.Cost <= 0 {
+				t.Errorf("%s→%s: %+v", c.origin, c.dest, o)
+			}
+			if o.Service == ServiceEconomy && o.Mode != c.economyMode {
+				t.Errorf("%s→%s economy by %s", c.origin, c.dest, o.Mode)
+			}
+		}
+	}
+	if _, err := Quote(Input{Origin: "FR", Country: "DE", Items: tee}); !errors.Is(err, ErrUnknownOrigin) {
+		t.Errorf("origin FR: %v", err)
+	}
+	for _, o := range Origins() {
+		for _, cc := range []string{"IR", "CU", "KP", "RU", "BY", "SY"} {
+			if _, err := Quote(Input{Origin: o, Country: cc, Items: tee}); !errors.Is(err, ErrNotServed) {
+				t.Errorf("%s→%s: %v", o, cc, err)
+			}
+		}
 	}
 }

@@ -52,8 +52,9 @@ var destinationFacts = map[string]destinationFact{
 	"SE": {rate: "25", dutyFree: "150", currency: "EUR", scheme: "IOSS"},
 	"SI": {rate: "22", dutyFree: "150", currency: "EUR", scheme: "IOSS"},
 	"SK": {rate: "23", dutyFree: "150", currency: "EUR", scheme: "IOSS"},
-	// UK: VAT 20 % (VATA 1994 s.2); GBP 135 low-value consignments, VAT
-	// charged by the seller (VATA 1994 s.7(5A), Customs Tariff regs).
+	// UK: VAT 20 % (VAT Act 1994 s.2); since 2021-01-01 consignments up to
+	// GBP 135 carry UK VAT charged by the seller at the point of sale and
+	// no duty (HMRC guidance, the regime's source in the data).
 	"GB": {rate: "20", dutyFree: "135", currency: "GBP", scheme: "UK-LVC"},
 	// CH: MWSTG art. 25 (8.1 % from 2024); no duty de minimis recorded
 	// (industrial tariffs abolished 2024), import VAT under CHF 5 waived.

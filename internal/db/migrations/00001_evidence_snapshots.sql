@@ -1,4 +1,4 @@
--- Evidence snapshots (DESIGN.md §3, seed 000 §4.4): one row per completed
+-- Evidence snapshots (docs/evidence.md#snapshot): one row per completed
 -- tool call. Rows of one workflow form a hash chain (chain_key = workflow
 -- id, or "request:<id>" outside an activity): chain_hash =
 -- sha256(prev_chain_hash || content_hash), chain_seq counts from 1.

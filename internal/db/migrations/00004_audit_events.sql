@@ -1,9 +1,9 @@
--- Audit events (seed 003 §2–3). Side-effecting tools use the two-phase
--- protocol: a 'pending' row before the call, finalised once to 'success'
--- or 'failed' (WHERE status='pending'). A rejection is one final row
--- (action 'reject', status 'success', never pending). Failed and success
--- are terminal: the trigger refuses any change to a row that is no longer
--- pending, any change of its identity, and every DELETE.
+-- Audit events (docs/evidence.md#two-phase-audit). Side-effecting tools use the
+-- two-phase protocol: a 'pending' row before the call, finalised once to
+-- 'success' or 'failed' (WHERE status='pending'). A rejection is one final row
+-- (action 'reject', status 'success', never pending). Failed and success are
+-- terminal: the trigger refuses any change to a row that is no longer pending,
+-- any change of its identity, and every DELETE.
 -- +goose Up
 CREATE TABLE audit_events (
     audit_id        bigserial PRIMARY KEY,

@@ -1,5 +1,6 @@
 -- Support staff who may approve or reject workflows waiting for a human
--- (seed 004 §5). An approval signal naming anyone else is refused.
+-- (docs/approvals.md#recording-a-decision). An approval signal naming anyone
+-- else is refused.
 -- +goose Up
 CREATE TABLE staff (
     staff_id    text PRIMARY KEY CHECK (staff_id ~ '^[a-z][a-z0-9._-]{1,62}$'),

@@ -1,14 +1,15 @@
 -- Draft orders written by checkout.create_draft_order. One row per
--- idempotency scope (user, tool, idempotency key; seed 000 §4.5): the
--- unique constraint, not application code, is what makes a repeated or
--- concurrent call return the first draft instead of creating a second.
+-- idempotency scope (user, tool, idempotency key;
+-- docs/envelope.md#idempotency): the unique constraint, not application code,
+-- is what makes a repeated or concurrent call return the first draft instead of
+-- creating a second.
 --
--- No PII in clear (seed 000 §4.6): the user id is kept as the same salted
--- hash the evidence and audit tables use, and the shipping address as
--- AES-256-GCM ciphertext (nonce and key id beside it, bound to the draft
--- id as associated data). Only country, region and postal code stay in
--- clear, because tax jurisdiction and reporting need them and they do not
--- identify a person on their own. The confirmed total holds no PII.
+-- No PII in clear (docs/privacy.md#stored-data): the user id is kept as the
+-- same salted hash the evidence and audit tables use, and the shipping address
+-- as AES-256-GCM ciphertext (nonce and key id beside it, bound to the draft id
+-- as associated data). Only country, region and postal code stay in clear,
+-- because tax jurisdiction and reporting need them and they do not identify a
+-- person on their own. The confirmed total holds no PII.
 -- +goose Up
 CREATE TABLE draft_orders (
     draft_order_id    text PRIMARY KEY CHECK (draft_order_id ~ '^do_[0-9A-HJKMNP-TV-Z]{26}$'),

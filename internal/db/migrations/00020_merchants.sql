@@ -1,7 +1,7 @@
--- Merchants of the platform and their Stripe connected accounts (seed 001
--- §2: the "supabase" merchant table; Supabase is PostgreSQL). The tool
--- merchant.get_row reads it in a read-only transaction and never returns
--- the PII columns (display name, contact e-mail and phone).
+-- Merchants of the platform and their Stripe connected accounts
+-- (docs/tools.md#onboarding-tools). The tool merchant.get_row reads it in a
+-- read-only transaction and never returns the PII columns (display name,
+-- contact e-mail and phone).
 -- +goose Up
 CREATE TABLE merchants (
     merchant_id       text PRIMARY KEY CHECK (merchant_id ~ '^m_[a-z0-9_]{3,60}$'),
