@@ -22,9 +22,14 @@ type LegacyActivity struct {
 	ResultField string
 }
 
-// LegacyActivities are each tool's per-tool activity, for the workflows'
-// versioned call sites and for the tests that hold the shims to the tools.
-var LegacyActivities = map[string]LegacyActivity{
+// LegacyActivityOf returns tool's per-tool activity, for the workflows'
+// versioned call sites; ok is false for a tool that never had one.
+func LegacyActivityOf(tool string) (LegacyActivity, bool) {
+	la, ok := legacyActivities[tool]
+	return la, ok
+}
+
+var legacyActivities = map[string]LegacyActivity{
 	"pricing.get_realtime_quote":    {"GetQuote", "quote"},
 	"shipping.quote_options":        {"QuoteShipping", "shipping"},
 	"tax.estimate_duties_and_taxes": {"EstimateDutiesAndTaxes", "duties"},

@@ -16,10 +16,6 @@ import (
 // answers but failures of the way to one; they leave no snapshot and fail
 // the activity attempt so Temporal retries it.
 
-// RefusalHash is the hash an auditor compares for a refusal: the canonical
-// hash of the envelope's error object as the history holds it.
-func RefusalHash(raw json.RawMessage) (string, error) { return CanonicalHash(raw) }
-
 // recordRefusal sanitises the refusal in resp.Error, stores its snapshot
 // and names it in the envelope. An error is the evidence store's failure
 // (UPSTREAM_ERROR): no evidence, no answer.
@@ -44,7 +40,7 @@ func (inv *Invoker) recordRefusal(ctx context.Context, resp *Response, spec Spec
 	if err != nil {
 		return Errorf(UpstreamError, "encode refusal of %s: %v", spec.Name, err)
 	}
-	hash, err := RefusalHash(out)
+	hash, err := CanonicalHash(out)
 	if err != nil {
 		return Errorf(UpstreamError, "hash refusal of %s: %v", spec.Name, err)
 	}

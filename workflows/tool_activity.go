@@ -48,7 +48,7 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 	}
 	actx := toolOptions(ctx, spec, c.summary)
 	if workflow.GetVersion(ctx, changeToolActivity, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		la, ok := activities.LegacyActivities[c.tool]
+		la, ok := activities.LegacyActivityOf(c.tool)
 		if !ok {
 			f, set := workflow.NewFuture(ctx)
 			set.SetError(toolkit.ApplicationError(toolkit.Errorf(toolkit.NotFound, "tool %s has no per-tool activity", c.tool)))

@@ -92,7 +92,8 @@ func (f *fakeEnv) serveTools(fakes map[string]any) {
 			_ = json.Unmarshal(b, &fields)
 			var env toolkit.Response
 			_ = json.Unmarshal(fields["envelope"], &env)
-			env.Data = fields[activities.LegacyActivities[in.Call.Tool].ResultField]
+			la, _ := activities.LegacyActivityOf(in.Call.Tool)
+			env.Data = fields[la.ResultField]
 			return activities.CallToolResult{Envelope: env}, nil
 		})
 }
