@@ -160,7 +160,8 @@ func cli(t testing.TB, args ...string) string {
 // verifyEvidence checks every completed activity of the run: its result
 // names an evidence snapshot, the snapshot belongs to this workflow and
 // tool, and its stored hash is the canonical hash of the data the history
-// holds (toolkit.CanonicalHash(envelope.data)). It returns how many it
+// holds (toolkit.CanonicalHash(envelope.data), of envelope.error for a
+// refusal). It returns how many it
 // checked.
 func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 	s.t.Helper()
@@ -191,7 +192,11 @@ func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 		if err != nil {
 			s.t.Fatalf("event %d: snapshot %s: %v", ev.GetEventId(), snapID, err)
 		}
-		hash, err := toolkit.CanonicalHash(env.Data)
+		evidenced := any(env.Data)
+		if !env.OK {
+			evidenced = env.Error // a refusal's evidence is its error object
+		}
+		hash, err := toolkit.CanonicalHash(evidenced)
 		if err != nil {
 			s.t.Fatal(err)
 		}
