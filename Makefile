@@ -11,17 +11,22 @@ BIN := .bin
 # Tool binaries pinned in build/tools/go.mod, built once into .bin/ (rebuilt when
 # build/tools/go.mod or build/tools/go.sum change). Exec'ing them directly is much faster
 # than `go tool`, which re-links the 250 MB temporal CLI on every call.
-TOOLS := temporal stripe-mock staticcheck workflowcheck
+# helm, kubeconform and k8sschema (build/tools/k8sschema: kubeconform's
+# Kubernetes schemas, offline) validate deploy/helm in `make lint`.
+TOOLS := temporal stripe-mock staticcheck workflowcheck helm kubeconform k8sschema
 TOOL_PKGS := github.com/temporalio/cli/cmd/temporal \
 	github.com/stripe/stripe-mock \
 	honnef.co/go/tools/cmd/staticcheck \
-	go.temporal.io/sdk/contrib/tools/workflowcheck
+	go.temporal.io/sdk/contrib/tools/workflowcheck \
+	helm.sh/helm/v3/cmd/helm \
+	github.com/yannh/kubeconform/cmd/kubeconform \
+	./k8sschema
 
 # The starter sub-command `make dev` runs last. Skipped (with a note) while
 # ./starter has no such command; `make dev DEV_MAIN_JOB=` skips it always.
 DEV_MAIN_JOB ?= sample
 # Fuzz targets `make test` runs briefly, as pkg:FuzzName (space-separated).
-FUZZ_TARGETS ?= ./toolkit:FuzzDecodeToolCall ./commerce/rules/address:FuzzValidate ./commerce/rules/tax:FuzzEstimate
+FUZZ_TARGETS ?= ./gateway/wire:FuzzDecodeInbound ./toolkit:FuzzDecodeToolCall ./commerce/rules/address:FuzzValidate ./commerce/rules/tax:FuzzEstimate
 FUZZ_TIME ?= 10s
 # Timeout of the integration `go test` run; packages and extra flags for both
 # runs (e.g. TEST_PKGS=./workflows/... GOTEST_FLAGS='-race -run TestDraft').
@@ -30,7 +35,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-unit test-integration test-down fuzz lint clean
+.PHONY: help tools build dev down status test test-unit test-integration test-scale test-down fuzz lint clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -41,7 +46,7 @@ tools: $(TOOL_BINS) ## build the pinned tool binaries into .bin/
 
 # One go build for all four (grouped target: shared packages compile once);
 # touch because go build leaves an up-to-date binary's mtime alone.
-$(TOOL_BINS) &: build/tools/go.mod build/tools/go.sum
+$(TOOL_BINS) &: build/tools/go.mod build/tools/go.sum build/tools/k8sschema/main.go
 	@echo "==> building tools into $(BIN)/ (first time takes a few minutes)"
 	@mkdir -p $(BIN)
 	cd build/tools && go build -o ../../$(BIN)/ $(TOOL_PKGS)
@@ -74,15 +79,26 @@ test-unit: ## go test -short ./... (no services)
 test-integration: tools ## start the test stack if needed, go test ./..., stop it
 	scripts/test.sh integration
 
+# The many-workers kill test at load (make test runs it short: 24 orders,
+# 4 onboardings). Override e.g. SCALE_ORDERS=1000 SCALE_CONCURRENCY=48.
+SCALE_ORDERS ?= 240
+SCALE_ONBOARDINGS ?= 20
+SCALE_CONCURRENCY ?= 24
+test-scale: tools ## three worker processes at load, two SIGKILLed (worker/scaletest)
+	CARTWRIGHT_SCALE_ORDERS=$(SCALE_ORDERS) CARTWRIGHT_SCALE_ONBOARDINGS=$(SCALE_ONBOARDINGS) \
+	  CARTWRIGHT_SCALE_CONCURRENCY=$(SCALE_CONCURRENCY) TEST_PKGS=./worker/scaletest/ \
+	  GOTEST_FLAGS='-v -run TestManyWorkers' scripts/test.sh integration
+
 fuzz: ## run each FUZZ_TARGETS target for FUZZ_TIME
 	scripts/test.sh fuzz
 
-lint: tools ## gofmt, go vet, staticcheck, workflowcheck
+lint: tools ## gofmt, go vet, staticcheck, workflowcheck, the Helm chart (helm lint, kubeconform)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	go vet ./...
 	$(BIN)/staticcheck ./...
 	$(BIN)/workflowcheck ./...
+	scripts/lint-deploy.sh
 
 clean: down test-down ## stop everything and delete .data/ and .bin/
 	rm -rf .data $(BIN)

@@ -60,6 +60,55 @@ start_worker() {
 	fi
 }
 
+# mcp_healthy: the gateway answers on its address.
+mcp_healthy() {
+	port_open "${MCP_ADDR%:*}" "${MCP_ADDR##*:}"
+}
+
+# start_mcp: the MCP gateway (`starter mcp serve`, as its own copy of the
+# starter binary so its pid file and restarts are its own) beside the
+# worker, and a dev agent token created once (only its hash is stored;
+# the token itself stays in .data/, written into .data/env).
+start_mcp() {
+	if ! has_main starter; then
+		warn "./starter has no main package yet; not starting the MCP gateway"
+		return 0
+	fi
+	go_build "$BIN/starter" ./starter
+	if ! "$BIN/starter" mcp --help >/dev/null 2>&1; then
+		warn "starter has no 'mcp' command yet; not starting the MCP gateway"
+		return 0
+	fi
+	if [ ! -s "$DATA_DIR/mcp-dev.token" ]; then
+		log "creating the dev agent's MCP token"
+		local out
+		# The token is the first line of the output (the second says it is
+		# not shown again).
+		# shellcheck disable=SC1090 # generated file
+		out=$(. "$ENV_FILE" && "$BIN/starter" mcp token create --actor dev-agent) || die "could not create the dev agent's MCP token"
+		(umask 077 && printf '%s\n' "${out%%$'\n'*}" >"$DATA_DIR/mcp-dev.token")
+		write_env
+	fi
+	local sum
+	sum=$(sha256sum "$BIN/starter" | cut -d' ' -f1)
+	if pid_alive mcp "$BIN/mcp-gateway"; then
+		if [ "$sum" = "$(cat "$PID_DIR/mcp.sha256" 2>/dev/null)" ]; then
+			log "MCP gateway already running (pid $(cat "$PID_DIR/mcp.pid"))"
+			return 0
+		fi
+		log "starter code changed; restarting the MCP gateway"
+		stop_pid mcp "$BIN/mcp-gateway"
+	fi
+	cp "$BIN/starter" "$BIN/mcp-gateway"
+	# shellcheck disable=SC1090 # generated file
+	(. "$ENV_FILE" && start_bg mcp "$BIN/mcp-gateway" mcp serve --timeout 60s)
+	echo "$sum" >"$PID_DIR/mcp.sha256"
+	if ! wait_until 90 "MCP gateway (http://$MCP_ADDR/mcp)" mcp_healthy; then
+		tail -n 30 "$LOG_DIR/mcp.log" >&2
+		die "the MCP gateway did not come up; log above"
+	fi
+}
+
 run_main_job() {
 	local sub=${DEV_MAIN_JOB%% *}
 	[ -n "$DEV_MAIN_JOB" ] || { log "DEV_MAIN_JOB is empty; skipping the main job"; return 0; }
@@ -81,6 +130,7 @@ run_main_job() {
 
 stack_up
 start_worker
+start_mcp
 run_main_job
 
 cat <<EOF
@@ -90,6 +140,7 @@ cat <<EOF
     Temporal gRPC     127.0.0.1:$TEMPORAL_PORT  (state: ${TEMPORAL_DB#"$ROOT"/})
     PostgreSQL        postgres://cartwright:cartwright@127.0.0.1:$PG_PORT/cartwright
     stripe-mock       http://127.0.0.1:$STRIPE_PORT
+    MCP gateway       http://$MCP_ADDR/mcp  (token: \$CARTWRIGHT_MCP_TOKEN in ${ENV_FILE#"$ROOT"/})
     logs              ${LOG_DIR#"$ROOT"/}/   (temporal.log, stripe-mock.log, worker.log)
     environment       . ${ENV_FILE#"$ROOT"/}   (then .bin/starter ..., .bin/temporal ...)
   Stop it all with: make down

@@ -316,6 +316,9 @@ load_profile() {
 	# else the Temporal port + 855 (dev 8088, test 8098), so a second stack
 	# on other ports never fights the first for it.
 	WEBHOOK_ADDR=${CARTWRIGHT_WEBHOOK_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 855))}
+	# The MCP gateway (`starter mcp serve`): CARTWRIGHT_MCP_ADDR when set,
+	# else the Temporal port + 857 (dev 8090), for the same reason.
+	MCP_ADDR=${CARTWRIGHT_MCP_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 857))}
 	PID_DIR="$DATA_DIR/pids"
 	LOG_DIR="$DATA_DIR/logs"
 	ENV_FILE="$DATA_DIR/env"
@@ -352,9 +355,15 @@ write_env() {
 		export CARTWRIGHT_EVIDENCE_KEY='$key'
 		export CARTWRIGHT_WEBHOOK_ADDR='$WEBHOOK_ADDR'
 		export CARTWRIGHT_UI_URL='http://localhost:$UI_PORT'
+		export CARTWRIGHT_MCP_ADDR='$MCP_ADDR'
+		export CARTWRIGHT_MCP_URL='http://$MCP_ADDR/mcp'
 		export CARTWRIGHT_TEMPORAL_BIN='$BIN/temporal'
 		export CARTWRIGHT_STRIPE_MOCK_BIN='$BIN/stripe-mock'
 	EOT
+	# The dev agent's MCP token, once `make dev` created it (dev.sh).
+	if [ -s "$DATA_DIR/mcp-dev.token" ]; then
+		echo "export CARTWRIGHT_MCP_TOKEN='$(cat "$DATA_DIR/mcp-dev.token")'" >>"$ENV_FILE"
+	fi
 	if [ "$PROFILE" = test ]; then
 		cat >>"$ENV_FILE" <<-EOT
 			export CARTWRIGHT_TEST_PG_DSN='postgres://cartwright_admin:cartwright_admin@127.0.0.1:$PG_PORT/postgres?sslmode=disable'
@@ -378,6 +387,7 @@ stack_up() {
 
 # stack_down: stop exactly what this profile started, worker first.
 stack_down() {
+	stop_pid mcp "$BIN/mcp-gateway"
 	stop_pid worker "$BIN/worker"
 	rm -f "$PID_DIR/worker.sha256"
 	stop_pid stripe-mock "$BIN/stripe-mock"

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/health"
 	"github.com/cartwright-dev/cartwright/internal/logging"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/webhook"
@@ -64,6 +65,14 @@ func run() error {
 			return err
 		}
 	}
+	probe := &health.Probe{Ping: deps.Pool.Ping}
+	if cfg.HealthAddr != "" {
+		stopHealth, err := serveHealth(cfg.HealthAddr, probe, logger)
+		if err != nil {
+			return err
+		}
+		defer stopHealth()
+	}
 	if roles.Webhook {
 		stopWebhook, err := serveWebhook(deps)
 		if err != nil {
@@ -73,20 +82,60 @@ func run() error {
 	}
 	if !roles.Polls() {
 		logger.Info("worker serving without polling", zap.String("roles", cfg.WorkerRoles))
+		probe.Started()
 		<-ctx.Done()
 		return nil
 	}
-	w := worker.New(deps.Temporal, cfg.TaskQueue, roles.WorkerOptions(worker.Options{}))
+	// A fatal worker error (namespace gone, credentials revoked) ends the
+	// process: the probe fails /livez meanwhile, and the exit lets the
+	// orchestrator restart it.
+	versioning, err := wiring.DeploymentOptions(cfg)
+	if err != nil {
+		return err
+	}
+	fatal := make(chan error, 1)
+	w := worker.New(deps.Temporal, cfg.TaskQueue, roles.WorkerOptions(worker.Options{
+		DeploymentOptions: versioning,
+		OnFatalError: func(err error) {
+			probe.Fatal(err)
+			select {
+			case fatal <- err:
+			default:
+			}
+		},
+	}))
 	deps.RegisterRoles(w, roles)
 
-	logger.Info("worker starting", zap.Int("tools", len(deps.Registry.Specs())), zap.String("roles", cfg.WorkerRoles))
+	logger.Info("worker starting", zap.Int("tools", len(deps.Registry.Specs())), zap.String("roles", cfg.WorkerRoles),
+		zap.String("deployment", versioning.Version.DeploymentName), zap.String("build_id", versioning.Version.BuildID))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
-	<-ctx.Done()
+	probe.Started()
+	select {
+	case <-ctx.Done():
+	case err := <-fatal:
+		return fmt.Errorf("worker stopped: %w", err)
+	}
 	logger.Info("worker stopping")
 	w.Stop()
 	return nil
+}
+
+// serveHealth serves the probes on addr until the returned func stops it.
+func serveHealth(addr string, probe *health.Probe, logger *zap.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("health endpoint: listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: probe.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("health endpoint stopped", zap.Error(err))
+		}
+	}()
+	logger.Info("health endpoint listening", zap.String("addr", ln.Addr().String()))
+	return func() { _ = srv.Close() }, nil
 }
 
 // serveWebhook serves the Stripe webhook receiver on CARTWRIGHT_WEBHOOK_ADDR

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"regexp"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -17,6 +18,10 @@ const (
 	ListToolsWorkflowName = "ListTools"
 	ToolCallIDPrefix      = "tool-call/"
 )
+
+// callerCorrelation is the shape of a correlation id a caller may bring
+// (seed 003 MCP-INV-05).
+var callerCorrelation = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 
 // ToolCallInput is one call of one tool.
 type ToolCallInput struct {
@@ -68,7 +73,7 @@ func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult,
 	if err != nil {
 		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", err)}, nil
 	}
-	in.Call.Request = envelope(ctx, in.Call.Request, "tool/"+in.Call.Tool)
+	in.Call.Request = toolRequest(ctx, in.Call)
 	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)
 	var out activities.CallToolResult
 	var tools *activities.Tools
@@ -81,6 +86,18 @@ func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult,
 	return ToolCallResult(out), nil
 }
 
+// toolRequest completes the call's envelope. A caller that made a
+// correlation id at its entry (the MCP gateway) keeps it, so one id finds
+// the request, the run and the evidence.
+func toolRequest(ctx workflow.Context, call toolkit.ToolCall) toolkit.Request {
+	given := call.Request.CorrelationID
+	req := envelope(ctx, call.Request, "tool/"+call.Tool)
+	if callerCorrelation.MatchString(given) {
+		req.CorrelationID = given
+	}
+	return req
+}
+
 // toolCallFailing is ToolCall as recorded before changeToolCallEnvelope: a
 // failure fails the workflow with the tool's code.
 func (b bound) toolCallFailing(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
@@ -91,7 +108,7 @@ func (b bound) toolCallFailing(ctx workflow.Context, in ToolCallInput) (ToolCall
 	if err != nil {
 		return ToolCallResult{}, toolkit.ApplicationError(err)
 	}
-	in.Call.Request = envelope(ctx, in.Call.Request, "tool/"+in.Call.Tool)
+	in.Call.Request = toolRequest(ctx, in.Call)
 	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)
 	var out activities.CallToolResult
 	var tools *activities.Tools

@@ -132,3 +132,19 @@ func TestToolCallIDIsTheIdempotencyKey(t *testing.T) {
 func asApplicationError(err error, target **temporal.ApplicationError) bool {
 	return errors.As(err, target)
 }
+
+func TestToolCallKeepsTheCallersCorrelationID(t *testing.T) {
+	env := toolCallEnv()
+	var seen activities.CallToolInput
+	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
+			seen = in
+			return activities.CallToolResult{Envelope: toolkit.Response{OK: true, Status: toolkit.StatusOK, Tool: in.Call.Tool}}, nil
+		})
+	call := toolCallFixture()
+	call.Request.CorrelationID = "corr-0123456789abcdef"
+	runToolCall(t, env, call)
+	if seen.Call.Request.CorrelationID != "corr-0123456789abcdef" {
+		t.Fatalf("correlation id %q, want the caller's", seen.Call.Request.CorrelationID)
+	}
+}

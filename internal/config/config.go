@@ -22,6 +22,20 @@ type Config struct {
 	// schedules (ensure the reconcile and archive schedules). Any number of
 	// workers share the task queue; each may take a subset.
 	WorkerRoles string `env:"CARTWRIGHT_WORKER_ROLES" envDefault:"workflows,activities,webhook,schedules"`
+	// HealthAddr serves the worker's /livez and /readyz (Kubernetes
+	// probes); "" serves none.
+	HealthAddr string `env:"CARTWRIGHT_HEALTH_ADDR" envDefault:""`
+	// Migrate runs the database migrations when a process connects. A
+	// deployment with many replicas turns it off and runs `starter migrate`
+	// once (a Kubernetes Job) before rolling out the workers.
+	Migrate bool `env:"CARTWRIGHT_MIGRATE" envDefault:"true"`
+	// DeploymentName turns on Worker Versioning: the worker joins this
+	// Worker Deployment with BuildID, and every workflow it starts is
+	// pinned to that build (README "Safe deploys"). "" runs unversioned.
+	DeploymentName string `env:"CARTWRIGHT_DEPLOYMENT_NAME" envDefault:""`
+	// BuildID names this build within the deployment; "" means the build
+	// hash linked into the binary (toolkit.BuildHash).
+	BuildID string `env:"CARTWRIGHT_BUILD_ID" envDefault:""`
 	// LogLevel is a zap level name.
 	LogLevel string `env:"CARTWRIGHT_LOG_LEVEL" envDefault:"info"`
 	// LogDevelopment switches zap to human-readable console output.
@@ -59,6 +73,11 @@ type Config struct {
 	// UIURL is the Temporal Web UI that printed links point to (the stack
 	// writes its own into .data/env).
 	UIURL string `env:"CARTWRIGHT_UI_URL" envDefault:"http://localhost:8233"`
+	// MCPAddr is where `starter mcp serve` listens (streamable HTTP at /mcp).
+	MCPAddr string `env:"CARTWRIGHT_MCP_ADDR" envDefault:"127.0.0.1:8090"`
+	// MCPToken is the bearer token `starter mcp stdio` acts with (an MCP
+	// host passes it in the server's environment).
+	MCPToken string `env:"CARTWRIGHT_MCP_TOKEN"`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
 }

@@ -61,13 +61,16 @@ type Deps struct {
 	Webhook *webhook.Receiver
 }
 
-// Connect migrates the database, opens the pool and dials Temporal, as
-// configured. The returned close func releases both.
+// Connect migrates the database (unless CARTWRIGHT_MIGRATE=false: a
+// deployment migrates once, in a Job), opens the pool and dials Temporal,
+// as configured. The returned close func releases both.
 func Connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (Base, func(), error) {
-	migrateCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if err := db.Migrate(migrateCtx, cfg.PostgresDSN); err != nil {
-		return Base{}, nil, err
+	if cfg.Migrate {
+		migrateCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		if err := db.Migrate(migrateCtx, cfg.PostgresDSN); err != nil {
+			return Base{}, nil, err
+		}
 	}
 	pool, err := db.Open(ctx, cfg.PostgresDSN, db.MaxConns(cfg.PostgresMaxConns))
 	if err != nil {

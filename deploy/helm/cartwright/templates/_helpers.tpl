@@ -1,0 +1,145 @@
+{{/* Names and labels shared by every template. */}}
+
+{{- define "cartwright.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "cartwright.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "cartwright.labels" -}}
+{{ include "cartwright.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{- define "cartwright.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "cartwright.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "cartwright.secretName" -}}
+{{- default (printf "%s-secrets" (include "cartwright.fullname" .)) .Values.secrets.existingSecret -}}
+{{- end -}}
+
+{{- define "cartwright.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ default .Chart.AppVersion .Values.image.tag }}
+{{- end -}}
+{{- end -}}
+
+{{/* The build id of Worker Versioning: explicit, else the image's tag or digest. */}}
+{{- define "cartwright.buildId" -}}
+{{- $id := .Values.versioning.buildId | default .Values.image.digest | default .Values.image.tag | default .Chart.AppVersion -}}
+{{- $id | replace "sha256:" "" | trunc 63 -}}
+{{- end -}}
+
+{{/* Environment every cartwright container gets: Temporal, the task queue, the secrets. */}}
+{{- define "cartwright.env" -}}
+- name: TEMPORAL_ADDRESS
+  value: {{ .Values.temporal.address | quote }}
+- name: TEMPORAL_NAMESPACE
+  value: {{ .Values.temporal.namespace | quote }}
+{{- if .Values.temporal.tls.enabled }}
+- name: TEMPORAL_TLS
+  value: "true"
+- name: TEMPORAL_TLS_CLIENT_CERT_PATH
+  value: /etc/temporal-tls/tls.crt
+- name: TEMPORAL_TLS_CLIENT_KEY_PATH
+  value: /etc/temporal-tls/tls.key
+{{- if .Values.temporal.tls.serverCA }}
+- name: TEMPORAL_TLS_SERVER_CA_CERT_PATH
+  value: /etc/temporal-tls/ca.crt
+{{- end }}
+{{- end }}
+{{- if .Values.temporal.tls.serverName }}
+- name: TEMPORAL_TLS_SERVER_NAME
+  value: {{ .Values.temporal.tls.serverName | quote }}
+{{- end }}
+{{- if .Values.temporal.apiKey.existingSecret }}
+- name: TEMPORAL_API_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.temporal.apiKey.existingSecret }}
+      key: {{ .Values.temporal.apiKey.key }}
+{{- end }}
+- name: CARTWRIGHT_TASK_QUEUE
+  value: {{ .Values.taskQueue | quote }}
+- name: CARTWRIGHT_LOG_LEVEL
+  value: {{ .Values.logLevel | quote }}
+{{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET" }}
+- name: {{ $k }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cartwright.secretName" $ }}
+      key: {{ $k }}
+{{- end }}
+{{- end -}}
+
+{{- define "cartwright.tlsVolume" -}}
+{{- if .Values.temporal.tls.enabled }}
+- name: temporal-tls
+  secret:
+    secretName: {{ required "temporal.tls.existingSecret is required with temporal.tls.enabled" .Values.temporal.tls.existingSecret }}
+{{- end }}
+{{- end -}}
+
+{{- define "cartwright.tlsMount" -}}
+{{- if .Values.temporal.tls.enabled }}
+- name: temporal-tls
+  mountPath: /etc/temporal-tls
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "cartwright.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "cartwright.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: [ALL]
+{{- end -}}
+
+{{/* A Deployment's name: per group, and per build when versioned (so a
+     draining build's Deployment stays untouched while the next one rolls
+     out beside it). Takes (dict "root" $ "group" NAME "build" ID). */}}
+{{- define "cartwright.deploymentName" -}}
+{{- $base := printf "%s-%s" (include "cartwright.fullname" .root) .group -}}
+{{- if .root.Values.versioning.enabled -}}
+{{- printf "%s-%s" $base (.build | lower | replace "_" "-" | replace "." "-" | trunc 12 | trimSuffix "-") -}}
+{{- else -}}
+{{- $base -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The builds to run: the current one, and with versioning the draining
+     ones still serving workflows pinned to them. */}}
+{{- define "cartwright.builds" -}}
+{{- $builds := list (dict "id" (include "cartwright.buildId" .) "image" (include "cartwright.image" .) "current" true "replicas" 0) -}}
+{{- if .Values.versioning.enabled -}}
+{{- range .Values.versioning.drainingBuilds -}}
+{{- $image := .image | default (printf "%s:%s" $.Values.image.repository .buildId) -}}
+{{- $builds = append $builds (dict "id" .buildId "image" $image "current" false "replicas" (.replicas | default 1)) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $builds -}}
+{{- end -}}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/gateway"
+	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/logging"
+	"github.com/cartwright-dev/cartwright/schemas"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+func (a *app) mcpCmd() *cobra.Command {
+	return group("mcp", "Serve every tool to agents over MCP, and manage their tokens",
+		`The MCP gateway lets agents list and call every tool (and start, confirm or
+cancel draft orders) over the Model Context Protocol. Each call runs durably as
+the ToolCall workflow, with the invoker pipeline and its evidence.
+
+  starter mcp serve            streamable HTTP at http://CARTWRIGHT_MCP_ADDR/mcp
+  starter mcp stdio            MCP on stdin/stdout, for a local agent host
+  starter mcp token create     a bearer token for an agent (printed once)
+  starter mcp token revoke     end a token
+
+Needs Temporal (TEMPORAL_*), a worker on CARTWRIGHT_TASK_QUEUE (its registry is
+the tool list) and PostgreSQL (CARTWRIGHT_PG_DSN: the token table).`,
+		a.mcpServeCmd(), a.mcpStdioCmd(), a.mcpTokenCmd())
+}
+
+// gatewayProcess is what serve and stdio share: the logger, the pool, the
+// client, the worker's tool list, and the gateway built on them.
+type gatewayProcess struct {
+	cfg    config.Config
+	log    *zap.Logger
+	gw     *gateway.Gateway
+	tokens *gateway.Tokens
+	close  func()
+}
+
+func (a *app) openGateway(ctx context.Context) (*gatewayProcess, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	logger, err := logging.NewLogger(cfg.LogLevel, cfg.LogDevelopment) // stderr: stdout may be the protocol
+	if err != nil {
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	mctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := db.Migrate(mctx, cfg.PostgresDSN); err != nil {
+		return nil, toolkit.Errorf(toolkit.UpstreamError, "%v", err)
+	}
+	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	if err != nil {
+		return nil, toolkit.Errorf(toolkit.UpstreamError, "%v", err)
+	}
+	opts := a.clientOpts
+	opts.Logger = logger.Named("temporal")
+	dctx, dcancel := context.WithTimeout(ctx, a.timeout)
+	defer dcancel()
+	c, err := client.New(dctx, opts)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	specs, err := listToolsPatiently(ctx, c, a.timeout)
+	if err != nil {
+		c.Close()
+		pool.Close()
+		return nil, err
+	}
+	tokens := gateway.NewTokens(pool)
+	gw, err := gateway.New(gateway.Options{
+		Client: c, Tokens: tokens, Specs: specs, Schemas: schemas.FS, Config: cfg, Logger: logger.Named("mcp"),
+	})
+	if err != nil {
+		c.Close()
+		pool.Close()
+		return nil, err
+	}
+	return &gatewayProcess{cfg: cfg, log: logger, gw: gw, tokens: tokens,
+		close: func() { c.Close(); pool.Close(); _ = logger.Sync() }}, nil
+}
+
+// listToolsPatiently asks the worker for its registry, retrying while no
+// worker answers yet (the gateway may start before it).
+func listToolsPatiently(ctx context.Context, c *client.Client, wait time.Duration) ([]toolkit.Spec, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		specs, err := c.ListTools(ctx, time.Now().Add(10*time.Second))
+		if err == nil {
+			return specs, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("list the worker's tools: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (a *app) mcpServeCmd() *cobra.Command {
+	var addr string
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve MCP over streamable HTTP at /mcp until interrupted",
+		Long: `Serve MCP over streamable HTTP at http://ADDR/mcp (ADDR: --addr, else
+CARTWRIGHT_MCP_ADDR, default 127.0.0.1:8090). Every request needs
+'Authorization: Bearer <token>' (starter mcp token create). The legacy body
+{"tool": …, "arguments": …} posted to /mcp is served too. /healthz answers ok.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := a.openGateway(a.ctx)
+			if err != nil {
+				return err
+			}
+			defer p.close()
+			if addr == "" {
+				addr = p.cfg.MCPAddr
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return toolkit.Errorf(toolkit.InvalidArgument, "listen on %s: %v", addr, err)
+			}
+			srv := &http.Server{Handler: p.gw.Handler(), ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(a.stdout, "MCP gateway on http://%s%s (%d tools)\n", ln.Addr(), gateway.Path, len(p.gw.ToolNames()))
+			p.log.Info("mcp gateway serving", zap.String("addr", ln.Addr().String()))
+			go func() {
+				<-a.ctx.Done()
+				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_ = srv.Shutdown(sctx)
+			}()
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return toolkit.Errorf(toolkit.UpstreamError, "serve: %v", err)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&addr, "addr", "", "listen address (default CARTWRIGHT_MCP_ADDR, 127.0.0.1:8090)")
+	return c
+}
+
+func (a *app) mcpStdioCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "stdio",
+		Short: "Speak MCP on stdin/stdout (for a local agent host) as the agent of CARTWRIGHT_MCP_TOKEN",
+		Long: `Speak MCP on stdin and stdout until the host closes stdin. The agent is the one
+of the bearer token in CARTWRIGHT_MCP_TOKEN, resolved once at start; without a
+valid token every call is answered with -32002 AUTH_FAILED (ACTOR_UNKNOWN
+without any token). Logs go to stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := a.openGateway(a.ctx)
+			if err != nil {
+				return err
+			}
+			defer p.close()
+			var actor *gateway.Actor
+			why := "CARTWRIGHT_MCP_TOKEN is not set: no agent to act for"
+			tok := strings.TrimSpace(p.cfg.MCPToken)
+			if tok != "" {
+				got, err := p.tokens.Lookup(a.ctx, tok)
+				switch {
+				case errors.Is(err, gateway.ErrUnknownToken):
+					why = "CARTWRIGHT_MCP_TOKEN is unknown or revoked"
+				case err != nil:
+					return toolkit.Errorf(toolkit.UpstreamError, "look up the token: %v", err)
+				default:
+					actor = &got
+				}
+			}
+			if err := p.gw.ServeStdio(a.ctx, actor, tok != "", why); err != nil && a.ctx.Err() == nil && !errors.Is(err, io.EOF) {
+				return toolkit.Errorf(toolkit.UpstreamError, "stdio: %v", err)
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) mcpTokenCmd() *cobra.Command {
+	var (
+		actor              gateway.Actor
+		tools              []string
+		tokenCreate, token *cobra.Command
+	)
+	tokenCreate = &cobra.Command{
+		Use:   "create --actor ID [--tools a,b] [--tenant T]",
+		Short: "Create a bearer token for an agent and print it (once: only its hash is kept)",
+		Long: `Create a bearer token for an agent actor and print it on the first line of
+stdout (with --json: {"token", "actor"}). Only its SHA-256 is stored, in the
+mcp_tokens table of CARTWRIGHT_PG_DSN, so it cannot be shown again. --tools
+limits what the agent may call (default: every tool); --tenant is the user the
+agent acts for (its calls' user_id; default: the agent itself).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if actor.ID == "" {
+				return usagef("--actor is required")
+			}
+			actor.Tools = tools
+			return a.withTokens(func(ctx context.Context, t *gateway.Tokens) error {
+				nt, err := t.Create(ctx, actor)
+				if err != nil {
+					return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+				}
+				a.emit(nt, func(w io.Writer) {
+					fmt.Fprintln(w, nt.Token)
+					fmt.Fprintf(w, "# token %s for agent %s (tools: %s); it is not shown again\n",
+						nt.Actor.TokenID, nt.Actor.ID, orAll(nt.Actor.Tools))
+				})
+				return nil
+			})
+		},
+	}
+	tokenCreate.Flags().StringVar(&actor.ID, "actor", "", "the agent's id (lower-case, e.g. shop-agent)")
+	tokenCreate.Flags().StringSliceVar(&tools, "tools", nil, "tools the agent may call, comma-separated (default: every tool)")
+	tokenCreate.Flags().StringVar(&actor.Tenant, "tenant", "", "the user the agent acts for (default: the agent itself)")
+	tokenCreate.Flags().IntVar(&actor.CallsPerMinute, "calls-per-minute", 0, "call budget (default 120)")
+	tokenCreate.Flags().IntVar(&actor.BytesPerMinute, "bytes-per-minute", 0, "payload budget in bytes (default 4 MiB)")
+	revoke := &cobra.Command{
+		Use:   "revoke TOKEN_ID",
+		Short: "Revoke a token (its mt_… id); calls with it fail with AUTH_FAILED from now on",
+		Long: `Revoke the token with this id (mt_…, printed by create): every request that
+carries it is refused with -32002 AUTH_FAILED from the next request on. The row
+stays, so evidence written by the agent can still be traced to it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withTokens(func(ctx context.Context, t *gateway.Tokens) error {
+				ok, err := t.Revoke(ctx, args[0])
+				if err != nil {
+					return toolkit.Errorf(toolkit.UpstreamError, "%v", err)
+				}
+				if !ok {
+					return toolkit.Errorf(toolkit.NotFound, "no live token %s", args[0])
+				}
+				fmt.Fprintf(a.stdout, "revoked %s\n", args[0])
+				return nil
+			})
+		},
+	}
+	token = group("token", "Create and revoke agents' bearer tokens",
+		`Bearer tokens map to agent actors (starter mcp token create); the MCP gateway
+refuses a missing, unknown or revoked token with -32002 AUTH_FAILED.`, tokenCreate, revoke)
+	return token
+}
+
+func orAll(tools []string) string {
+	if len(tools) == 0 {
+		return "all"
+	}
+	return strings.Join(tools, ",")
+}
+
+// withTokens opens the configured database (migrated) for the token table.
+func (a *app) withTokens(fn func(context.Context, *gateway.Tokens) error) error {
+	cfg, err := config.Load()
+	if err != nil {
+		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	ctx, cancel := a.ctxFor(0)
+	defer cancel()
+	if err := db.Migrate(ctx, cfg.PostgresDSN); err != nil {
+		return toolkit.Errorf(toolkit.UpstreamError, "%v", err)
+	}
+	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	if err != nil {
+		return toolkit.Errorf(toolkit.UpstreamError, "%v", err)
+	}
+	defer pool.Close()
+	return fn(ctx, gateway.NewTokens(pool))
+}
