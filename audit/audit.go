@@ -110,6 +110,9 @@ func Audit(ctx context.Context, d Deps, t Target) (Report, error) {
 	if err := checkChain(ctx, d, ev, &rep); err != nil {
 		return rep, err
 	}
+	if err := checkRows(ctx, d, h, ev, &rep); err != nil {
+		return rep, err
+	}
 	rep.Clean = len(rep.Findings) == 0
 	return rep, nil
 }

@@ -89,7 +89,7 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrd
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	opts, err := workflows.DraftOrderStartOptions(tq, in.Request.UserID, in.Request.IdempotencyKey)
+	opts, err := workflows.DraftOrderStartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
 	}

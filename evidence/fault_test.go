@@ -4,12 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"os/user"
-	"path/filepath"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,77 +21,6 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
-
-const pgBin = "/usr/lib/postgresql/15/bin"
-
-// privateCluster is a throwaway PostgreSQL cluster this test may stop and
-// start without disturbing anyone else's database.
-type privateCluster struct {
-	t    *testing.T
-	dir  string
-	port int
-}
-
-func startPrivateCluster(t *testing.T) *privateCluster {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("fault test: needs root to run a private PostgreSQL cluster as the postgres user")
-	}
-	if _, err := os.Stat(filepath.Join(pgBin, "initdb")); err != nil {
-		t.Skipf("fault test: %s/initdb not found", pgBin)
-	}
-	pg, err := user.Lookup("postgres")
-	if err != nil {
-		t.Skipf("fault test: no postgres OS user: %v", err)
-	}
-	uid, _ := strconv.Atoi(pg.Uid)
-	gid, _ := strconv.Atoi(pg.Gid)
-	dir, err := os.MkdirTemp("", "cw-pg-fault-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(dir, uid, gid); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	c := &privateCluster{t: t, dir: dir, port: port}
-	c.run("initdb", "-D", c.data(), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
-	t.Cleanup(func() {
-		_ = exec.Command("runuser", "-u", "postgres", "--", filepath.Join(pgBin, "pg_ctl"), "-D", c.data(), "-m", "immediate", "-w", "stop").Run()
-		_ = os.RemoveAll(dir)
-	})
-	c.start()
-	return c
-}
-
-func (c *privateCluster) data() string { return filepath.Join(c.dir, "data") }
-
-func (c *privateCluster) run(tool string, args ...string) {
-	c.t.Helper()
-	cmd := exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(pgBin, tool)}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		c.t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
-	}
-}
-
-func (c *privateCluster) start() {
-	c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "log"), "-w", "-o",
-		fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", c.port, c.dir), "start")
-}
-
-func (c *privateCluster) stop() { c.run("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "stop") }
-
-func (c *privateCluster) dsn(dbname string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&connect_timeout=2", c.port, dbname)
-}
 
 // faultWorkflow runs n tool activities one after another, pausing between
 // them so the database outage lands in the middle of the run.
@@ -123,11 +46,11 @@ func faultWorkflow(ctx workflow.Context, n int) ([]string, error) {
 
 func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 	testenv.Integration(t)
-	cluster := startPrivateCluster(t)
+	cluster := testenv.StartPrivateCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	admin, err := pgx.Connect(ctx, cluster.dsn("postgres"))
+	admin, err := pgx.Connect(ctx, cluster.DSN("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +58,10 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = admin.Close(ctx)
-	if err := db.Migrate(ctx, cluster.dsn("cw_fault")); err != nil {
+	if err := db.Migrate(ctx, cluster.DSN("cw_fault")); err != nil {
 		t.Fatal(err)
 	}
-	pool, err := pgxpool.New(ctx, cluster.dsn("cw_fault"))
+	pool, err := pgxpool.New(ctx, cluster.DSN("cw_fault"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,10 +120,10 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	cluster.stop()
+	cluster.Stop()
 	t.Log("postgres stopped")
 	time.Sleep(4 * time.Second)
-	cluster.start()
+	cluster.Start()
 	t.Log("postgres started again")
 
 	var ids []string

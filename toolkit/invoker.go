@@ -177,14 +177,8 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 // is ever called, and returns the input as JSON.
 func (inv *Invoker) preflight(tool *Tool, req Request, input any) (json.RawMessage, error) {
 	spec := tool.Spec
-	if missing := req.missingFields(); len(missing) > 0 {
-		return nil, Errorf(InvalidArgument, "request envelope is missing %v", missing).WithDetail("fields", missing)
-	}
-	if inv.reg.envelope != nil {
-		rawReq, _ := json.Marshal(req)
-		if fields, err := validate(inv.reg.envelope, rawReq); err != nil || len(fields) > 0 {
-			return nil, Errorf(InvalidArgument, "request envelope is invalid: %v", fields).WithDetail("fields", fields)
-		}
+	if err := checkRequest(req, inv.reg.envelope); err != nil {
+		return nil, err
 	}
 	if !spec.Annotations.ReadOnly && req.IdempotencyKey == "" {
 		return nil, Errorf(InvalidArgument, "write tool %s needs an idempotency_key", spec.Name).
@@ -353,9 +347,7 @@ func (r Request) missingFields() []string {
 	if r.RequestID == "" {
 		missing = append(missing, "request_id")
 	}
-	switch r.Actor.Type {
-	case ActorUser, ActorAgent, ActorSystem:
-	default:
+	if r.Actor.Type == "" {
 		missing = append(missing, "actor.type")
 	}
 	if r.Actor.ID == "" {

@@ -82,6 +82,7 @@ func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResul
 	}
 	draft, env, err := callTool[commerce.DraftOrder](ctx, d.specs, toolCall{
 		tool:    commerce.ToolCreateDraftOrder,
+		wrap:    d.outliving(commerce.ToolCreateDraftOrder),
 		req:     envelope(ctx, d.in.Request, step),
 		args:    commerce.CreateDraftOrderArgs{Total: *d.total, ConfirmedQuoteHash: hash, ShipTo: d.in.ShipTo},
 		summary: fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, fmtMoney(d.total.GrandTotal)),

@@ -74,6 +74,7 @@ func (d *draftOrder) quoteAllAir(ctx workflow.Context) (*DraftOrderResult, error
 	sf := d.startShipping(ctx)
 	cf := callTool[commerce.ComplianceVerdict](ctx, d.specs, toolCall{
 		tool:    commerce.ToolCheckCompliance,
+		wrap:    d.outliving(commerce.ToolCheckCompliance),
 		req:     d.request(ctx, d.step("compliance")),
 		args:    commerce.CheckComplianceArgs{Items: d.in.Items, Destination: d.in.ShipTo},
 		summary: fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolCheckCompliance, len(d.in.Items), d.in.ShipTo.Country),
@@ -107,6 +108,7 @@ func (d *draftOrder) startCompliance(ctx workflow.Context) toolFuture[commerce.C
 	d.complianceMode = mode
 	return callTool[commerce.ComplianceVerdict](ctx, d.specs, toolCall{
 		tool:    commerce.ToolCheckCompliance,
+		wrap:    d.outliving(commerce.ToolCheckCompliance),
 		req:     d.request(ctx, d.step("compliance")),
 		args:    commerce.CheckComplianceArgs{Items: d.in.Items, Destination: d.in.ShipTo, TransportMode: mode},
 		summary: fmt.Sprintf("%s: %d item(s) to %s by %s", commerce.ToolCheckCompliance, len(d.in.Items), d.in.ShipTo.Country, mode),
@@ -159,6 +161,7 @@ func reasonLine(r commerce.ComplianceReason) string {
 func (d *draftOrder) startShipping(ctx workflow.Context) toolFuture[commerce.ShippingQuote] {
 	return callTool[commerce.ShippingQuote](ctx, d.specs, toolCall{
 		tool:    commerce.ToolQuoteShipping,
+		wrap:    d.outliving(commerce.ToolQuoteShipping),
 		req:     d.request(ctx, d.step("shipping")),
 		args:    commerce.QuoteShippingArgs{Items: d.in.Items, Destination: d.in.ShipTo, Currency: d.in.Currency},
 		summary: fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolQuoteShipping, len(d.in.Items), d.in.ShipTo.Country),
@@ -249,6 +252,7 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) t
 	}
 	return callTool[commerce.Quote](ctx, d.specs, toolCall{
 		tool:    commerce.ToolGetQuote,
+		wrap:    d.outliving(commerce.ToolGetQuote),
 		req:     d.request(ctx, d.step(name)),
 		args:    commerce.GetQuoteArgs{Items: d.in.Items, Currency: d.in.Currency, ExpectedPriceHash: expected},
 		summary: fmt.Sprintf("%s: %s %d item(s) in %s", commerce.ToolGetQuote, verb, len(d.in.Items), d.in.Currency),
@@ -260,6 +264,7 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) t
 func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 	dt, env, err := callTool[commerce.DutiesAndTaxes](ctx, d.specs, toolCall{
 		tool: commerce.ToolDutiesAndTaxes,
+		wrap: d.outliving(commerce.ToolDutiesAndTaxes),
 		req:  d.request(ctx, d.step("duties")),
 		args: commerce.DutiesAndTaxesArgs{Lines: d.quote.Lines, Shipping: *d.option, Destination: d.in.ShipTo,
 			Currency: d.in.Currency, Incoterm: d.in.Incoterm},
@@ -274,6 +279,7 @@ func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 	shipExp := d.shipping.ExpiresAt
 	t, env, err := callTool[commerce.Total](ctx, d.specs, toolCall{
 		tool:    commerce.ToolComputeTotal,
+		wrap:    d.outliving(commerce.ToolComputeTotal),
 		req:     d.request(ctx, d.step("total")),
 		args:    commerce.ComputeTotalArgs{Quote: *d.quote, Shipping: *d.option, Duties: *d.duties, ShippingExpiresAt: &shipExp},
 		summary: fmt.Sprintf("%s: %d line(s), %s shipping", commerce.ToolComputeTotal, len(d.quote.Lines), d.option.ServiceLevel),

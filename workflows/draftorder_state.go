@@ -61,12 +61,15 @@ type draftOrder struct {
 	creates  int
 	evidence []EvidenceRef
 	result   *DraftOrderResult
+	// outlive: this run waits out dependency outages (outlive.go).
+	outlive bool
 }
 
 // setup checks the input, then declares the query and the signals (with
 // the descriptions the Web UI's signal form lists) before any activity runs.
 func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
-	if err := in.check(workflow.GetInfo(ctx).WorkflowExecution.ID); err != nil {
+	in, err := startCheck(ctx, in)
+	if err != nil {
 		return err
 	}
 	d.in, d.state, d.evidence = in, StateQuoting, []EvidenceRef{}
@@ -216,6 +219,9 @@ func (d *draftOrder) outcome(err error) (*DraftOrderResult, error) {
 		return d.end(StateAddressInvalid, te.Code, te.Message), nil
 	case toolkit.ComplianceBlocked:
 		return d.end(StateComplianceBlocked, te.Code, te.Message), nil
+	}
+	if end := d.unavailable(err); end != nil {
+		return end, nil
 	}
 	return nil, err
 }

@@ -25,6 +25,17 @@ type toolCall struct {
 	args any
 	// summary is what the Web UI shows for the activity.
 	summary string
+	// wrap, if set, runs the activity's start (a draft order re-runs a call
+	// that failed on infrastructure: outlive); nil starts it once.
+	wrap func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future
+}
+
+// run starts the activity through c.wrap, if any.
+func (c toolCall) run(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future {
+	if c.wrap == nil {
+		return start(ctx)
+	}
+	return c.wrap(ctx, start)
 }
 
 // toolFuture is a tool call under way; Get returns its typed answer.
@@ -46,7 +57,6 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 		set.SetError(toolkit.ApplicationError(err))
 		return toolFuture[T]{f: f, tool: c.tool}
 	}
-	actx := toolOptions(ctx, spec, c.summary)
 	if workflow.GetVersion(ctx, changeToolActivity, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		la, ok := activities.LegacyActivityOf(c.tool)
 		if !ok {
@@ -54,7 +64,10 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 			set.SetError(toolkit.ApplicationError(toolkit.Errorf(toolkit.NotFound, "tool %s has no per-tool activity", c.tool)))
 			return toolFuture[T]{f: f, tool: c.tool}
 		}
-		return toolFuture[T]{f: workflow.ExecuteActivity(actx, la.Name, legacyInput{Request: c.req, Args: c.args}), legacy: la.ResultField, tool: c.tool}
+		f := c.run(ctx, func(ctx workflow.Context) workflow.Future {
+			return workflow.ExecuteActivity(toolOptions(ctx, spec, c.summary), la.Name, legacyInput{Request: c.req, Args: c.args})
+		})
+		return toolFuture[T]{f: f, legacy: la.ResultField, tool: c.tool}
 	}
 	// encoding/json is deterministic; workflowcheck only sees reflection
 	// reaching the runtime's stack walker and GC.
@@ -67,7 +80,10 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 	}
 	var tools *activities.Tools
 	in := activities.CallToolInput{Call: toolkit.ToolCall{Tool: c.tool, Request: c.req, Input: raw}}
-	return toolFuture[T]{f: workflow.ExecuteActivity(actx, tools.CallTool, in), tool: c.tool}
+	f := c.run(ctx, func(ctx workflow.Context) workflow.Future {
+		return workflow.ExecuteActivity(toolOptions(ctx, spec, c.summary), tools.CallTool, in)
+	})
+	return toolFuture[T]{f: f, tool: c.tool}
 }
 
 // legacyInput has the shape of every per-tool activity's input.

@@ -26,7 +26,13 @@ var callerCorrelation = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 // ToolCallInput is one call of one tool.
 type ToolCallInput struct {
 	Call toolkit.ToolCall `json:"call"`
+	// refused is why strict decoding refused the input (UnmarshalJSON).
+	refused *toolkit.Error
 }
+
+// versionStrictToolCall marks runs that refuse an input strict decoding
+// refused (duplicate keys, unknown fields); written only for such a run.
+const versionStrictToolCall = "tool-call-strict-input"
 
 // ToolCallResult is the tool's response envelope, with its evidence: an
 // answer (ok) or a refusal (ok=false, error, and the refusal's evidence),
@@ -65,6 +71,9 @@ func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult,
 	if workflow.GetVersion(ctx, changeToolCallEnvelope, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return b.toolCallFailing(ctx, in)
 	}
+	if in.refused != nil && workflow.GetVersion(ctx, versionStrictToolCall, workflow.DefaultVersion, 1) == 1 {
+		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}, nil
+	}
 	if in.Call.Tool == "" {
 		return ToolCallResult{Envelope: toolkit.ErrorResponse("", "", toolkit.Errorf(toolkit.InvalidArgument, "tool call names no tool").
 			WithDetail("fields", []string{"tool"}))}, nil
@@ -77,7 +86,7 @@ func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult,
 	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)
 	var out activities.CallToolResult
 	var tools *activities.Tools
-	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput(in)).Get(actx, &out); err != nil {
+	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput{Call: in.Call}).Get(actx, &out); err != nil {
 		if ctx.Err() != nil {
 			return ToolCallResult{}, err // cancelled: not an answer
 		}
@@ -101,6 +110,10 @@ func toolRequest(ctx workflow.Context, call toolkit.ToolCall) toolkit.Request {
 // toolCallFailing is ToolCall as recorded before changeToolCallEnvelope: a
 // failure fails the workflow with the tool's code.
 func (b bound) toolCallFailing(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+	// Runs recorded before strict decoding (no marker) ran what they got.
+	if in.refused != nil && workflow.GetVersion(ctx, versionStrictToolCall, workflow.DefaultVersion, 1) == 1 {
+		return ToolCallResult{}, toolkit.ApplicationError(in.refused)
+	}
 	if in.Call.Tool == "" {
 		return ToolCallResult{}, invalidInput("tool call names no tool")
 	}
@@ -112,7 +125,7 @@ func (b bound) toolCallFailing(ctx workflow.Context, in ToolCallInput) (ToolCall
 	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)
 	var out activities.CallToolResult
 	var tools *activities.Tools
-	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput(in)).Get(actx, &out); err != nil {
+	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput{Call: in.Call}).Get(actx, &out); err != nil {
 		return ToolCallResult{}, err
 	}
 	return ToolCallResult(out), nil
@@ -140,10 +153,11 @@ func ListTools(ctx workflow.Context, _ ListToolsInput) (ListToolsResult, error) 
 	return ListToolsResult(out), nil
 }
 
-// ToolCallStartOptions start a tool call idempotently: the id is
-// ToolCallID(call); a second start while it runs attaches to it, and a start
-// after it closed is refused, so the caller reads the first answer and a
-// write tool is never called twice for one key.
+// ToolCallStartOptions start a tool call idempotently (the rules are
+// beside DraftOrderStartOptions): the id is ToolCallID(call); a second
+// start while it runs attaches to it, a start after it completed reads
+// that answer, and a start after it failed runs the call again (a write
+// tool's own idempotency key keeps that from writing twice).
 func ToolCallStartOptions(taskQueue string, call toolkit.ToolCall) (client.StartWorkflowOptions, error) {
 	id, err := ToolCallID(call)
 	if err != nil {

@@ -99,7 +99,9 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 
 	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
-	cl, err := client.New(ctx, client.Options{TaskQueue: tq, PollInterval: 200 * time.Millisecond})
+	opts := envOptions(t, tq)
+	opts.PollInterval = 200 * time.Millisecond
+	cl, err := client.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	}
 	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
-	cl, err := client.New(ctx, client.Options{TaskQueue: tq})
+	cl, err := client.New(ctx, envOptions(t, tq))
 	if err != nil {
 		t.Fatal(err)
 	}

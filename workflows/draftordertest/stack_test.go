@@ -80,7 +80,7 @@ func (s *stack) start(ctx context.Context, in workflows.DraftOrderInput) client.
 // startE is start for goroutines other than the test's, which must not
 // call Fatal.
 func (s *stack) startE(ctx context.Context, in workflows.DraftOrderInput) (client.WorkflowRun, error) {
-	opts, err := workflows.DraftOrderStartOptions(s.queue, in.Request.UserID, in.Request.IdempotencyKey)
+	opts, err := workflows.DraftOrderStartOptions(s.queue, in)
 	if err != nil {
 		return nil, err
 	}
