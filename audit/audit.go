@@ -12,6 +12,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
+	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -26,9 +27,12 @@ type Deps struct {
 	// disables the fallback.
 	Archive *archive.Store
 	// Workflows are the workflow functions by registered name; nil means
-	// workflows.Registry(), what the worker registers. Tests swap in
+	// workflows.Registry(Specs), what the worker registers. Tests swap in
 	// changed code here.
 	Workflows map[string]any
+	// Specs are the tool specs the workflows are bound to (the worker
+	// registry's); required when Workflows is nil.
+	Specs []toolkit.Spec
 	// DataConverter must be the worker's; nil means the SDK default, which
 	// is what the worker uses.
 	DataConverter converter.DataConverter
@@ -44,7 +48,10 @@ func (d Deps) withDefaults() (Deps, error) {
 		return d, errors.New("audit: an evidence store is required")
 	}
 	if d.Workflows == nil {
-		d.Workflows = workflows.Registry()
+		if len(d.Specs) == 0 {
+			return d, errors.New("audit: the tool specs (or the workflows) are required to replay")
+		}
+		d.Workflows = workflows.Registry(d.Specs)
 	}
 	if d.DataConverter == nil {
 		d.DataConverter = converter.GetDefaultDataConverter()

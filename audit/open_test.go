@@ -9,6 +9,7 @@ import (
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
 
 func TestOpenFromConfig(t *testing.T) {
@@ -17,7 +18,7 @@ func TestOpenFromConfig(t *testing.T) {
 	cfg := config.Config{PostgresDSN: testenv.Database(t), EvidenceKeyID: "k1", EvidenceKey: base64.StdEncoding.EncodeToString(key)}
 	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
-	d, closeAll, err := audit.Open(ctxT(t), cfg, nil)
+	d, closeAll, err := audit.Open(ctxT(t), cfg, wiring.ToolSpecs(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestOpenFromConfig(t *testing.T) {
 
 	// An unreachable server is "could not run", with a clear error.
 	t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
-	d2, close2, err := audit.Open(ctxT(t), cfg, nil)
+	d2, close2, err := audit.Open(ctxT(t), cfg, wiring.ToolSpecs(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

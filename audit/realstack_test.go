@@ -38,7 +38,7 @@ func newRealStack(t *testing.T) *realStack {
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	ws := wiringtest.StartWith(t, wiringtest.Options{Logger: logger})
 	s := &realStack{c: ws.Temporal, pool: ws.Pool, store: ws.Store, logger: logger, tq: ws.TaskQueue, ws: ws}
-	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger}
+	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger, Specs: ws.Deps.Registry.Specs()}
 	return s
 }
 

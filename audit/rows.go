@@ -39,7 +39,7 @@ func checkRows(ctx context.Context, d Deps, h *historypb.History, ev *events, re
 		if a.State != stateCompleted {
 			continue
 		}
-		env, found, err := envelopeOf(d.DataConverter, a.Result)
+		env, _, found, err := envelopeOf(d.DataConverter, a.Result)
 		if err != nil || !found || env.Tool != commerce.ToolCreateDraftOrder || !env.OK {
 			continue // undecodable results are findings of checkActivities already
 		}

@@ -118,7 +118,8 @@ func TestFinding6_ReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 
 // TestFinding10_ToolCallStartedWithoutTheCLIRefusesDuplicateKeys (issue 10,
 // finding 10): a ToolCall started with a bare SDK (no client, no CLI: raw
-// JSON reaches the worker) with a duplicate key ends INVALID_ARGUMENT; the
+// JSON reaches the worker) with a duplicate key is refused with an
+// INVALID_ARGUMENT envelope; the
 // worker decodes it as strictly as the CLI does.
 func TestFinding10_ToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T) {
 	c, _ := newClient(t)
@@ -132,8 +133,12 @@ func TestFinding10_ToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = run.Get(ctx, nil)
-	if code := toolkit.CodeOf(err); code != toolkit.InvalidArgument || !strings.Contains(err.Error(), "not valid JSON") {
-		t.Fatalf("duplicate key: %v, want INVALID_ARGUMENT", err)
+	// Every answer is an envelope (finding 7): the refusal is the result.
+	var res workflows.ToolCallResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatalf("duplicate key failed the workflow: %v", err)
+	}
+	if e := res.Envelope.Error; res.Envelope.OK || e == nil || e.Code != toolkit.InvalidArgument || !strings.Contains(e.Message, "not valid JSON") {
+		t.Fatalf("duplicate key: envelope %+v (error %+v), want INVALID_ARGUMENT", res.Envelope, e)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
 
 func (a *app) auditCmd() *cobra.Command {
@@ -135,7 +136,7 @@ func (a *app) auditDeps(ctx context.Context, needTemporal bool) (audit.Deps, fun
 		closeAll()
 		return audit.Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "history archive: %v", err)
 	}
-	deps := audit.Deps{Evidence: store, Archive: arch, Reader: "starter-audit"}
+	deps := audit.Deps{Evidence: store, Archive: arch, Reader: "starter-audit", Specs: wiring.ToolSpecs()}
 	if needTemporal {
 		c, err := a.connect(ctx)
 		if err != nil {

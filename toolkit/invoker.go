@@ -60,7 +60,8 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 	)
 	logger.Info("tool call", zap.String("event", "agent_tool_call"), zap.String("status", "running"))
 
-	resp, err := inv.invoke(ctx, name, req, input, call, start)
+	var seen answered
+	resp, err := inv.invoke(ctx, name, req, input, call, start, &seen)
 	resp.Meta.DurationMS = inv.now().Sub(start).Milliseconds()
 	fields := []zap.Field{
 		zap.String("event", "agent_tool_done"),
@@ -71,7 +72,16 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 	}
 	if err != nil {
 		te := AsError(err)
-		resp.OK, resp.Status, resp.Error = false, StatusError, te
+		resp.OK, resp.Status, resp.Data, resp.Error = false, StatusError, nil, te
+		if seen.spec != nil && !te.Code.Retryable() {
+			// A refusal is an answer like any other: it gets its evidence
+			// snapshot, and without one it is not given (the store's failure
+			// is infrastructure, retried).
+			if rerr := inv.recordRefusal(ctx, resp, *seen.spec, req, call, seen.inputJSON(), start); rerr != nil {
+				te = AsError(rerr)
+				resp.Error = te
+			}
+		}
 		logger.Warn("tool call failed", append(fields, zap.String("status", "error"), zap.String("error_code", string(te.Code)))...)
 		return resp, te
 	}
@@ -79,7 +89,27 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 	return resp, nil
 }
 
-func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input any, call CallContext, start time.Time) (*Response, error) {
+// answered is what invoke learnt before it failed: the spec of a registered
+// tool (so its refusal can be evidenced) and the input as JSON, if valid.
+type answered struct {
+	spec  *Spec
+	input any
+	rawIn json.RawMessage
+}
+
+// inputJSON is the input a refusal's snapshot digests: the validated input,
+// else the input as given (refused by preflight), else nothing.
+func (a answered) inputJSON() json.RawMessage {
+	if a.rawIn != nil {
+		return a.rawIn
+	}
+	if b, err := json.Marshal(a.input); err == nil && string(b) != "null" {
+		return b
+	}
+	return nil
+}
+
+func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input any, call CallContext, start time.Time, seen *answered) (*Response, error) {
 	resp := &Response{Tool: name, Warnings: []string{}}
 	tool, enabled := inv.reg.lookup(name)
 	if tool == nil {
@@ -87,6 +117,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	}
 	spec := tool.Spec
 	resp.Version, resp.Meta.Provider = spec.Version, spec.Provider
+	seen.spec, seen.input = &spec, input
 	if !enabled {
 		return resp, Errorf(Forbidden, "tool %s is disabled", name)
 	}
@@ -95,6 +126,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 		return resp, err
 	}
 	resp.Meta.InputFingerprint, _ = inv.hasher(rawIn)
+	seen.rawIn = rawIn
 
 	out, err := run(ctx, tool, &Call{Request: req, Input: rawIn, Spec: spec})
 	if err != nil {
@@ -134,7 +166,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	}
 	resp.Meta.OutputFingerprint = hash
 
-	if err := inv.record(ctx, resp, spec, req, call, rawIn, rawOut, clean.Changed, hash, start); err != nil {
+	if err := inv.record(ctx, resp, spec, req, call, rawIn, rawOut, clean.Changed, hash, start, resp.Data); err != nil {
 		resp.OK, resp.Data = false, nil
 		return resp, err
 	}
@@ -206,7 +238,7 @@ func run(ctx context.Context, tool *Tool, call *Call) (out *Output, err error) {
 
 // record stores the evidence snapshot and puts its id into the envelope.
 func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req Request, call CallContext,
-	rawIn, rawOut json.RawMessage, redacted bool, hash string, start time.Time) error {
+	rawIn, rawOut json.RawMessage, redacted bool, hash string, start time.Time, output json.RawMessage) error {
 	if inv.sink == nil {
 		if spec.EvidenceRequired {
 			return Errorf(UpstreamError, "tool %s requires evidence and no evidence store is configured", spec.Name)
@@ -220,7 +252,7 @@ func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req R
 	snap := Snapshot{
 		Tool: spec.Name, ToolVersion: spec.Version, Build: inv.build, Call: call,
 		RequestID: req.RequestID, CorrelationID: req.CorrelationID, UserID: req.UserID,
-		InputDigest: digest, Output: resp.Data, OutputHash: hash,
+		InputDigest: digest, Output: output, OutputHash: hash,
 		RulesetVersion: resp.Meta.RulesetVersion, TTL: spec.TTL, Status: resp.Status, CreatedAt: start.UTC(),
 	}
 	if redacted {

@@ -31,7 +31,9 @@ func TestInvalidInputNeverReachesTheTool(t *testing.T) {
 			if te == nil || te.Code != InvalidArgument {
 				t.Fatalf("want INVALID_ARGUMENT, got %v", err)
 			}
-			if calls != 0 || sink.count() != 0 {
+			// The refusal is evidenced (one snapshot holding the error),
+			// the tool never ran.
+			if calls != 0 || sink.count() != 1 || sink.snaps[0].Status != StatusError {
 				t.Fatalf("tool called %d times, %d snapshots: invalid input reached the tool", calls, sink.count())
 			}
 			fields, _ := json.Marshal(te.Details["fields"])

@@ -179,13 +179,13 @@ type DraftOrderStatus struct {
 	Result       *DraftOrderResult    `json:"result,omitempty"`
 }
 
-// DraftOrder prices a basket (pricing, shipping and compliance in parallel,
+// DraftOrder (registered as DraftOrderWorkflowName) prices a basket (pricing, shipping and compliance in parallel,
 // then duties and taxes, then the total), asks support staff when compliance
 // is uncertain, waits for the user to confirm the exact total (re-quoting a
 // stale quote) and creates the draft order exactly once for the user's
 // idempotency key (docs/envelope.md#idempotency).
-func DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderResult, error) {
-	d := &draftOrder{}
+func (b bound) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderResult, error) {
+	d := &draftOrder{specs: b.specs}
 	if err := d.setup(ctx, in); err != nil {
 		return DraftOrderResult{}, err
 	}

@@ -29,6 +29,7 @@ type CancelSignal struct {
 // makes every decision, in the order signals arrived.
 type draftOrder struct {
 	in        DraftOrderInput
+	specs     toolSpecs
 	state     string
 	log       SignalLog
 	approvals *Approvals
@@ -42,17 +43,20 @@ type draftOrder struct {
 	// on a cancel can no longer stop it.
 	pastCancel bool
 
-	round        int
-	quote        *commerce.Quote
-	shipping     *commerce.ShippingQuote
-	option       *commerce.ShippingOption
-	compliance   *ComplianceSummary
-	duties       *commerce.DutiesAndTaxes
-	total        *commerce.Total
-	confirmation *PendingConfirmation
-	approval     *ApprovalOutcome
-	draft        *commerce.DraftOrder
-	requotes     int
+	round      int
+	quote      *commerce.Quote
+	shipping   *commerce.ShippingQuote
+	option     *commerce.ShippingOption
+	compliance *ComplianceSummary
+	// complianceMode is the transport mode compliance last cleared ("" in
+	// runs recorded before changeComplianceMode).
+	complianceMode string
+	duties         *commerce.DutiesAndTaxes
+	total          *commerce.Total
+	confirmation   *PendingConfirmation
+	approval       *ApprovalOutcome
+	draft          *commerce.DraftOrder
+	requotes       int
 	// creates counts the create calls of the run (see create).
 	creates  int
 	evidence []EvidenceRef
@@ -81,7 +85,7 @@ func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
 	cancelCh := workflow.GetSignalChannelWithOptions(ctx, SignalCancel, workflow.SignalChannelOptions{
 		Description: `The user abandons the order before it is created: {"reason": "…"} (optional).`,
 	})
-	d.approvals = NewApprovals(ctx, ApprovalConfig{Flow: FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log})
+	d.approvals = NewApprovals(ctx, ApprovalConfig{Flow: FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log, specs: d.specs})
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			raw := receiveRaw(ctx, confirmCh)
@@ -151,6 +155,15 @@ func (d *draftOrder) setState(ctx workflow.Context, state string) error {
 // record keeps the evidence reference of a successful tool call.
 func (d *draftOrder) record(step string, env toolkit.Response) {
 	d.evidence = append(d.evidence, evidenceRef(step, env))
+}
+
+// recordAnswer keeps the evidence reference of a tool's answer: every
+// success, and a refusal whose envelope names its snapshot (the compliance
+// decision that blocked the order is evidence like any other answer).
+func (d *draftOrder) recordAnswer(step string, env toolkit.Response, err error) {
+	if err == nil || env.SnapshotID() != "" {
+		d.record(step, env)
+	}
 }
 
 // step names a tool call of the current quote round, for correlation ids

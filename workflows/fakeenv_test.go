@@ -36,6 +36,8 @@ type fakeEnv struct {
 	// failTimes limits a failure to the next n calls (0: always).
 	failTimes map[string]int
 	calls     map[string][]any
+	// toolCalls are the tools called through the tool activity (CallTool).
+	toolCalls []string
 	snapN     int
 	upserts   []string
 }

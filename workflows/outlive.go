@@ -107,13 +107,13 @@ func (f *outliveFuture) Get(ctx workflow.Context, valuePtr any) error {
 
 func (f *outliveFuture) IsReady() bool { return f.done.IsReady() }
 
-// call runs one tool activity of the draft order under its spec's options,
-// waiting out outages for one confirm window (the order's own window: the
+// outliving is the toolCall.wrap of the draft order's tool calls: each
+// waits out outages for one confirm window (the order's own window: the
 // longest the user is asked to wait for any one step).
-func (d *draftOrder) call(ctx workflow.Context, spec toolkit.Spec, summary string, activity, input any) workflow.Future {
-	return outlive(ctx, d.outlive, d.in.ConfirmWindow, spec.Name, func(ctx workflow.Context) workflow.Future {
-		return workflow.ExecuteActivity(toolOptions(ctx, spec, summary), activity, input)
-	})
+func (d *draftOrder) outliving(what string) func(workflow.Context, func(workflow.Context) workflow.Future) workflow.Future {
+	return func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future {
+		return outlive(ctx, d.outlive, d.in.ConfirmWindow, what, start)
+	}
 }
 
 // unavailable is the result of a call whose dependency stayed down for the

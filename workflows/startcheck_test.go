@@ -59,7 +59,7 @@ func TestFinding4_CheckRefusesWhatTheRunWouldRefuse(t *testing.T) {
 			if tc.field == "request.user_id" {
 				return // the run's id could not even be built
 			}
-			f.env.ExecuteWorkflow(DraftOrder, f.in)
+			f.env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
 			if code := toolkit.CodeOf(f.env.GetWorkflowError()); code != toolkit.InvalidArgument {
 				t.Fatalf("run ended %v, want INVALID_ARGUMENT", f.env.GetWorkflowError())
 			}

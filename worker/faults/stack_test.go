@@ -24,6 +24,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
 
 // stack is the matrix's own stack. Every process it starts is its child,
@@ -136,7 +137,7 @@ func newStack(t *testing.T) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps, closeDeps, err := audit.Open(ctx, cfg, nil)
+	deps, closeDeps, err := audit.Open(ctx, cfg, wiring.ToolSpecs(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

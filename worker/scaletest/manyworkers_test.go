@@ -29,6 +29,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/webhook"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -216,7 +217,7 @@ func checkEvidence(ctx context.Context, t *testing.T, p *pgxpool.Pool, cl *clien
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := audit.Deps{Temporal: cl.Temporal(), Evidence: store}
+	deps := audit.Deps{Temporal: cl.Temporal(), Evidence: store, Specs: wiring.ToolSpecs()}
 	superseded := 0
 	for _, id := range ids {
 		v, err := store.Verify(ctx, id)

@@ -25,7 +25,8 @@ func draftOrderB(ctx workflow.Context, in workflows.DraftOrderInput) (workflows.
 	if err := workflow.Sleep(ctx, time.Millisecond); err != nil {
 		return workflows.DraftOrderResult{}, err
 	}
-	return workflows.DraftOrder(ctx, in)
+	draftOrder := workflows.Registry(wiring.ToolSpecs())[workflows.DraftOrderWorkflowName].(func(workflow.Context, workflows.DraftOrderInput) (workflows.DraftOrderResult, error))
+	return draftOrder(ctx, in)
 }
 
 // TestDeployBesideRunningBuild is a deploy with Worker Versioning on the
@@ -64,7 +65,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	defer cl.Close()
 
 	// Build A, and three orders waiting for their users on it.
-	startBuild("A", func(r worker.Registry) { workflows.Register(r) })
+	startBuild("A", func(r worker.Registry) { workflows.Register(r, ws.Deps.Registry.Specs()) })
 	var old []string
 	for i := 0; i < 3; i++ {
 		h, err := cl.StartDraftOrder(ctx, orderInput("ver-a-"+randomHex(6)))
@@ -79,7 +80,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 
 	// Build B beside it, current from now on.
 	startBuild("B", func(r worker.Registry) {
-		for name, fn := range workflows.Registry() {
+		for name, fn := range workflows.Registry(ws.Deps.Registry.Specs()) {
 			if name == workflows.DraftOrderWorkflowName {
 				fn = draftOrderB
 			}
@@ -122,7 +123,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	}
 
 	// Replaying an A history with B's code: what CI's replay tests catch.
-	changed := workflows.Registry()
+	changed := workflows.Registry(ws.Deps.Registry.Specs())
 	changed[workflows.DraftOrderWorkflowName] = draftOrderB
 	rep, err := audit.Audit(ctx, audit.Deps{Temporal: ws.Temporal, Evidence: ws.Store, Workflows: changed}, audit.ByID(old[0], ""))
 	if err != nil {

@@ -25,8 +25,7 @@ func (d *Deps) Register(r worker.Registry) { d.RegisterRoles(r, AllRoles) }
 // workflows, the activities, or both.
 func (d *Deps) RegisterRoles(r worker.Registry, roles Roles) {
 	if roles.Workflows {
-		workflows.Register(r)
-		workflows.UseToolSpecs(d.Registry.Specs()...)
+		workflows.Register(r, d.Registry.Specs())
 	}
 	if roles.Activities {
 		for _, a := range d.activities() {
