@@ -48,15 +48,15 @@ var legacyActivities = map[string]LegacyActivity{
 // envelope, or the ApplicationError of a refusal or a failure.
 func legacy[T any](ctx context.Context, inv *toolkit.Invoker, tool string, req toolkit.Request, args any) (T, toolkit.Response, error) {
 	var out T
-	env, err := call(ctx, inv, tool, req, args)
+	env, err := Call(ctx, inv, tool, req, args)
 	if err != nil {
 		return out, env, err
 	}
 	if !env.OK {
-		return out, env, toolkit.ApplicationError(env.Error)
+		return out, env, ApplicationError(env.Error)
 	}
 	if err := env.Decode(&out); err != nil {
-		return out, env, toolkit.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%v", err))
+		return out, env, ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%v", err))
 	}
 	return out, env, nil
 }

@@ -3,6 +3,8 @@ package activities
 import (
 	"context"
 
+	"go.temporal.io/sdk/activity"
+
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -33,16 +35,17 @@ type CallToolResult struct {
 // TIMEOUT, RATE_LIMITED, CONFLICT) fails the attempt, so Temporal retries
 // it under the tool's retry policy.
 func (a *Tools) CallTool(ctx context.Context, in CallToolInput) (CallToolResult, error) {
-	env, err := call(ctx, a.Invoker, in.Call.Tool, in.Call.Request, in.Call.Input)
+	env, err := Call(ctx, a.Invoker, in.Call.Tool, in.Call.Request, in.Call.Input)
 	return CallToolResult{Envelope: env}, err
 }
 
-// call is the one tool call every activity shares: the envelope of any
-// answer, or the Temporal error of a failure worth retrying.
-func call(ctx context.Context, inv *toolkit.Invoker, tool string, req toolkit.Request, input any) (toolkit.Response, error) {
-	resp, err := inv.Invoke(ctx, tool, req, input)
+// Call is the one tool call every activity shares (and any activity a test
+// defines): the invoker told which activity runs it, then the envelope of
+// any answer, or the Temporal error of a failure worth retrying.
+func Call(ctx context.Context, inv *toolkit.Invoker, tool string, req toolkit.Request, input any) (toolkit.Response, error) {
+	resp, err := inv.Invoke(toolkit.WithCall(ctx, callOf(ctx)), tool, req, input)
 	if err != nil && toolkit.AsError(err).Code.Retryable() {
-		return toolkit.Response{}, toolkit.ApplicationError(err)
+		return toolkit.Response{}, ApplicationError(err)
 	}
 	return *resp, nil
 }
@@ -59,4 +62,17 @@ type ListToolsResult struct {
 // registry is the source of truth, not a copy in the caller.
 func (a *Tools) ListTools(context.Context, ListToolsInput) (ListToolsResult, error) {
 	return ListToolsResult{Tools: a.Invoker.Registry().Specs()}, nil
+}
+
+// callOf locates the running activity for the invoker's evidence and audit
+// rows; zero outside an activity (a test calling the method directly).
+func callOf(ctx context.Context) toolkit.CallContext {
+	if !activity.IsActivity(ctx) {
+		return toolkit.CallContext{}
+	}
+	info := activity.GetInfo(ctx)
+	return toolkit.CallContext{
+		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt,
+	}
 }

@@ -79,13 +79,13 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 		return &toolkit.Output{Data: map[string]any{"step": in.N, "answer": in.N * 7}}, nil
 	})
 	faultToolCall := func(ctx context.Context, n int) (string, error) {
-		resp, err := inv.Invoke(ctx, testTool, testRequest(fmt.Sprintf("req-fault-%d", n)), map[string]any{"n": n})
+		resp, err := inv.Invoke(toolkit.WithCall(ctx, activityCall(ctx)), testTool, testRequest(fmt.Sprintf("req-fault-%d", n)), map[string]any{"n": n})
 		if err != nil {
 			if toolkit.CodeOf(err) == toolkit.UpstreamError {
 				storeFailures.Add(1)
 			}
 			activity.GetLogger(ctx).Info("tool call failed", "code", toolkit.CodeOf(err), "attempt", activity.GetInfo(ctx).Attempt)
-			return "", toolkit.ApplicationError(err)
+			return "", applicationError(err)
 		}
 		return resp.SnapshotID(), nil
 	}
@@ -150,4 +150,19 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 	if err != nil || !rep.OK || rep.Rows != steps {
 		t.Fatalf("chain after the restart: %+v %v", rep, err)
 	}
+}
+
+// activityCall is what the activities package tells the invoker about the
+// running activity (this package cannot import it: activities imports evidence).
+func activityCall(ctx context.Context) toolkit.CallContext {
+	info := activity.GetInfo(ctx)
+	return toolkit.CallContext{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt}
+}
+
+// applicationError is the activity's Temporal error: retryable as its code is.
+func applicationError(err error) error {
+	te := toolkit.AsError(err)
+	return temporal.NewApplicationErrorWithOptions(te.Message, string(te.Code),
+		temporal.ApplicationErrorOptions{NonRetryable: !te.Code.Retryable()})
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.uber.org/zap"
 )
 
@@ -359,16 +358,22 @@ func (r Request) missingFields() []string {
 	return missing
 }
 
-func callContext(ctx context.Context) CallContext {
-	if !activity.IsActivity(ctx) {
-		return CallContext{}
-	}
-	info := activity.GetInfo(ctx)
-	return CallContext{
-		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
-		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt,
-	}
+type callKey struct{}
+
+// WithCall tells the invoker where in Temporal a call runs (the activity
+// that carries it); the activities set it, so the invoker and the tools
+// need no SDK. Evidence and audit rows record it.
+func WithCall(ctx context.Context, c CallContext) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
 }
+
+// CallFrom is the CallContext WithCall set; zero outside an activity.
+func CallFrom(ctx context.Context) CallContext {
+	c, _ := ctx.Value(callKey{}).(CallContext)
+	return c
+}
+
+func callContext(ctx context.Context) CallContext { return CallFrom(ctx) }
 
 // correlationID is `corr-{16 hex}` (docs/evidence.md#correlation-id). Inside an
 // activity it is derived from the workflow and activity ids, so every retry of
@@ -381,21 +386,6 @@ func correlationID(call CallContext) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return "corr-" + hex.EncodeToString(b)
-}
-
-// Run invokes a tool from an activity: it decodes the data into T and
-// converts any failure into the Temporal error the activity returns.
-func Run[T any](ctx context.Context, inv *Invoker, name string, req Request, input any) (T, Response, error) {
-	var zero T
-	resp, err := inv.Invoke(ctx, name, req, input)
-	if err != nil {
-		return zero, *resp, ApplicationError(err)
-	}
-	var out T
-	if err := resp.Decode(&out); err != nil {
-		return zero, *resp, ApplicationError(Errorf(UpstreamError, "%v", err))
-	}
-	return out, *resp, nil
 }
 
 // String renders a request for debugging without its PII-bearing fields.

@@ -90,7 +90,7 @@ func (f *fixture) getQuote(ctx context.Context, in activities.GetQuoteInput) (ac
 	q.Subtotal.Currency = in.Args.Currency
 	q.PriceHash, _ = commerce.PriceHash(q.Currency, q.Lines)
 	if in.Args.ExpectedPriceHash != "" && in.Args.ExpectedPriceHash != q.PriceHash {
-		return activities.GetQuoteResult{}, toolkit.ApplicationError(
+		return activities.GetQuoteResult{}, activities.ApplicationError(
 			toolkit.Errorf(toolkit.PriceChanged, "prices changed since the quote the user saw").WithDetail("price_hash", q.PriceHash))
 	}
 	return activities.GetQuoteResult{Quote: q, Envelope: f.envelopeFor(commerce.ToolGetQuote, toolkit.StatusOK)}, nil
@@ -121,7 +121,7 @@ func (f *fixture) checkCompliance(ctx context.Context, in activities.CheckCompli
 		mode = "air" // the tool's strict default
 	}
 	if f.blockAir && mode == "air" {
-		return activities.CheckComplianceResult{}, toolkit.ApplicationError(
+		return activities.CheckComplianceResult{}, activities.ApplicationError(
 			toolkit.Errorf(toolkit.ComplianceBlocked, "the order cannot ship to DE by air").WithDetail("rule", "DG_LITHIUM_ION_STANDALONE_AIR"))
 	}
 	v := f.verdict
@@ -152,7 +152,7 @@ func (f *fixture) computeTotal(ctx context.Context, in activities.ComputeTotalIn
 	}
 	t, err := commerce.ComputeTotal(in.Args)
 	if err != nil {
-		return activities.ComputeTotalResult{}, toolkit.ApplicationError(err)
+		return activities.ComputeTotalResult{}, activities.ApplicationError(err)
 	}
 	return activities.ComputeTotalResult{Total: t, Envelope: f.envelopeFor(commerce.ToolComputeTotal, toolkit.StatusOK)}, nil
 }
@@ -162,7 +162,7 @@ func (f *fixture) createDraftOrder(ctx context.Context, in activities.CreateDraf
 		return activities.CreateDraftOrderResult{}, err
 	}
 	if in.Args.ConfirmedQuoteHash != in.Args.Total.QuoteHash || in.Request.IdempotencyKey == "" {
-		return activities.CreateDraftOrderResult{}, toolkit.ApplicationError(toolkit.Errorf(toolkit.NeedsUserConfirmation, "not confirmed"))
+		return activities.CreateDraftOrderResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.NeedsUserConfirmation, "not confirmed"))
 	}
 	return activities.CreateDraftOrderResult{
 		DraftOrder: commerce.DraftOrder{DraftOrderID: "do_01TEST", ExpiresAt: f.env.Now().Add(24 * time.Hour), Status: commerce.DraftStatusOpen,

@@ -54,14 +54,14 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 	spec, err := specs.get(c.tool)
 	if err != nil {
 		f, set := workflow.NewFuture(ctx)
-		set.SetError(toolkit.ApplicationError(err))
+		set.SetError(activities.ApplicationError(err))
 		return toolFuture[T]{f: f, tool: c.tool}
 	}
 	if workflow.GetVersion(ctx, changeToolActivity, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		la, ok := activities.LegacyActivityOf(c.tool)
 		if !ok {
 			f, set := workflow.NewFuture(ctx)
-			set.SetError(toolkit.ApplicationError(toolkit.Errorf(toolkit.NotFound, "tool %s has no per-tool activity", c.tool)))
+			set.SetError(activities.ApplicationError(toolkit.Errorf(toolkit.NotFound, "tool %s has no per-tool activity", c.tool)))
 			return toolFuture[T]{f: f, tool: c.tool}
 		}
 		f := c.run(ctx, func(ctx workflow.Context) workflow.Future {
@@ -75,7 +75,7 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 	raw, err := json.Marshal(c.args)
 	if err != nil {
 		f, set := workflow.NewFuture(ctx)
-		set.SetError(toolkit.ApplicationError(toolkit.Errorf(toolkit.InvalidArgument, "input of %s is not JSON: %v", c.tool, err)))
+		set.SetError(activities.ApplicationError(toolkit.Errorf(toolkit.InvalidArgument, "input of %s is not JSON: %v", c.tool, err)))
 		return toolFuture[T]{f: f, tool: c.tool}
 	}
 	var tools *activities.Tools
@@ -116,11 +116,11 @@ func (t toolFuture[T]) Get(ctx workflow.Context) (T, toolkit.Response, error) {
 		if te == nil {
 			te = toolkit.Errorf(toolkit.UpstreamError, "tool %s answered ok=false without an error", t.tool)
 		}
-		return out, env, toolkit.ApplicationError(te)
+		return out, env, activities.ApplicationError(te)
 	}
 	//workflowcheck:ignore
 	if err := env.Decode(&out); err != nil {
-		return out, env, toolkit.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%v", err))
+		return out, env, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%v", err))
 	}
 	return out, env, nil
 }
@@ -131,10 +131,10 @@ func decodeLegacy[T any](tool, field string, raw map[string]json.RawMessage) (T,
 	var out T
 	var env toolkit.Response
 	if err := json.Unmarshal(raw["envelope"], &env); err != nil {
-		return out, env, toolkit.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%s: result without envelope: %v", tool, err))
+		return out, env, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%s: result without envelope: %v", tool, err))
 	}
 	if err := json.Unmarshal(raw[field], &out); err != nil {
-		return out, env, toolkit.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%s: decode %s: %v", tool, field, err))
+		return out, env, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%s: decode %s: %v", tool, field, err))
 	}
 	return out, env, nil
 }

@@ -119,7 +119,7 @@ func (b bound) toolCallFailing(ctx workflow.Context, in ToolCallInput) (ToolCall
 	}
 	spec, err := b.specs.get(in.Call.Tool)
 	if err != nil {
-		return ToolCallResult{}, toolkit.ApplicationError(err)
+		return ToolCallResult{}, activities.ApplicationError(err)
 	}
 	in.Call.Request = toolRequest(ctx, in.Call)
 	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)

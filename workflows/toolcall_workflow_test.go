@@ -83,7 +83,7 @@ func TestFinding7_RefusalIsAnEnvelopeResult(t *testing.T) {
 func TestFinding7_FailureAfterRetriesIsAnEnvelope(t *testing.T) {
 	env := toolCallEnv()
 	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{},
-		toolkit.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "database down")))
+		activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "database down")))
 	res := runToolCall(t, env, toolCallFixture())
 	if res.OK || res.Status != toolkit.StatusError || res.Error == nil || res.Error.Code != toolkit.UpstreamError || !res.Error.CanRetry ||
 		res.Tool != "pricing.get_realtime_quote" || res.Version == "" {
@@ -105,7 +105,7 @@ func TestToolCallLegacyVersionFails(t *testing.T) {
 	env := toolCallEnv()
 	env.OnGetVersion(changeToolCallEnvelope, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{},
-		toolkit.ApplicationError(toolkit.Errorf(toolkit.OutOfStock, "only 1 left")))
+		activities.ApplicationError(toolkit.Errorf(toolkit.OutOfStock, "only 1 left")))
 	env.ExecuteWorkflow(ToolCallWorkflowName, ToolCallInput{Call: toolCallFixture()})
 	var ae *temporal.ApplicationError
 	if err := env.GetWorkflowError(); !asApplicationError(err, &ae) || ae.Type() != string(toolkit.OutOfStock) {

@@ -70,7 +70,7 @@ func (f *fakeEnv) serveTools(fakes map[string]any) {
 			fn := reflect.ValueOf(fakes[in.Call.Tool])
 			if !fn.IsValid() {
 				f.t.Errorf("no fake for tool %s", in.Call.Tool)
-				return activities.CallToolResult{}, toolkit.ApplicationError(toolkit.Errorf(toolkit.NotFound, "no fake"))
+				return activities.CallToolResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.NotFound, "no fake"))
 			}
 			legacyIn := reflect.New(fn.Type().In(1))
 			raw, _ := json.Marshal(map[string]any{"request": in.Call.Request, "args": in.Call.Input})
