@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -188,7 +189,7 @@ func startCheck(ctx workflow.Context, in DraftOrderInput) (DraftOrderInput, erro
 		return checked, checkWorkflowID(id, checked.Request)
 	}
 	if workflow.GetVersion(ctx, versionStartCheck, workflow.DefaultVersion, 1) == 1 {
-		return in, toolkit.ApplicationError(err)
+		return in, activities.ApplicationError(err)
 	}
 	err = in.checkV0(id)
 	return in, err

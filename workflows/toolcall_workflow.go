@@ -112,7 +112,7 @@ func toolRequest(ctx workflow.Context, call toolkit.ToolCall) toolkit.Request {
 func (b bound) toolCallFailing(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 	// Runs recorded before strict decoding (no marker) ran what they got.
 	if in.refused != nil && workflow.GetVersion(ctx, versionStrictToolCall, workflow.DefaultVersion, 1) == 1 {
-		return ToolCallResult{}, toolkit.ApplicationError(in.refused)
+		return ToolCallResult{}, activities.ApplicationError(in.refused)
 	}
 	if in.Call.Tool == "" {
 		return ToolCallResult{}, invalidInput("tool call names no tool")
