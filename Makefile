@@ -35,7 +35,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-unit test-integration test-ui test-scale test-down fuzz lint clean
+.PHONY: help tools build dev down status test test-unit test-integration test-ui test-scale test-faults test-faults-short test-down fuzz lint clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -71,7 +71,7 @@ test-down: ## stop a test stack kept up with scripts/stack.sh test up
 status: ## show what is running
 	scripts/stack.sh dev status
 
-test: test-unit fuzz test-integration ## unit tests, short fuzzing, integration tests
+test: test-unit fuzz test-integration test-faults-short ## unit tests, short fuzzing, integration tests, the short fault matrix
 
 test-unit: ## go test -short ./... (no services)
 	scripts/test.sh unit
@@ -81,6 +81,12 @@ test-integration: tools ## start the test stack if needed, go test ./..., stop i
 
 test-ui: tools ## headless Chromium through the Web UI with the codec server (installs chromium, npm ci in scripts/ui)
 	scripts/test-ui.sh
+
+test-faults: tools ## the fault matrix on a stack of its own (FAULTS=long|short, default long)
+	scripts/faults.sh
+
+test-faults-short: tools ## the fault matrix's short form (what make test runs)
+	FAULTS=short scripts/faults.sh
 
 # The many-workers kill test at load (make test runs it short: 24 orders,
 # 4 onboardings). Override e.g. SCALE_ORDERS=1000 SCALE_CONCURRENCY=48.

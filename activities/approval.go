@@ -33,6 +33,6 @@ type RecordApprovalResult struct {
 // approver fails with NOT_FOUND, an inactive one with FORBIDDEN; neither is
 // retried.
 func (a *Approval) RecordApproval(ctx context.Context, in RecordApprovalInput) (RecordApprovalResult, error) {
-	rec, env, err := toolkit.Run[support.ApprovalRecord](ctx, a.Invoker, support.RecordApprovalTool, in.Request, in.Args)
+	rec, env, err := legacy[support.ApprovalRecord](ctx, a.Invoker, support.RecordApprovalTool, in.Request, in.Args)
 	return RecordApprovalResult{Record: rec, Envelope: env}, err
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
-	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // Archive copies closed workflows' histories into the history archive, so
@@ -46,7 +45,7 @@ func (a *Archive) ArchiveClosedHistories(ctx context.Context, in ArchiveClosedHi
 	if err != nil {
 		// Like every activity: a closed-set code (UPSTREAM_ERROR for a
 		// database or Temporal failure), never a Go error type name.
-		return res, toolkit.ApplicationError(err)
+		return res, ApplicationError(err)
 	}
 	return res, nil
 }

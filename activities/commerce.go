@@ -29,7 +29,7 @@ type GetQuoteResult struct {
 // GetQuote prices the items in the requested currency. Errors: NOT_FOUND
 // (unknown SKU), OUT_OF_STOCK, PRICE_CHANGED (ExpectedPriceHash differs).
 func (c *Commerce) GetQuote(ctx context.Context, in GetQuoteInput) (GetQuoteResult, error) {
-	q, env, err := toolkit.Run[commerce.Quote](ctx, c.Invoker, commerce.ToolGetQuote, in.Request, in.Args)
+	q, env, err := legacy[commerce.Quote](ctx, c.Invoker, commerce.ToolGetQuote, in.Request, in.Args)
 	return GetQuoteResult{Quote: q, Envelope: env}, err
 }
 
@@ -48,7 +48,7 @@ type QuoteShippingResult struct {
 // QuoteShipping lists economy, standard and express options. Errors:
 // ADDRESS_INVALID, NOT_FOUND (unknown SKU).
 func (c *Commerce) QuoteShipping(ctx context.Context, in QuoteShippingInput) (QuoteShippingResult, error) {
-	s, env, err := toolkit.Run[commerce.ShippingQuote](ctx, c.Invoker, commerce.ToolQuoteShipping, in.Request, in.Args)
+	s, env, err := legacy[commerce.ShippingQuote](ctx, c.Invoker, commerce.ToolQuoteShipping, in.Request, in.Args)
 	return QuoteShippingResult{Shipping: s, Envelope: env}, err
 }
 
@@ -68,7 +68,7 @@ type EstimateDutiesAndTaxesResult struct {
 // EstimateDutiesAndTaxes computes import duty and VAT/GST/sales tax.
 // Errors: ADDRESS_INVALID, INVALID_ARGUMENT (mixed currencies).
 func (c *Commerce) EstimateDutiesAndTaxes(ctx context.Context, in EstimateDutiesAndTaxesInput) (EstimateDutiesAndTaxesResult, error) {
-	d, env, err := toolkit.Run[commerce.DutiesAndTaxes](ctx, c.Invoker, commerce.ToolDutiesAndTaxes, in.Request, in.Args)
+	d, env, err := legacy[commerce.DutiesAndTaxes](ctx, c.Invoker, commerce.ToolDutiesAndTaxes, in.Request, in.Args)
 	return EstimateDutiesAndTaxesResult{Duties: d, Envelope: env}, err
 }
 
@@ -89,7 +89,7 @@ type CheckComplianceResult struct {
 // Errors: COMPLIANCE_BLOCKED (details.verdict holds the verdict),
 // ADDRESS_INVALID, NOT_FOUND.
 func (c *Commerce) CheckCompliance(ctx context.Context, in CheckComplianceInput) (CheckComplianceResult, error) {
-	v, env, err := toolkit.Run[commerce.ComplianceVerdict](ctx, c.Invoker, commerce.ToolCheckCompliance, in.Request, in.Args)
+	v, env, err := legacy[commerce.ComplianceVerdict](ctx, c.Invoker, commerce.ToolCheckCompliance, in.Request, in.Args)
 	return CheckComplianceResult{Verdict: v, Envelope: env}, err
 }
 
@@ -108,7 +108,7 @@ type ComputeTotalResult struct {
 // ComputeTotal adds lines, shipping, duty and tax exactly in minor units.
 // Errors: INVALID_ARGUMENT (mixed currencies, inconsistent lines).
 func (c *Commerce) ComputeTotal(ctx context.Context, in ComputeTotalInput) (ComputeTotalResult, error) {
-	t, env, err := toolkit.Run[commerce.Total](ctx, c.Invoker, commerce.ToolComputeTotal, in.Request, in.Args)
+	t, env, err := legacy[commerce.Total](ctx, c.Invoker, commerce.ToolComputeTotal, in.Request, in.Args)
 	return ComputeTotalResult{Total: t, Envelope: env}, err
 }
 
@@ -130,6 +130,6 @@ type CreateDraftOrderResult struct {
 // confirmed or total expired), CONFLICT (key reused for another total),
 // ADDRESS_INVALID, UPSTREAM_ERROR (audit or database unavailable; retried).
 func (c *Commerce) CreateDraftOrder(ctx context.Context, in CreateDraftOrderInput) (CreateDraftOrderResult, error) {
-	d, env, err := toolkit.Run[commerce.DraftOrder](ctx, c.Invoker, commerce.ToolCreateDraftOrder, in.Request, in.Args)
+	d, env, err := legacy[commerce.DraftOrder](ctx, c.Invoker, commerce.ToolCreateDraftOrder, in.Request, in.Args)
 	return CreateDraftOrderResult{DraftOrder: d, Envelope: env}, err
 }

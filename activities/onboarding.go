@@ -36,7 +36,7 @@ type GetMerchantRowResult struct {
 // result (status empty), not an error. Errors: UPSTREAM_ERROR (db_error),
 // TIMEOUT, both retried.
 func (o *Onboarding) GetMerchantRow(ctx context.Context, in GetMerchantRowInput) (GetMerchantRowResult, error) {
-	row, env, err := toolkit.Run[merchant.GetRowOutput](ctx, o.Invoker, merchant.ToolGetRow, in.Request, in.Args)
+	row, env, err := legacy[merchant.GetRowOutput](ctx, o.Invoker, merchant.ToolGetRow, in.Request, in.Args)
 	return GetMerchantRowResult{Row: row, Envelope: env}, err
 }
 
@@ -56,7 +56,7 @@ type GetAccountStatusResult struct {
 // requirements. Errors: NOT_FOUND, UNAUTHORIZED (not retried);
 // RATE_LIMITED (retried after Retry-After), TIMEOUT, UPSTREAM_ERROR.
 func (o *Onboarding) GetAccountStatus(ctx context.Context, in GetAccountStatusInput) (GetAccountStatusResult, error) {
-	st, env, err := toolkit.Run[stripetools.AccountStatus](ctx, o.Invoker, stripetools.ToolAccountStatus, in.Request, in.Args)
+	st, env, err := legacy[stripetools.AccountStatus](ctx, o.Invoker, stripetools.ToolAccountStatus, in.Request, in.Args)
 	return GetAccountStatusResult{Status: st, Envelope: env}, err
 }
 
@@ -78,7 +78,7 @@ type CreateRelinkURLResult struct {
 // CreateRelinkURL makes (or, within seconds, reuses) an account_onboarding
 // link. Errors: NOT_FOUND (invalid_account), RATE_LIMITED, UPSTREAM_ERROR.
 func (o *Onboarding) CreateRelinkURL(ctx context.Context, in CreateRelinkURLInput) (CreateRelinkURLResult, error) {
-	l, env, err := toolkit.Run[stripetools.Link](ctx, o.Invoker, stripetools.ToolRelinkURL, in.Request, in.Args)
+	l, env, err := legacy[stripetools.Link](ctx, o.Invoker, stripetools.ToolRelinkURL, in.Request, in.Args)
 	return CreateRelinkURLResult{Link: l, Envelope: env}, err
 }
 
@@ -98,7 +98,7 @@ type CreateLoginLinkResult struct {
 // CreateLoginLink makes a new Express Dashboard login link. Errors:
 // NOT_FOUND (invalid_account, e.g. not Express), RATE_LIMITED, UPSTREAM_ERROR.
 func (o *Onboarding) CreateLoginLink(ctx context.Context, in CreateLoginLinkInput) (CreateLoginLinkResult, error) {
-	l, env, err := toolkit.Run[stripetools.Link](ctx, o.Invoker, stripetools.ToolLoginLink, in.Request, in.Args)
+	l, env, err := legacy[stripetools.Link](ctx, o.Invoker, stripetools.ToolLoginLink, in.Request, in.Args)
 	return CreateLoginLinkResult{Link: l, Envelope: env}, err
 }
 
@@ -118,6 +118,6 @@ type CiteResult struct {
 // Cite finds citations for a claim. Errors: INVALID_ARGUMENT, UPSTREAM_ERROR
 // (search_error), TIMEOUT.
 func (o *Onboarding) Cite(ctx context.Context, in CiteInput) (CiteResult, error) {
-	c, env, err := toolkit.Run[knowledge.CiteResult](ctx, o.Invoker, onboarding.ToolCite, in.Request, in.Args)
+	c, env, err := legacy[knowledge.CiteResult](ctx, o.Invoker, onboarding.ToolCite, in.Request, in.Args)
 	return CiteResult{Cite: c, Envelope: env}, err
 }

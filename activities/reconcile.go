@@ -47,7 +47,7 @@ func (a *Reconcile) ReconcileAudits(ctx context.Context, in ReconcileAuditsInput
 	}
 	rep, err := evidence.Reconcile(ctx, a.Pool, opts)
 	if err != nil {
-		return rep, toolkit.ApplicationError(err)
+		return rep, ApplicationError(err)
 	}
 	return rep, nil
 }
@@ -102,7 +102,7 @@ func (a *Reconcile) CollectResultSnapshots(ctx context.Context, in CollectResult
 			Query: query, PageSize: 200, NextPageToken: token,
 		})
 		if err != nil {
-			return out, toolkit.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "list closed workflows: %v", err).WithCause(err))
+			return out, ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "list closed workflows: %v", err).WithCause(err))
 		}
 		for _, ex := range page.Executions {
 			if out.WorkflowsScanned >= in.MaxWorkflows {
@@ -112,7 +112,7 @@ func (a *Reconcile) CollectResultSnapshots(ctx context.Context, in CollectResult
 			wf, run := ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId()
 			var result json.RawMessage
 			if err := a.Temporal.GetWorkflow(ctx, wf, run).Get(ctx, &result); err != nil {
-				return out, toolkit.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "result of %s: %v", wf, err).WithCause(err))
+				return out, ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "result of %s: %v", wf, err).WithCause(err))
 			}
 			for _, id := range snapshotIDs(result) {
 				out.Refs = append(out.Refs, SnapshotRef{WorkflowID: wf, RunID: run, SnapshotID: id})
@@ -179,7 +179,7 @@ func (a *Reconcile) FindMissingSnapshots(ctx context.Context, in FindMissingSnap
 	}
 	missing, err := evidence.MissingSnapshots(ctx, a.Pool, ids)
 	if err != nil {
-		return FindMissingSnapshotsResult{}, toolkit.ApplicationError(err)
+		return FindMissingSnapshotsResult{}, ApplicationError(err)
 	}
 	gone := map[string]bool{}
 	for _, id := range missing {

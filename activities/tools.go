@@ -3,35 +3,51 @@ package activities
 import (
 	"context"
 
+	"go.temporal.io/sdk/activity"
+
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Tools runs any registered tool by name: the activity behind the generic
-// ToolCall workflow, which is how a backend (and later an MCP server) calls
-// a single tool durably, with evidence, without a purpose-built workflow.
+// Tools runs any registered tool by name. Its CallTool is THE tool activity:
+// every workflow calls tools through it (workflows' typed helper), and the
+// generic ToolCall workflow (how a backend or an MCP server calls a single
+// tool durably) uses it too.
 type Tools struct {
 	Invoker *toolkit.Invoker
 }
 
 // CallToolInput is one tool call: the tool's name, the request envelope and
-// the tool's input (validated against the tool's schema by the invoker).
+// the tool's input as raw JSON (validated against the tool's schema by the
+// invoker).
 type CallToolInput struct {
 	Call toolkit.ToolCall `json:"call"`
 }
 
-// CallToolResult is the response envelope of the call; auditors find it
-// under "envelope" like every other tool activity's.
+// CallToolResult is the response envelope of the call, refusals included;
+// auditors find it under "envelope" like every other tool activity's.
 type CallToolResult struct {
 	Envelope toolkit.Response `json:"envelope"`
 }
 
-// CallTool invokes the named tool through the one pipeline.
+// CallTool invokes the named tool through the one pipeline. Every answer
+// is a result: data (ok) or a refusal (ok=false, error, and the evidence
+// snapshot of the refusal). Only a retryable failure (UPSTREAM_ERROR,
+// TIMEOUT, RATE_LIMITED, CONFLICT) fails the attempt, so Temporal retries
+// it under the tool's retry policy.
 func (a *Tools) CallTool(ctx context.Context, in CallToolInput) (CallToolResult, error) {
-	resp, err := a.Invoker.Invoke(ctx, in.Call.Tool, in.Call.Request, in.Call.Input)
-	if err != nil {
-		return CallToolResult{}, toolkit.ApplicationError(err)
+	env, err := Call(ctx, a.Invoker, in.Call.Tool, in.Call.Request, in.Call.Input)
+	return CallToolResult{Envelope: env}, err
+}
+
+// Call is the one tool call every activity shares (and any activity a test
+// defines): the invoker told which activity runs it, then the envelope of
+// any answer, or the Temporal error of a failure worth retrying.
+func Call(ctx context.Context, inv *toolkit.Invoker, tool string, req toolkit.Request, input any) (toolkit.Response, error) {
+	resp, err := inv.Invoke(toolkit.WithCall(ctx, callOf(ctx)), tool, req, input)
+	if err != nil && toolkit.AsError(err).Code.Retryable() {
+		return toolkit.Response{}, ApplicationError(err)
 	}
-	return CallToolResult{Envelope: *resp}, nil
+	return *resp, nil
 }
 
 // ListToolsInput asks for the worker's tool catalogue; it has no fields.
@@ -46,4 +62,17 @@ type ListToolsResult struct {
 // registry is the source of truth, not a copy in the caller.
 func (a *Tools) ListTools(context.Context, ListToolsInput) (ListToolsResult, error) {
 	return ListToolsResult{Tools: a.Invoker.Registry().Specs()}, nil
+}
+
+// callOf locates the running activity for the invoker's evidence and audit
+// rows; zero outside an activity (a test calling the method directly).
+func callOf(ctx context.Context) toolkit.CallContext {
+	if !activity.IsActivity(ctx) {
+		return toolkit.CallContext{}
+	}
+	info := activity.GetInfo(ctx)
+	return toolkit.CallContext{
+		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt,
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -28,9 +29,12 @@ type Deps struct {
 	// disables the fallback.
 	Archive *archive.Store
 	// Workflows are the workflow functions by registered name; nil means
-	// workflows.Registry(), what the worker registers. Tests swap in
+	// workflows.Registry(Specs), what the worker registers. Tests swap in
 	// changed code here.
 	Workflows map[string]any
+	// Specs are the tool specs the workflows are bound to (the worker
+	// registry's); required when Workflows is nil.
+	Specs []toolkit.Spec
 	// DataConverter must be the worker's: the payload codec's
 	// (client.SDKOptions; Open sets it). nil means the codec of the
 	// configured key ring (CARTWRIGHT_PAYLOAD_KEYS), or without one the
@@ -48,7 +52,10 @@ func (d Deps) withDefaults() (Deps, error) {
 		return d, errors.New("audit: an evidence store is required")
 	}
 	if d.Workflows == nil {
-		d.Workflows = workflows.Registry()
+		if len(d.Specs) == 0 {
+			return d, errors.New("audit: the tool specs (or the workflows) are required to replay")
+		}
+		d.Workflows = workflows.Registry(d.Specs)
 	}
 	if d.DataConverter == nil {
 		d.DataConverter = configuredConverter()
@@ -105,6 +112,9 @@ func Audit(ctx context.Context, d Deps, t Target) (Report, error) {
 	}
 	rep.Activities = checks
 	if err := checkChain(ctx, d, ev, &rep); err != nil {
+		return rep, err
+	}
+	if err := checkRows(ctx, d, h, ev, &rep); err != nil {
 		return rep, err
 	}
 	rep.Clean = len(rep.Findings) == 0

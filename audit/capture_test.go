@@ -23,6 +23,11 @@ import (
 // test-integration`). One path alone: -run 'TestCaptureHistories/onboarding'. Re-capture after a deliberate, versioned change of a
 // workflow, and commit the files; never re-capture to make a failing replay
 // pass — a failing replay means running workflows would break.
+//
+// The files without a prefix were recorded before the tool activity
+// (Tools.CallTool) and compliance-by-mode changes; they stay as they are,
+// proving those runs still replay. The current code records the
+// "calltool_" files.
 func TestCaptureHistories(t *testing.T) {
 	if os.Getenv("CARTWRIGHT_CAPTURE_HISTORIES") != "1" {
 		t.Skip("set CARTWRIGHT_CAPTURE_HISTORIES=1 to capture replay histories from the dev server")
@@ -37,12 +42,15 @@ func TestCaptureHistories(t *testing.T) {
 		drive driver
 		want  string
 	}{
-		{"draftorder_happy", s.tq, orderInput(uniqueKey("capture-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
-		{"draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, workflows.StateDraftCreated},
-		{"draftorder_approval", s.tq, orderInput(uniqueKey("capture-approval"), chocolate, sydney, "AUD"),
+		{"calltool_draftorder_happy", s.tq, orderInput(uniqueKey("capture-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
+		{"calltool_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, workflows.StateDraftCreated},
+		{"calltool_draftorder_approval", s.tq, orderInput(uniqueKey("capture-approval"), chocolate, sydney, "AUD"),
 			driver{decision: "approve", approver: "bob.compliance", reason: "personal quantity, commercially packed"}, workflows.StateDraftCreated},
-		{"draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
+		{"calltool_draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
 			driver{decision: "reject", approver: "bob.compliance", reason: "biosecurity import permit missing"}, workflows.StateApprovalRejected},
+		{"calltool_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, workflows.StateComplianceBlocked},
+		{"calltool_draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
+			driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"}, workflows.StateDraftCreated},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.file, func(t *testing.T) {
@@ -52,13 +60,13 @@ func TestCaptureHistories(t *testing.T) {
 			s.capture(t, sc.file, id, runID)
 		})
 	}
-	t.Run("onboarding", func(t *testing.T) {
+	t.Run("calltool_onboarding", func(t *testing.T) {
 		tq, fake := s.startOnboardingWorker(t)
 		id, runID, res := s.runOnboarding(t, tq, fake)
 		if res.State != workflows.OnboardingComplete {
 			t.Fatalf("onboarding ended %+v", res)
 		}
-		s.capture(t, "onboarding", id, runID)
+		s.capture(t, "calltool_onboarding", id, runID)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -26,7 +27,7 @@ func TestDraftOrderAuditsCleanThenNamesEditedSnapshot(t *testing.T) {
 	// Edit the compute_total snapshot as a superuser would.
 	var victim audit.ActivityCheck
 	for _, a := range rep.Activities {
-		if a.ActivityType == "ComputeTotal" {
+		if a.Tool == commerce.ToolComputeTotal {
 			victim = a
 		}
 	}

@@ -22,7 +22,7 @@ func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]Ac
 			continue
 		}
 		f := Finding{ActivityID: a.ID, ActivityType: a.Type, EventID: a.EventID}
-		env, found, err := envelopeOf(d.DataConverter, a.Result)
+		env, refusal, found, err := envelopeOf(d.DataConverter, a.Result)
 		if err != nil {
 			f.Kind, f.Detail = KindUndecodableResult, err.Error()
 			rep.find(f)
@@ -37,7 +37,7 @@ func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]Ac
 		before := len(rep.Findings)
 		c := ActivityCheck{ActivityID: a.ID, ActivityType: a.Type, Local: a.Local, Attempt: a.Attempt,
 			EventID: a.EventID, Tool: env.Tool, SnapshotID: env.SnapshotID()}
-		if err := checkEnvelope(ctx, d, ev, rep, a, env, f, &c); err != nil {
+		if err := checkEnvelope(ctx, d, ev, rep, a, env, refusal, f, &c); err != nil {
 			return checks, err
 		}
 		c.OK = len(rep.Findings) == before
@@ -46,14 +46,22 @@ func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]Ac
 	return checks, nil
 }
 
-// checkEnvelope compares one envelope with its snapshot.
-func checkEnvelope(ctx context.Context, d Deps, ev *events, rep *Report, a *activity, env *toolkit.Response, f Finding, c *ActivityCheck) error {
+// checkEnvelope compares one envelope with its snapshot. A refusal's
+// (ok=false) evidence is its error object: that is what is hashed.
+func checkEnvelope(ctx context.Context, d Deps, ev *events, rep *Report, a *activity, env *toolkit.Response, refusal json.RawMessage, f Finding, c *ActivityCheck) error {
 	find := func(kind, format string, args ...any) {
 		g := f
 		g.Kind, g.Detail = kind, fmt.Sprintf(format, args...)
 		rep.find(g)
 	}
 	data := env.Data
+	if !env.OK {
+		data = refusal
+		c.Refusal = true
+		if env.Error != nil {
+			c.Code = string(env.Error.Code)
+		}
+	}
 	if len(data) == 0 {
 		data = json.RawMessage("null") // what the store hashes for an empty output
 	}
@@ -68,6 +76,10 @@ func checkEnvelope(ctx context.Context, d Deps, ev *events, rep *Report, a *acti
 		find(KindHashMismatch, "the envelope states no source hash")
 	case env.Evidence.Sources[0].Hash != hash:
 		find(KindHashMismatch, "the envelope states hash %s, its data hashes to %s", env.Evidence.Sources[0].Hash, hash)
+	}
+	if env.SnapshotID() == "" && c.Refusal {
+		find(KindMissingSnapshot, "the refusal (%s) names no evidence snapshot", c.Code)
+		return nil
 	}
 	if env.SnapshotID() == "" {
 		find(KindMissingSnapshot, "the envelope names no evidence snapshot")
@@ -122,25 +134,31 @@ func adoptIdentity(rep *Report, ev *events, s *evidence.SnapshotRecord) {
 	}
 }
 
-// envelopeOf decodes an activity result and returns its "envelope" field.
-// found is false for results that are not objects or have no envelope.
-func envelopeOf(dc converter.DataConverter, result *commonpb.Payloads) (*toolkit.Response, bool, error) {
+// envelopeOf decodes an activity result and returns its "envelope" field,
+// and the envelope's "error" object as the history holds it (a refusal's
+// evidence). found is false for results that are not objects or have no
+// envelope.
+func envelopeOf(dc converter.DataConverter, result *commonpb.Payloads) (*toolkit.Response, json.RawMessage, bool, error) {
 	if len(result.GetPayloads()) == 0 {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	var raw json.RawMessage
 	if err := dc.FromPayload(result.GetPayloads()[0], &raw); err != nil {
-		return nil, false, fmt.Errorf("decode result: %w", err)
+		return nil, nil, false, fmt.Errorf("decode result: %w", err)
 	}
 	var holder struct {
 		Envelope json.RawMessage `json:"envelope"`
 	}
 	if json.Unmarshal(raw, &holder) != nil || len(holder.Envelope) == 0 || string(holder.Envelope) == "null" {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	var env toolkit.Response
 	if err := json.Unmarshal(holder.Envelope, &env); err != nil {
-		return nil, false, fmt.Errorf("decode envelope: %w", err)
+		return nil, nil, false, fmt.Errorf("decode envelope: %w", err)
 	}
-	return &env, true, nil
+	var errHolder struct {
+		Error json.RawMessage `json:"error"`
+	}
+	_ = json.Unmarshal(holder.Envelope, &errHolder)
+	return &env, errHolder.Error, true, nil
 }

@@ -68,8 +68,15 @@ func (f *fixtureActs) Echo(ctx context.Context, in echoIn) (echoOut, error) {
 	if in.LoseFirst {
 		in.Args.Attempt = attempt // a different answer per attempt: one snapshot each
 	}
-	d, env, err := toolkit.Run[echoArgs](ctx, f.inv, "test.echo", in.Request, in.Args)
+	env, err := activities.Call(ctx, f.inv, "test.echo", in.Request, in.Args)
 	if err != nil {
+		return echoOut{}, err
+	}
+	if !env.OK {
+		return echoOut{}, activities.ApplicationError(env.Error)
+	}
+	var d echoArgs
+	if err := env.Decode(&d); err != nil {
 		return echoOut{}, err
 	}
 	if in.LoseFirst && attempt == 1 {

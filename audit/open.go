@@ -12,6 +12,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // Open builds Deps the way the worker wires itself, for the starter CLI:
@@ -20,8 +21,9 @@ import (
 // standard TEMPORAL_* environment, and the replayer with the clients' data
 // converter (the payload codec of CARTWRIGHT_PAYLOAD_KEYS). The Temporal client is lazy — it
 // connects on first use — so auditing a history file needs no server.
-// close releases everything.
-func Open(ctx context.Context, cfg config.Config, logger *zap.Logger) (d Deps, close func(), err error) {
+// close releases everything. specs are the tool specs the replayed
+// workflows are bound to (the worker registry's; wiring.ToolSpecs()).
+func Open(ctx context.Context, cfg config.Config, specs []toolkit.Spec, logger *zap.Logger) (d Deps, close func(), err error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
@@ -54,6 +56,6 @@ func Open(ctx context.Context, cfg config.Config, logger *zap.Logger) (d Deps, c
 		pool.Close()
 		return Deps{}, nil, fmt.Errorf("temporal client: %w", err)
 	}
-	d = Deps{Temporal: tc, Evidence: store, Archive: arch, Logger: logger, DataConverter: opts.DataConverter}
+	d = Deps{Temporal: tc, Evidence: store, Archive: arch, Logger: logger, Specs: specs, DataConverter: opts.DataConverter}
 	return d, func() { tc.Close(); pool.Close() }, nil
 }

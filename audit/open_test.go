@@ -10,6 +10,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
 
 func TestOpenFromConfig(t *testing.T) {
@@ -19,7 +20,7 @@ func TestOpenFromConfig(t *testing.T) {
 		PayloadKeys: codectest.Spec()}
 	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
-	d, closeAll, err := audit.Open(ctxT(t), cfg, nil)
+	d, closeAll, err := audit.Open(ctxT(t), cfg, wiring.ToolSpecs(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +32,13 @@ func TestOpenFromConfig(t *testing.T) {
 
 	// Without a payload key ring Open refuses: it could not read an
 	// encrypted history.
-	if _, _, err := audit.Open(ctxT(t), config.Config{PostgresDSN: cfg.PostgresDSN, EvidenceKeyID: "k1", EvidenceKey: cfg.EvidenceKey}, nil); err == nil {
+	if _, _, err := audit.Open(ctxT(t), config.Config{PostgresDSN: cfg.PostgresDSN, EvidenceKeyID: "k1", EvidenceKey: cfg.EvidenceKey}, wiring.ToolSpecs(), nil); err == nil {
 		t.Fatal("Open without CARTWRIGHT_PAYLOAD_KEYS succeeded")
 	}
 
 	// An unreachable server is "could not run", with a clear error.
 	t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
-	d2, close2, err := audit.Open(ctxT(t), cfg, nil)
+	d2, close2, err := audit.Open(ctxT(t), cfg, wiring.ToolSpecs(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func newRealStackOn(t *testing.T, tc client.Client) *realStack {
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	ws := wiringtest.StartWith(t, wiringtest.Options{Logger: logger, Temporal: tc})
 	s := &realStack{c: ws.Temporal, pool: ws.Pool, store: ws.Store, logger: logger, tq: ws.TaskQueue, ws: ws}
-	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger,
+	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger, Specs: ws.Deps.Registry.Specs(),
 		DataConverter: clienttest.DataConverter()}
 	return s
 }
@@ -98,7 +98,7 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrd
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	opts, err := workflows.DraftOrderStartOptions(tq, in.Request.UserID, in.Request.IdempotencyKey)
+	opts, err := workflows.DraftOrderStartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
 	}

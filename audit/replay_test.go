@@ -11,6 +11,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -23,7 +24,11 @@ const historiesDir = "testdata/histories"
 // mustCover are the paths that must have a captured history: deleting one
 // must not make CI pass by testing less. Add a path here when capturing it.
 var mustCover = []string{
+	// Recorded before the tool activity: the per-tool activities.
 	"draftorder_happy", "draftorder_requote", "draftorder_approval", "draftorder_rejection", "onboarding",
+	// Recorded on Tools.CallTool, compliance for the chosen mode.
+	"calltool_draftorder_happy", "calltool_draftorder_requote", "calltool_draftorder_approval",
+	"calltool_draftorder_rejection", "calltool_draftorder_blocked", "calltool_draftorder_ground", "calltool_onboarding",
 }
 
 func TestReplayHistories(t *testing.T) {
@@ -52,7 +57,7 @@ func TestReplayHistories(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := worker.NewWorkflowReplayer()
-			workflows.Register(r)
+			workflows.Register(r, wiring.ToolSpecs())
 			err = r.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{
 				OriginalExecution: workflow.Execution{ID: sum.WorkflowID, RunID: sum.RunID},
 			})

@@ -102,9 +102,13 @@ type ActivityCheck struct {
 	EventID    int64  `json:"event_id"`
 	Tool       string `json:"tool"`
 	SnapshotID string `json:"snapshot_id"`
-	// Hash is the canonical hash of the envelope's data, recomputed.
+	// Hash is the canonical hash of the envelope's data (of its error
+	// object for a refusal), recomputed.
 	Hash string `json:"hash"`
-	OK   bool   `json:"ok"`
+	// Refusal: the tool refused (Code); its evidence is the refusal.
+	Refusal bool   `json:"refusal,omitempty"`
+	Code    string `json:"code,omitempty"`
+	OK      bool   `json:"ok"`
 }
 
 // ReplayResult is the outcome of replaying the history.

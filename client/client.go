@@ -10,14 +10,23 @@ import (
 
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// Options tune a Client. The zero value reads everything from the
-// environment.
+// Options configure a Client. Every field is explicit: New reads no
+// environment. OptionsFromEnv builds them from the standard environment
+// (the starter and most services use it); a zero Options dials
+// localhost:7233, namespace default, task queue "cartwright", with the
+// workflows' own default windows.
 type Options struct {
-	// TaskQueue the workflows are started on; "" means the configured one
-	// (CARTWRIGHT_TASK_QUEUE, default "cartwright").
+	// Temporal are the SDK connection options: HostPort, Namespace, TLS,
+	// Credentials … (Logger and Identity below override theirs).
+	Temporal sdkclient.Options
+	// TaskQueue the workflows are started on; "" means "cartwright".
 	TaskQueue string
+	// Defaults fill what a draft order or onboarding input leaves empty,
+	// so the values are in the run's history.
+	Defaults Defaults
 	// Logger receives the SDK's log; nil discards it.
 	Logger *zap.Logger
 	// Identity names this caller in workflow histories; "" is the SDK's
@@ -32,11 +41,42 @@ type Options struct {
 	PollInterval time.Duration
 }
 
+// Defaults are the windows and threshold a start fills in when the input
+// leaves them empty (zero fields: the workflows' own defaults).
+type Defaults = workflows.StartDefaults
+
+// DefaultTaskQueue is the task queue of a zero Options.
+const DefaultTaskQueue = "cartwright"
+
+// OptionsFromEnv reads Options from the environment, the default source:
+// the Temporal SDK's environment configuration (TEMPORAL_ADDRESS,
+// TEMPORAL_NAMESPACE, TEMPORAL_TLS_*, TEMPORAL_API_KEY, TEMPORAL_PROFILE)
+// and cartwright's (CARTWRIGHT_TASK_QUEUE, CARTWRIGHT_CONFIRM_WINDOW,
+// _APPROVAL_WINDOW, _APPROVAL_CONFIDENCE, _ONBOARDING_DEADLINE). A bad
+// value is INVALID_ARGUMENT.
+func OptionsFromEnv() (Options, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return Options{}, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	so, err := SDKOptionsFromEnv(nil)
+	if err != nil {
+		return Options{}, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	return Options{
+		Temporal: so, TaskQueue: cfg.TaskQueue,
+		Defaults: Defaults{
+			ConfirmWindow: cfg.ConfirmWindow, ApprovalWindow: cfg.ApprovalWindow,
+			ApprovalConfidence: cfg.ApprovalConfidence, OnboardingDeadline: cfg.OnboardingDeadline,
+		},
+	}, nil
+}
+
 // Client is a connection to Temporal plus the defaults cartwright's
 // workflows are started with. It is safe for concurrent use.
 type Client struct {
 	tc        sdkclient.Client
-	cfg       config.Config
+	defaults  Defaults
 	taskQueue string
 	namespace string
 	hostPort  string
@@ -44,34 +84,29 @@ type Client struct {
 	poll      time.Duration
 }
 
-// New connects to Temporal (and checks that it answers).
+// New connects to Temporal with opts (and checks that it answers).
 func New(ctx context.Context, opts Options) (*Client, error) {
-	cfg, err := config.Load()
-	if err != nil {
-		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
-	}
-	so, err := SDKOptionsFromEnv(opts.Logger)
-	if err != nil {
-		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
-	}
-	if opts.Logger == nil {
-		// The SDK's default logger writes to stderr; a CLI and most
-		// services want their own logger or none.
-		so.Logger = TemporalLogger(zap.NewNop())
+	so := opts.Temporal
+	so.Logger = TemporalLogger(zap.NewNop())
+	if opts.Logger != nil {
+		so.Logger = TemporalLogger(opts.Logger)
 	}
 	if opts.Identity != "" {
 		so.Identity = opts.Identity
 	}
+	if err := ensureCodec(&so); err != nil {
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
 	// The probe tells StartDraftOrder whether the server started a run or
 	// attached to a running one; the SDK does not expose that answer.
-	so.ConnectionOptions.DialOptions = append(so.ConnectionOptions.DialOptions,
+	so.ConnectionOptions.DialOptions = append(append([]grpc.DialOption(nil), so.ConnectionOptions.DialOptions...),
 		grpc.WithChainUnaryInterceptor(startProbeInterceptor))
 	c := &Client{
-		cfg: cfg, taskQueue: cfg.TaskQueue, namespace: so.Namespace, hostPort: so.HostPort,
+		defaults: opts.Defaults, taskQueue: opts.TaskQueue, namespace: so.Namespace, hostPort: so.HostPort,
 		ack: opts.AckTimeout, poll: opts.PollInterval,
 	}
-	if opts.TaskQueue != "" {
-		c.taskQueue = opts.TaskQueue
+	if c.taskQueue == "" {
+		c.taskQueue = DefaultTaskQueue
 	}
 	if c.namespace == "" {
 		c.namespace = sdkclient.DefaultNamespace

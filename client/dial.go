@@ -70,3 +70,22 @@ func hostPort(o sdkclient.Options) string {
 	}
 	return o.HostPort
 }
+
+// ensureCodec gives SDK options built by hand (without SDKOptions) the
+// configured payload codec: no client of the project writes payloads in
+// clear, however its options were made.
+func ensureCodec(so *sdkclient.Options) error {
+	if so.DataConverter != nil {
+		return nil
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	c, err := codec.FromConfig(cfg)
+	if err != nil {
+		return err
+	}
+	codec.Apply(so, c)
+	return nil
+}

@@ -19,8 +19,9 @@ type Handle struct {
 	WorkflowID string `json:"workflow_id"`
 	RunID      string `json:"run_id"`
 	// Attached is true when no new run was started: a run with this id was
-	// already running (or, for a draft order, had already ended: the key
-	// is spent and this is its run, whose result WaitResult returns).
+	// already running, or had already completed (the key is spent and this
+	// is its run, whose result WaitResult returns). A failed run does not
+	// hold its key: the next start begins a new run.
 	Attached bool `json:"attached"`
 }
 
@@ -40,20 +41,32 @@ type ApprovalDecision struct {
 
 // StartDraftOrder starts the draft order of in, or attaches to the one the
 // same user and idempotency key already started: one key never yields two
-// runs or two draft orders. The input is checked first exactly as the
-// workflow would (INVALID_ARGUMENT naming the field), so a bad input never
-// spends the key. Empty windows and thresholds are filled from the
-// configuration, so the values are in the history.
+// runs or two draft orders. The input is checked first with the workflow's
+// own check (DraftOrderInput.Check: INVALID_ARGUMENT naming the field), so
+// a bad input starts nothing and leaves the key free. Empty windows and
+// thresholds are filled from the client's Defaults, so the values are in
+// the history.
+//
+// The key is bound to the order (workflows.DraftOrderStartOptions): a key
+// whose run completed keeps that run (Attached, same result); a key whose
+// run failed, was terminated or timed out starts a new run; a key already
+// used for another basket, address, currency, service or incoterm is
+// CONFLICT naming the key, and its run is left alone.
 func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInput) (DraftOrderHandle, error) {
-	in.ApplyConfig(c.cfg)
-	if err := in.Validate(); err != nil {
+	in.ApplyDefaults(c.defaults)
+	in, err := in.Check()
+	if err != nil {
 		return Handle{}, err
 	}
-	opts, err := workflows.DraftOrderStartOptions(c.taskQueue, in.Request.UserID, in.Request.IdempotencyKey)
+	opts, err := workflows.DraftOrderStartOptions(c.taskQueue, in)
 	if err != nil {
 		return Handle{}, errf(toolkit.InvalidArgument, "%v", err)
 	}
-	return c.start(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	h, err := c.start(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	if err != nil || !h.Attached {
+		return h, err
+	}
+	return h, c.sameOrder(ctx, h, in.Request.IdempotencyKey, opts.Memo[workflows.MemoInputFingerprint].(string))
 }
 
 // start runs ExecuteWorkflow and learns from the probe whether a run was
@@ -182,20 +195,23 @@ func (c *Client) decide(ctx context.Context, workflowID, decision string, d Appr
 	})
 }
 
-// Status answers the draft order's status query.
+// Status answers the draft order's status query. For a run that ended
+// without a result (failed, terminated, timed out) it returns the last
+// status AND an error with the closed-set code of why (errors.Is
+// ErrRunEnded), so a caller never mistakes a dead run's last state for a
+// live one.
 func (c *Client) Status(ctx context.Context, workflowID string) (workflows.DraftOrderStatus, error) {
-	var st workflows.DraftOrderStatus
-	if err := checkDraftOrderID(workflowID); err != nil {
+	st, err := c.queryStatus(ctx, workflowID)
+	if err == nil && st.Result != nil {
+		return st, nil // ended with a result
+	}
+	if checkDraftOrderID(workflowID) != nil {
 		return st, err
 	}
-	v, err := c.tc.QueryWorkflow(ctx, workflowID, "", workflows.QueryStatus)
-	if err != nil {
-		return st, c.wrap(err, workflowID, "query status of")
+	if ended := c.runEnded(ctx, workflowID); ended != nil && errors.Is(ended, ErrRunEnded) {
+		return st, ended
 	}
-	if err := v.Get(&st); err != nil {
-		return st, errf(toolkit.UpstreamError, "status of %s: %v", workflowID, err)
-	}
-	return st, nil
+	return st, err
 }
 
 // WaitForAction polls the status query until the draft order needs someone

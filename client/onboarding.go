@@ -4,9 +4,6 @@ import (
 	"context"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	sdkclient "go.temporal.io/sdk/client"
-
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -21,15 +18,11 @@ type OnboardingHandle = Handle
 // deadline and approval window come from the configuration; an empty
 // request envelope gets this backend as a system actor.
 func (c *Client) StartOnboarding(ctx context.Context, in workflows.OnboardingInput) (OnboardingHandle, error) {
-	id, err := workflows.OnboardingID(in.MerchantID)
-	if err != nil {
-		return Handle{}, errf(toolkit.InvalidArgument, "%v", err)
-	}
 	if in.Deadline == 0 {
-		in.Deadline = c.cfg.OnboardingDeadline
+		in.Deadline = c.defaults.OnboardingDeadline
 	}
 	if in.ApprovalWindow == 0 {
-		in.ApprovalWindow = c.cfg.ApprovalWindow
+		in.ApprovalWindow = c.defaults.ApprovalWindow
 	}
 	if in.Request.UserID == "" {
 		in.Request.UserID = in.MerchantID
@@ -37,13 +30,9 @@ func (c *Client) StartOnboarding(ctx context.Context, in workflows.OnboardingInp
 	if in.Request.Actor.Type == "" {
 		in.Request.Actor = toolkit.Actor{Type: toolkit.ActorSystem, ID: "backend"}
 	}
-	opts := sdkclient.StartWorkflowOptions{
-		ID:                       id,
-		TaskQueue:                c.taskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		TypedSearchAttributes:    workflows.StartSearchAttributes(workflows.FlowOnboarding, workflows.OnboardingReadingMerchant),
-		StaticSummary:            "Stripe onboarding of " + in.MerchantID,
+	opts, err := workflows.OnboardingStartOptions(c.taskQueue, in.MerchantID)
+	if err != nil {
+		return Handle{}, errf(toolkit.InvalidArgument, "%v", err)
 	}
 	return c.start(ctx, opts, workflows.OnboardingWorkflowName, in)
 }

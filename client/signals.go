@@ -39,7 +39,8 @@ func (c *Client) signalDraft(ctx context.Context, id, name string, payload any, 
 	}
 	deadline := time.Now().Add(c.ack)
 	for {
-		st, err := c.Status(ctx, id)
+		// The query alone: a run that closes is caught by watchClose.
+		st, err := c.queryStatus(ctx, id)
 		if err != nil {
 			return err
 		}

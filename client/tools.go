@@ -15,20 +15,27 @@ import (
 // CallTool runs one tool durably through the generic ToolCall workflow and
 // waits up to deadline for its envelope. The same call (same user and
 // idempotency key, or request id for a read tool) started twice reaches the
-// same run and the same answer. A tool failure comes back as its
-// *toolkit.Error.
+// same run and the same answer. Every answer is an envelope: a refusal
+// (COMPLIANCE_BLOCKED, OUT_OF_STOCK …) is an envelope with ok=false, its
+// error and its evidence, and a nil error. The error is for a call that
+// did not get an answer (invalid call, unreachable server, deadline, a run
+// recorded before refusals were envelopes); the envelope then carries the
+// same error, so a caller printing it prints an envelope either way.
 func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline time.Time) (toolkit.Response, Handle, error) {
 	opts, err := workflows.ToolCallStartOptions(c.taskQueue, call)
 	if err != nil {
-		return toolkit.Response{}, Handle{}, errf(toolkit.InvalidArgument, "%v", err)
+		err = errf(toolkit.InvalidArgument, "%v", err)
+		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
 	h, err := c.start(ctx, opts, workflows.ToolCallWorkflowName, workflows.ToolCallInput{Call: call})
 	if err != nil {
-		return toolkit.Response{}, h, err
+		return toolkit.ErrorResponse(call.Tool, "", err), h, err
 	}
 	var res workflows.ToolCallResult
-	err = c.wait(ctx, h.WorkflowID, deadline, &res)
-	return res.Envelope, h, err
+	if err := c.wait(ctx, h.WorkflowID, deadline, &res); err != nil {
+		return toolkit.ErrorResponse(call.Tool, "", err), h, err
+	}
+	return res.Envelope, h, nil
 }
 
 // ListTools asks a worker of the task queue for the specs of every tool it

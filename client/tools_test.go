@@ -45,8 +45,13 @@ func TestCallToolAndListTools(t *testing.T) {
 
 	call.Request.RequestID = key("req")
 	call.Input = json.RawMessage(`{"currency":"EUR","items":[{"sku":"` + tshirt.SKU + `","quantity":999}]}`)
-	_, _, err = c.CallTool(ctx, call, deadline)
-	wantCode(t, "quantity beyond stock", err, toolkit.OutOfStock)
+	// Issue 10 findings 5 and 7: a refusal is an envelope (ok=false, its
+	// code and recovery) with its own evidence snapshot, not an error.
+	refused, _, err := c.CallTool(ctx, call, deadline)
+	if err != nil || refused.OK || refused.Status != toolkit.StatusError || refused.Error == nil ||
+		refused.Error.Code != toolkit.OutOfStock || refused.SnapshotID() == "" || refused.Tool != call.Tool {
+		t.Fatalf("quantity beyond stock: err %v, envelope %+v (error %+v)", err, refused, refused.Error)
+	}
 
 	specs, err := c.ListTools(ctx, deadline)
 	if err != nil {

@@ -133,3 +133,9 @@ func lookupSpec(name string, ttl time.Duration, provider, description string) to
 		Provider:         provider,
 	}
 }
+
+// Specs are the six commerce tools' specs, exactly as RegisterTools
+// registers them: what workflows derive their activity options from.
+func Specs() []toolkit.Spec {
+	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec()}
+}

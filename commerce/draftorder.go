@@ -8,8 +8,6 @@ import (
 	"errors"
 	"time"
 
-	"go.temporal.io/sdk/activity"
-
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -240,12 +238,6 @@ func auditError(err error) error {
 	return toolkit.Errorf(toolkit.UpstreamError, "audit unavailable: %v", err).WithCause(err)
 }
 
-// activityCall locates the call in Temporal for the audit row.
-func activityCall(ctx context.Context) toolkit.CallContext {
-	if !activity.IsActivity(ctx) {
-		return toolkit.CallContext{}
-	}
-	info := activity.GetInfo(ctx)
-	return toolkit.CallContext{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
-		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt}
-}
+// activityCall locates the call in Temporal for the audit row (the
+// activity put it on the context).
+func activityCall(ctx context.Context) toolkit.CallContext { return toolkit.CallFrom(ctx) }

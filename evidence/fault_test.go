@@ -4,12 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"os/user"
-	"path/filepath"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,77 +21,6 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
-
-const pgBin = "/usr/lib/postgresql/15/bin"
-
-// privateCluster is a throwaway PostgreSQL cluster this test may stop and
-// start without disturbing anyone else's database.
-type privateCluster struct {
-	t    *testing.T
-	dir  string
-	port int
-}
-
-func startPrivateCluster(t *testing.T) *privateCluster {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("fault test: needs root to run a private PostgreSQL cluster as the postgres user")
-	}
-	if _, err := os.Stat(filepath.Join(pgBin, "initdb")); err != nil {
-		t.Skipf("fault test: %s/initdb not found", pgBin)
-	}
-	pg, err := user.Lookup("postgres")
-	if err != nil {
-		t.Skipf("fault test: no postgres OS user: %v", err)
-	}
-	uid, _ := strconv.Atoi(pg.Uid)
-	gid, _ := strconv.Atoi(pg.Gid)
-	dir, err := os.MkdirTemp("", "cw-pg-fault-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(dir, uid, gid); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	c := &privateCluster{t: t, dir: dir, port: port}
-	c.run("initdb", "-D", c.data(), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
-	t.Cleanup(func() {
-		_ = exec.Command("runuser", "-u", "postgres", "--", filepath.Join(pgBin, "pg_ctl"), "-D", c.data(), "-m", "immediate", "-w", "stop").Run()
-		_ = os.RemoveAll(dir)
-	})
-	c.start()
-	return c
-}
-
-func (c *privateCluster) data() string { return filepath.Join(c.dir, "data") }
-
-func (c *privateCluster) run(tool string, args ...string) {
-	c.t.Helper()
-	cmd := exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(pgBin, tool)}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		c.t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
-	}
-}
-
-func (c *privateCluster) start() {
-	c.run("pg_ctl", "-D", c.data(), "-l", filepath.Join(c.dir, "log"), "-w", "-o",
-		fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", c.port, c.dir), "start")
-}
-
-func (c *privateCluster) stop() { c.run("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "stop") }
-
-func (c *privateCluster) dsn(dbname string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&connect_timeout=2", c.port, dbname)
-}
 
 // faultWorkflow runs n tool activities one after another, pausing between
 // them so the database outage lands in the middle of the run.
@@ -123,11 +46,11 @@ func faultWorkflow(ctx workflow.Context, n int) ([]string, error) {
 
 func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 	testenv.Integration(t)
-	cluster := startPrivateCluster(t)
+	cluster := testenv.StartPrivateCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	admin, err := pgx.Connect(ctx, cluster.dsn("postgres"))
+	admin, err := pgx.Connect(ctx, cluster.DSN("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +58,10 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = admin.Close(ctx)
-	if err := db.Migrate(ctx, cluster.dsn("cw_fault")); err != nil {
+	if err := db.Migrate(ctx, cluster.DSN("cw_fault")); err != nil {
 		t.Fatal(err)
 	}
-	pool, err := pgxpool.New(ctx, cluster.dsn("cw_fault"))
+	pool, err := pgxpool.New(ctx, cluster.DSN("cw_fault"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,13 +79,13 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 		return &toolkit.Output{Data: map[string]any{"step": in.N, "answer": in.N * 7}}, nil
 	})
 	faultToolCall := func(ctx context.Context, n int) (string, error) {
-		resp, err := inv.Invoke(ctx, testTool, testRequest(fmt.Sprintf("req-fault-%d", n)), map[string]any{"n": n})
+		resp, err := inv.Invoke(toolkit.WithCall(ctx, activityCall(ctx)), testTool, testRequest(fmt.Sprintf("req-fault-%d", n)), map[string]any{"n": n})
 		if err != nil {
 			if toolkit.CodeOf(err) == toolkit.UpstreamError {
 				storeFailures.Add(1)
 			}
 			activity.GetLogger(ctx).Info("tool call failed", "code", toolkit.CodeOf(err), "attempt", activity.GetInfo(ctx).Attempt)
-			return "", toolkit.ApplicationError(err)
+			return "", applicationError(err)
 		}
 		return resp.SnapshotID(), nil
 	}
@@ -197,10 +120,10 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	cluster.stop()
+	cluster.Stop()
 	t.Log("postgres stopped")
 	time.Sleep(4 * time.Second)
-	cluster.start()
+	cluster.Start()
 	t.Log("postgres started again")
 
 	var ids []string
@@ -227,4 +150,19 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 	if err != nil || !rep.OK || rep.Rows != steps {
 		t.Fatalf("chain after the restart: %+v %v", rep, err)
 	}
+}
+
+// activityCall is what the activities package tells the invoker about the
+// running activity (this package cannot import it: activities imports evidence).
+func activityCall(ctx context.Context) toolkit.CallContext {
+	info := activity.GetInfo(ctx)
+	return toolkit.CallContext{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt}
+}
+
+// applicationError is the activity's Temporal error: retryable as its code is.
+func applicationError(err error) error {
+	te := toolkit.AsError(err)
+	return temporal.NewApplicationErrorWithOptions(te.Message, string(te.Code),
+		temporal.ApplicationErrorOptions{NonRetryable: !te.Code.Retryable()})
 }

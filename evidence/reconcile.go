@@ -86,6 +86,7 @@ type Violation struct {
 	CorrelationID string `json:"correlation_id,omitempty"`
 	Tool          string `json:"tool,omitempty"`
 	WorkflowID    string `json:"workflow_id,omitempty"`
+	DraftOrderID  string `json:"draft_order_id,omitempty"`
 }
 
 // ReconcileReport counts what one pass did and found.
@@ -98,18 +99,21 @@ type ReconcileReport struct {
 	// StillPending counts pending audits younger than the threshold.
 	StillPending int `json:"still_pending"`
 	// One count per invariant; Violations lists up to 100 rows overall.
-	SuccessWithoutSnapshot  int         `json:"success_audit_without_snapshot"`
-	SnapshotWithFailedAudit int         `json:"snapshot_with_failed_audit"`
-	SnapshotWithoutAudit    int         `json:"snapshot_without_success_audit"`
-	ResultSnapshotsChecked  int         `json:"result_snapshots_checked"`
-	ResultSnapshotsMissing  int         `json:"result_snapshots_missing"`
-	Violations              []Violation `json:"violations,omitempty"`
-	DurationMS              int64       `json:"duration_ms"`
+	SuccessWithoutSnapshot  int `json:"success_audit_without_snapshot"`
+	SnapshotWithFailedAudit int `json:"snapshot_with_failed_audit"`
+	SnapshotWithoutAudit    int `json:"snapshot_without_success_audit"`
+	ResultSnapshotsChecked  int `json:"result_snapshots_checked"`
+	ResultSnapshotsMissing  int `json:"result_snapshots_missing"`
+	// DraftRowsMismatched counts draft_orders rows no create snapshot
+	// vouches for (reconcile_rows.go).
+	DraftRowsMismatched int         `json:"draft_rows_mismatched"`
+	Violations          []Violation `json:"violations,omitempty"`
+	DurationMS          int64       `json:"duration_ms"`
 }
 
 // ViolationCount is the number of broken invariants found.
 func (r ReconcileReport) ViolationCount() int {
-	return r.SuccessWithoutSnapshot + r.SnapshotWithFailedAudit + r.SnapshotWithoutAudit + r.ResultSnapshotsMissing
+	return r.SuccessWithoutSnapshot + r.SnapshotWithFailedAudit + r.SnapshotWithoutAudit + r.ResultSnapshotsMissing + r.DraftRowsMismatched
 }
 
 // Merge adds the invariant counts and listed violations of o (a later
@@ -140,6 +144,7 @@ func (r ReconcileReport) LogFields() []zap.Field {
 		zap.Int("snapshot_without_success_audit", r.SnapshotWithoutAudit),
 		zap.Int("result_snapshots_checked", r.ResultSnapshotsChecked),
 		zap.Int("result_snapshots_missing", r.ResultSnapshotsMissing),
+		zap.Int("draft_rows_mismatched", r.DraftRowsMismatched),
 		zap.Int("violations", r.ViolationCount()),
 		zap.Int64("duration_ms", r.DurationMS),
 	}
@@ -164,6 +169,9 @@ func Reconcile(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions) (
 		return rep, dbError("count pending audits", err)
 	}
 	if err := checkInvariants(ctx, pool, opts, &rep); err != nil {
+		return rep, err
+	}
+	if err := checkDraftRows(ctx, pool, opts, &rep); err != nil {
 		return rep, err
 	}
 	rep.DurationMS = time.Since(start).Milliseconds()

@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	sdkclient "go.temporal.io/sdk/client"
+
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/gateway/wire"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
@@ -202,7 +205,7 @@ func TestSeed003Contract(t *testing.T) {
 	t.Run("ERR-INV-06 Temporal unreachable is a retryable -32001", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		c, err := client.New(ctx, client.Options{TaskQueue: s.TaskQueue})
+		c, err := client.New(ctx, client.Options{Temporal: sdkclient.Options{HostPort: testenv.TemporalAddress()}, TaskQueue: s.TaskQueue})
 		if err != nil {
 			t.Fatal(err)
 		}

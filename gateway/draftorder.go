@@ -209,7 +209,6 @@ func (g *Gateway) draftStart(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		Items: a.Items, ShipTo: a.ShipTo, Currency: a.Currency,
 		ShippingService: a.ShippingService, Incoterm: a.Incoterm,
 	}
-	in.ApplyConfig(g.opts.Config)
 	h, err := g.opts.Client.StartDraftOrder(ctx, in)
 	if err != nil {
 		return g.draftError(ToolDraftStart, id, corr, err, h.WorkflowID != "")

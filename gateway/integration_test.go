@@ -16,6 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -278,7 +279,7 @@ func TestMCPDraftOrderByAgent(t *testing.T) {
 		t.Fatalf("confirm: %+v", done)
 	}
 	id := done.WorkflowID
-	rep, err := audit.Audit(ctx, audit.Deps{Temporal: s.Temporal, Evidence: s.Store, DataConverter: clienttest.DataConverter()}, audit.ByID(id, ""))
+	rep, err := audit.Audit(ctx, audit.Deps{Temporal: s.Temporal, Evidence: s.Store, Specs: wiring.ToolSpecs(), DataConverter: clienttest.DataConverter()}, audit.ByID(id, ""))
 	if err != nil || !rep.Clean {
 		t.Fatalf("audit of %s: clean %v err %v findings %+v", id, rep.Clean, err, rep.Findings)
 	}

@@ -40,3 +40,10 @@ func RegisterCite(reg *toolkit.Registry, ix Citer) error {
 	}
 	return reg.Register(CiteSpec(), citeHandler(ix))
 }
+
+// Specs are the five onboarding tools' specs, exactly as RegisterTools
+// registers them: what workflows derive their activity options from.
+func Specs() []toolkit.Spec {
+	return []toolkit.Spec{merchant.GetRowSpec(), stripetools.AccountStatusSpec(), stripetools.RelinkURLSpec(),
+		stripetools.LoginLinkSpec(), CiteSpec()}
+}

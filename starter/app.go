@@ -31,7 +31,8 @@ type app struct {
 	json    bool
 	timeout time.Duration
 	uiURL   string
-	// clientOpts lets tests shorten polling.
+	// clientOpts lets tests shorten polling (AckTimeout, PollInterval);
+	// the connection and defaults come from the environment.
 	clientOpts client.Options
 }
 
@@ -165,7 +166,12 @@ func group(use, short, long string, subs ...*cobra.Command) *cobra.Command {
 func (a *app) connect(ctx context.Context) (*client.Client, error) {
 	dctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	return client.New(dctx, a.clientOpts)
+	opts, err := client.OptionsFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	opts.AckTimeout, opts.PollInterval = a.clientOpts.AckTimeout, a.clientOpts.PollInterval
+	return client.New(dctx, opts)
 }
 
 // ctxFor bounds a command that may also wait up to wait.

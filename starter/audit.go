@@ -16,6 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
 
 func (a *app) auditCmd() *cobra.Command {
@@ -144,7 +145,8 @@ func (a *app) auditDeps(ctx context.Context, needTemporal bool) (audit.Deps, fun
 		closeAll()
 		return audit.Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "payload codec: %v", err)
 	}
-	deps := audit.Deps{Evidence: store, Archive: arch, Reader: "starter-audit", DataConverter: pc.DataConverter()}
+	deps := audit.Deps{Evidence: store, Archive: arch, Reader: "starter-audit", DataConverter: pc.DataConverter(),
+		Specs: wiring.ToolSpecs()}
 	if needTemporal {
 		c, err := a.connect(ctx)
 		if err != nil {

@@ -132,7 +132,7 @@ func TestBadOrderFiles(t *testing.T) {
 		{`{` + good + `,` + addr + `,"confirm_window":"30m"}`, "field confirm_window"},
 		{`{` + good + `}`, "ship_to.country is required"},
 		{`{` + good + `,"ship_to":{"line1":"x","city":"Berlin","country":"DE"}}`, "ship_to.name is required"},
-		{`{` + good + `,` + addr + `,"incoterm":"FOB"}`, "incoterm must be DDP or DAP"},
+		{`{` + good + `,` + addr + `,"incoterm":"FOB"}`, `incoterm "FOB" is invalid, one of DDP, DAP`},
 		{`{"request":{"user_id":"jane@example.com","currency":"EUR"},"items":[{"sku":"X","quantity":1}],` + addr + `}`, "user_id must be an opaque account id"},
 		{`{"request":{"user_id":"u_1","currency":"EUR","client":{"app":"mobile"}},"items":[{"sku":"X","quantity":1}],` + addr + `}`, "request.client.app must be one of"},
 		{`not json`, "one JSON object"},

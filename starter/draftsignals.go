@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -37,11 +38,12 @@ refused and why, and its result once it ended.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
 				st, err := c.Status(ctx, args[0])
-				if err != nil {
+				if err != nil && !errors.Is(err, client.ErrRunEnded) {
 					return err
 				}
+				// A run that failed: its last state, then why (exit non-zero).
 				a.emit(st, func(w io.Writer) { printStatus(w, args[0], st) })
-				return nil
+				return err
 			})
 		},
 	}

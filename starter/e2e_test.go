@@ -97,8 +97,11 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 // included.
 func TestApprovalThroughTheCLI(t *testing.T) {
 	stack(t)
+	// Perfume by air needs review (by road it is allowed: compliance
+	// follows the chosen option's mode).
 	order := `{"request": {"user_id": "u_cli", "currency": "EUR"}, "items": [{"sku": "PRF-ROSE-EDP100", "quantity": 1}],
- "ship_to": {"name": "Jean Dupont", "line1": "12 Rue de Rivoli", "city": "Paris", "postal_code": "75001", "country": "FR"}}`
+ "ship_to": {"name": "Jean Dupont", "line1": "12 Rue de Rivoli", "city": "Paris", "postal_code": "75001", "country": "FR"},
+ "shipping_service": "express"}`
 	r := runCLI(t, order, "draft-order", "start", "-f", "-", "--key", freshKey("cli-apr"))
 	if r.code != 0 || !strings.Contains(r.stdout, workflows.StateAwaitingApproval) || !strings.Contains(r.stdout, "draft-order approve") {
 		t.Fatalf("start: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -66,7 +66,12 @@ func (a *app) openGateway(ctx context.Context) (*gatewayProcess, error) {
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.UpstreamError, "%v", err)
 	}
-	opts := a.clientOpts
+	opts, err := client.OptionsFromEnv()
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	opts.AckTimeout, opts.PollInterval = a.clientOpts.AckTimeout, a.clientOpts.PollInterval
 	opts.Logger = logger.Named("temporal")
 	dctx, dcancel := context.WithTimeout(ctx, a.timeout)
 	defer dcancel()

@@ -70,7 +70,7 @@ Exit: 0 the tool answered, 1 it refused (e.g. OUT_OF_STOCK, ADDRESS_INVALID),
 			}
 			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
 				env, h, err := c.CallTool(ctx, call, time.Now().Add(a.timeout))
-				if err != nil {
+				if err != nil && h.WorkflowID == "" {
 					return err
 				}
 				out := struct {
@@ -83,6 +83,11 @@ Exit: 0 the tool answered, 1 it refused (e.g. OUT_OF_STOCK, ADDRESS_INVALID),
 					fmt.Fprintf(w, "workflow %s (run %s)%s\n", h.WorkflowID, h.RunID, map[bool]string{true: ", attached to the earlier call", false: ""}[h.Attached])
 					_ = writeJSON(w, env)
 				})
+				// The envelope is printed; the exit code says how it ended
+				// (1 refused, 2 could not run), its error line on stderr.
+				if !env.OK && env.Error != nil {
+					return &exitError{code: exitFor(env.Error.Code), msg: string(env.Error.Code) + ": " + env.Error.Message}
+				}
 				return nil
 			})
 		},

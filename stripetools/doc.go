@@ -15,7 +15,7 @@
 //   - Temporal retries are durable and visible, follow the spec's policy
 //     (200 ms, ×2, at most 3 attempts, non-retryable codes never retried),
 //     and a 429's Retry-After becomes the next attempt's delay through
-//     toolkit.ApplicationError (NextRetryDelay) instead of a worker thread
+//     activities.ApplicationError (NextRetryDelay) instead of a worker thread
 //     sleeping.
 //
 // POSTs stay safe under those retries because every one carries an

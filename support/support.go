@@ -166,3 +166,7 @@ func roleAllowed(role string, allowed []string) bool {
 	}
 	return false
 }
+
+// Specs are the support tools' specs, exactly as RegisterTools registers
+// them.
+func Specs() []toolkit.Spec { return []toolkit.Spec{RecordApprovalSpec} }

@@ -139,3 +139,11 @@ const (
 	WarnTaintedText     = "tainted_text"
 	WarnDryRun          = "dry_run"
 )
+
+// ErrorResponse is the envelope of a call that ended in err without the
+// tool's own envelope (refused before the tool ran, or failed on the way
+// to it): ok=false, status error, the error in the closed set. Every answer
+// a caller gets is an envelope, this one included.
+func ErrorResponse(tool, version string, err error) Response {
+	return Response{OK: false, Status: StatusError, Tool: tool, Version: version, Warnings: []string{}, Error: AsError(err)}
+}

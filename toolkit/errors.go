@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-
-	"go.temporal.io/sdk/temporal"
 )
 
 // Code is one of the closed set of error codes (docs/errors.md#codes). No other
@@ -171,6 +169,23 @@ func FromUpstream(upstreamCode, format string, args ...any) *Error {
 	return Errorf(code, format, args...).WithDetail("upstream_code", upstreamCode)
 }
 
+// carriedError is an error carried across the workflow engine: a Temporal
+// ApplicationError offers these methods, and toolkit reads it through them
+// without depending on the SDK (only the Temporal-facing packages do).
+type carriedError interface {
+	error
+	Type() string
+	Message() string
+	HasDetails() bool
+	Details(d ...any) error
+}
+
+// timedOutError is a Temporal TimeoutError, known by the method only it has.
+type timedOutError interface {
+	error
+	HasLastHeartbeatDetails() bool
+}
+
 // AsError finds the *Error in err's chain, including one carried across
 // Temporal as an ApplicationError. Anything else becomes UPSTREAM_ERROR, so
 // callers always get a code from the closed set.
@@ -182,7 +197,7 @@ func AsError(err error) *Error {
 	if errors.As(err, &te) {
 		return te
 	}
-	var ae *temporal.ApplicationError
+	var ae carriedError
 	if errors.As(err, &ae) {
 		code := Code(ae.Type())
 		if out := detailsOf(ae); out != nil {
@@ -193,9 +208,9 @@ func AsError(err error) *Error {
 		}
 		return Errorf(code, "%s", ae.Message())
 	}
-	var timeoutErr *temporal.TimeoutError
+	var timeoutErr timedOutError
 	if errors.As(err, &timeoutErr) {
-		return Errorf(Timeout, "activity timed out: %s", timeoutErr.TimeoutType())
+		return Errorf(Timeout, "%s", timeoutErr.Error())
 	}
 	return Errorf(UpstreamError, "%s", err.Error()).WithCause(err)
 }
@@ -208,32 +223,11 @@ func CodeOf(err error) Code {
 	return ""
 }
 
-// ApplicationError converts err into the Temporal error an activity returns:
-// the type is the code, retryability follows the fixed table, a RATE_LIMITED
-// error's retry_after becomes the next retry delay, and the recovery fields
-// travel as details so the workflow and the auditor see them.
-func ApplicationError(err error) error {
-	if err == nil {
-		return nil
-	}
-	te := AsError(err)
-	opts := temporal.ApplicationErrorOptions{
-		NonRetryable: !te.Code.Retryable(),
-		// The cause may carry secrets from an SDK (URLs, keys): it stays
-		// out of the payload that lands in history.
-		Details: []any{*te},
-	}
-	if te.RetryAfterSeconds > 0 {
-		opts.NextRetryDelay = time.Duration(te.RetryAfterSeconds) * time.Second
-	}
-	return temporal.NewApplicationErrorWithOptions(te.Message, string(te.Code), opts)
-}
-
 // detailsOf reads the *Error an ApplicationError carries. An error built in
 // this process (not yet serialised) holds its details as Go values, stored
 // as either Error or *Error; the SDK panics when the target type differs,
 // so both shapes are tried.
-func detailsOf(ae *temporal.ApplicationError) *Error {
+func detailsOf(ae carriedError) *Error {
 	if !ae.HasDetails() {
 		return nil
 	}
@@ -248,7 +242,7 @@ func detailsOf(ae *temporal.ApplicationError) *Error {
 	return nil
 }
 
-func tryDetails(ae *temporal.ApplicationError, target any) (ok bool) {
+func tryDetails(ae carriedError, target any) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false

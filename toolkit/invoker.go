@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.uber.org/zap"
 )
 
@@ -60,7 +59,8 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 	)
 	logger.Info("tool call", zap.String("event", "agent_tool_call"), zap.String("status", "running"))
 
-	resp, err := inv.invoke(ctx, name, req, input, call, start)
+	var seen answered
+	resp, err := inv.invoke(ctx, name, req, input, call, start, &seen)
 	resp.Meta.DurationMS = inv.now().Sub(start).Milliseconds()
 	fields := []zap.Field{
 		zap.String("event", "agent_tool_done"),
@@ -71,7 +71,16 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 	}
 	if err != nil {
 		te := AsError(err)
-		resp.OK, resp.Status, resp.Error = false, StatusError, te
+		resp.OK, resp.Status, resp.Data, resp.Error = false, StatusError, nil, te
+		if seen.spec != nil && !te.Code.Retryable() {
+			// A refusal is an answer like any other: it gets its evidence
+			// snapshot, and without one it is not given (the store's failure
+			// is infrastructure, retried).
+			if rerr := inv.recordRefusal(ctx, resp, *seen.spec, req, call, seen.inputJSON(), start); rerr != nil {
+				te = AsError(rerr)
+				resp.Error = te
+			}
+		}
 		logger.Warn("tool call failed", append(fields, zap.String("status", "error"), zap.String("error_code", string(te.Code)))...)
 		return resp, te
 	}
@@ -79,7 +88,27 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 	return resp, nil
 }
 
-func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input any, call CallContext, start time.Time) (*Response, error) {
+// answered is what invoke learnt before it failed: the spec of a registered
+// tool (so its refusal can be evidenced) and the input as JSON, if valid.
+type answered struct {
+	spec  *Spec
+	input any
+	rawIn json.RawMessage
+}
+
+// inputJSON is the input a refusal's snapshot digests: the validated input,
+// else the input as given (refused by preflight), else nothing.
+func (a answered) inputJSON() json.RawMessage {
+	if a.rawIn != nil {
+		return a.rawIn
+	}
+	if b, err := json.Marshal(a.input); err == nil && string(b) != "null" {
+		return b
+	}
+	return nil
+}
+
+func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input any, call CallContext, start time.Time, seen *answered) (*Response, error) {
 	resp := &Response{Tool: name, Warnings: []string{}}
 	tool, enabled := inv.reg.lookup(name)
 	if tool == nil {
@@ -87,6 +116,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	}
 	spec := tool.Spec
 	resp.Version, resp.Meta.Provider = spec.Version, spec.Provider
+	seen.spec, seen.input = &spec, input
 	if !enabled {
 		return resp, Errorf(Forbidden, "tool %s is disabled", name)
 	}
@@ -95,6 +125,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 		return resp, err
 	}
 	resp.Meta.InputFingerprint, _ = inv.hasher(rawIn)
+	seen.rawIn = rawIn
 
 	out, err := run(ctx, tool, &Call{Request: req, Input: rawIn, Spec: spec})
 	if err != nil {
@@ -134,7 +165,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	}
 	resp.Meta.OutputFingerprint = hash
 
-	if err := inv.record(ctx, resp, spec, req, call, rawIn, rawOut, clean.Changed, hash, start); err != nil {
+	if err := inv.record(ctx, resp, spec, req, call, rawIn, rawOut, clean.Changed, hash, start, resp.Data); err != nil {
 		resp.OK, resp.Data = false, nil
 		return resp, err
 	}
@@ -145,14 +176,8 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 // is ever called, and returns the input as JSON.
 func (inv *Invoker) preflight(tool *Tool, req Request, input any) (json.RawMessage, error) {
 	spec := tool.Spec
-	if missing := req.missingFields(); len(missing) > 0 {
-		return nil, Errorf(InvalidArgument, "request envelope is missing %v", missing).WithDetail("fields", missing)
-	}
-	if inv.reg.envelope != nil {
-		rawReq, _ := json.Marshal(req)
-		if fields, err := validate(inv.reg.envelope, rawReq); err != nil || len(fields) > 0 {
-			return nil, Errorf(InvalidArgument, "request envelope is invalid: %v", fields).WithDetail("fields", fields)
-		}
+	if err := checkRequest(req, inv.reg.envelope); err != nil {
+		return nil, err
 	}
 	if !spec.Annotations.ReadOnly && req.IdempotencyKey == "" {
 		return nil, Errorf(InvalidArgument, "write tool %s needs an idempotency_key", spec.Name).
@@ -212,7 +237,7 @@ func run(ctx context.Context, tool *Tool, call *Call) (out *Output, err error) {
 
 // record stores the evidence snapshot and puts its id into the envelope.
 func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req Request, call CallContext,
-	rawIn, rawOut json.RawMessage, redacted bool, hash string, start time.Time) error {
+	rawIn, rawOut json.RawMessage, redacted bool, hash string, start time.Time, output json.RawMessage) error {
 	if inv.sink == nil {
 		if spec.EvidenceRequired {
 			return Errorf(UpstreamError, "tool %s requires evidence and no evidence store is configured", spec.Name)
@@ -226,7 +251,7 @@ func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req R
 	snap := Snapshot{
 		Tool: spec.Name, ToolVersion: spec.Version, Build: inv.build, Call: call,
 		RequestID: req.RequestID, CorrelationID: req.CorrelationID, UserID: req.UserID,
-		InputDigest: digest, Output: resp.Data, OutputHash: hash,
+		InputDigest: digest, Output: output, OutputHash: hash,
 		RulesetVersion: resp.Meta.RulesetVersion, TTL: spec.TTL, Status: resp.Status, CreatedAt: start.UTC(),
 	}
 	if redacted {
@@ -321,9 +346,7 @@ func (r Request) missingFields() []string {
 	if r.RequestID == "" {
 		missing = append(missing, "request_id")
 	}
-	switch r.Actor.Type {
-	case ActorUser, ActorAgent, ActorSystem:
-	default:
+	if r.Actor.Type == "" {
 		missing = append(missing, "actor.type")
 	}
 	if r.Actor.ID == "" {
@@ -335,16 +358,22 @@ func (r Request) missingFields() []string {
 	return missing
 }
 
-func callContext(ctx context.Context) CallContext {
-	if !activity.IsActivity(ctx) {
-		return CallContext{}
-	}
-	info := activity.GetInfo(ctx)
-	return CallContext{
-		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
-		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt,
-	}
+type callKey struct{}
+
+// WithCall tells the invoker where in Temporal a call runs (the activity
+// that carries it); the activities set it, so the invoker and the tools
+// need no SDK. Evidence and audit rows record it.
+func WithCall(ctx context.Context, c CallContext) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
 }
+
+// CallFrom is the CallContext WithCall set; zero outside an activity.
+func CallFrom(ctx context.Context) CallContext {
+	c, _ := ctx.Value(callKey{}).(CallContext)
+	return c
+}
+
+func callContext(ctx context.Context) CallContext { return CallFrom(ctx) }
 
 // correlationID is `corr-{16 hex}` (docs/evidence.md#correlation-id). Inside an
 // activity it is derived from the workflow and activity ids, so every retry of
@@ -357,21 +386,6 @@ func correlationID(call CallContext) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return "corr-" + hex.EncodeToString(b)
-}
-
-// Run invokes a tool from an activity: it decodes the data into T and
-// converts any failure into the Temporal error the activity returns.
-func Run[T any](ctx context.Context, inv *Invoker, name string, req Request, input any) (T, Response, error) {
-	var zero T
-	resp, err := inv.Invoke(ctx, name, req, input)
-	if err != nil {
-		return zero, *resp, ApplicationError(err)
-	}
-	var out T
-	if err := resp.Decode(&out); err != nil {
-		return zero, *resp, ApplicationError(Errorf(UpstreamError, "%v", err))
-	}
-	return out, *resp, nil
 }
 
 // String renders a request for debugging without its PII-bearing fields.

@@ -1,7 +1,6 @@
 package toolkit
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -21,7 +20,7 @@ type Tool struct {
 // Registry holds the tools a worker serves. Schemas are compiled once, at
 // registration; a tool can be disabled at run time without a redeploy.
 type Registry struct {
-	schemas fs.FS
+	schemas *SchemaSet
 
 	// envelope validates request envelopes when the schema folder has
 	// envelope.request.json (the real one does; test folders may not).
@@ -35,7 +34,7 @@ type Registry struct {
 // NewRegistry returns an empty registry that reads schema files from schemas
 // (normally schemas.FS, the embedded schemas/ folder).
 func NewRegistry(schemas fs.FS) *Registry {
-	r := &Registry{schemas: schemas, tools: map[string]*Tool{}, disabled: map[string]bool{}}
+	r := &Registry{schemas: schemaSetFor(schemas), tools: map[string]*Tool{}, disabled: map[string]bool{}}
 	if _, err := fs.Stat(schemas, envelopeSchema); err == nil {
 		env, err := r.compile(envelopeSchema)
 		if err != nil {
@@ -83,21 +82,7 @@ func (r *Registry) MustRegister(spec Spec, h Handler) {
 }
 
 func (r *Registry) compile(name string) (*gojsonschema.Schema, error) {
-	raw, err := fs.ReadFile(r.schemas, name)
-	if err != nil {
-		return nil, err
-	}
-	var head struct {
-		Schema string `json:"$schema"`
-		ID     string `json:"$id"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if head.Schema == "" || head.ID == "" {
-		return nil, fmt.Errorf("%s: a schema must declare $schema and $id", name)
-	}
-	return gojsonschema.NewSchema(gojsonschema.NewBytesLoader(raw))
+	return r.schemas.Schema(name)
 }
 
 // SetEnabled turns a registered tool on or off; a disabled tool is refused

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"time"
-
-	"go.temporal.io/sdk/temporal"
 )
 
 // Annotations describe a tool's behaviour; policy acts on them
@@ -133,23 +131,4 @@ func (s Spec) check() error {
 		}
 	}
 	return nil
-}
-
-// TemporalRetryPolicy turns the spec's retry contract into a Temporal
-// policy that never retries a non-retryable code.
-func (s Spec) TemporalRetryPolicy() *temporal.RetryPolicy {
-	p := &temporal.RetryPolicy{
-		InitialInterval:        s.Retry.InitialInterval,
-		BackoffCoefficient:     2,
-		MaximumInterval:        s.Retry.MaxInterval,
-		MaximumAttempts:        s.Retry.MaxAttempts,
-		NonRetryableErrorTypes: NonRetryableCodes(),
-	}
-	if p.InitialInterval == 0 {
-		p.InitialInterval = 200 * time.Millisecond
-	}
-	if p.MaximumInterval == 0 {
-		p.MaximumInterval = 10 * time.Second
-	}
-	return p
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stripe/stripe-go/v76"
 	stripewebhook "github.com/stripe/stripe-go/v76/webhook"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -180,11 +178,12 @@ func (rc *Receiver) handle(ctx context.Context, ev stripe.Event, account string)
 // one if none is running (a finished onboarding is started again: new
 // requirements can appear after an account was enabled).
 func (rc *Receiver) signal(ctx context.Context, ev stripe.Event, account, merchantID, workflowID string) error {
-	opts := client.StartWorkflowOptions{
-		ID: workflowID, TaskQueue: rc.cfg.TaskQueue,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		TypedSearchAttributes: workflows.StartSearchAttributes(workflows.FlowOnboarding, workflows.OnboardingReadingMerchant),
-		StaticSummary:         "Stripe onboarding of " + merchantID,
+	opts, err := workflows.OnboardingStartOptions(rc.cfg.TaskQueue, merchantID)
+	if err != nil {
+		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	if opts.ID != workflowID {
+		return toolkit.Errorf(toolkit.InvalidArgument, "onboarding id %s is not %s", workflowID, opts.ID)
 	}
 	in := workflows.OnboardingInput{
 		MerchantID: merchantID,
@@ -195,7 +194,7 @@ func (rc *Receiver) signal(ctx context.Context, ev stripe.Event, account, mercha
 		Deadline: rc.cfg.OnboardingDeadline, ApprovalWindow: rc.cfg.ApprovalWindow,
 	}
 	sig := workflows.AccountUpdatedSignal{EventID: ev.ID, AccountID: account}
-	_, err := rc.temporal.SignalWithStartWorkflow(ctx, workflowID, workflows.SignalAccountUpdated, sig, opts,
+	_, err = rc.temporal.SignalWithStartWorkflow(ctx, workflowID, workflows.SignalAccountUpdated, sig, opts,
 		workflows.OnboardingWorkflowName, in)
 	return err
 }

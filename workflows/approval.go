@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -62,6 +61,8 @@ type ApprovalConfig struct {
 	// Log receives the rejected approval signals; the owner shares it with
 	// its own signals so the status query shows one list.
 	Log *SignalLog
+	// specs hold support.record_approval's spec (the owner's tool specs).
+	specs toolSpecs
 }
 
 // ApprovalRequest is one decision the owner asks support staff for.
@@ -266,18 +267,16 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 	if !ok {
 		return ApprovalOutcome{}, false
 	}
-	in := activities.RecordApprovalInput{
-		Request: a.request(ctx, sig),
-		Args: support.RecordApprovalArgs{
+	record, env, err := callTool[support.ApprovalRecord](ctx, a.cfg.specs, toolCall{
+		tool: support.RecordApprovalTool,
+		req:  a.request(ctx, sig),
+		args: support.RecordApprovalArgs{
 			Flow: a.cfg.Flow, Subject: p.Subject, ApprovalID: sig.ApprovalID, Decision: sig.Decision,
 			Approver: sig.Approver, Reason: sig.Reason, AllowedRoles: req.AllowedRoles,
 		},
-	}
-	actx := toolOptions(ctx, support.RecordApprovalSpec,
-		fmt.Sprintf("%s: %s by %s (%s)", support.RecordApprovalTool, sig.Decision, sig.Approver, sig.ApprovalID))
-	var res activities.RecordApprovalResult
-	var act *activities.Approval
-	if err := workflow.ExecuteActivity(actx, act.RecordApproval, in).Get(ctx, &res); err != nil {
+		summary: fmt.Sprintf("%s: %s by %s (%s)", support.RecordApprovalTool, sig.Decision, sig.Approver, sig.ApprovalID),
+	}).Get(ctx)
+	if err != nil {
 		reason := RejectVerifyFailed
 		switch toolkit.CodeOf(err) {
 		case toolkit.NotFound:
@@ -292,10 +291,10 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 		return ApprovalOutcome{}, false
 	}
 	a.decided[sig.ApprovalID] = true
-	ref := evidenceRef("approval/"+sig.ApprovalID, res.Envelope)
+	ref := evidenceRef("approval/"+sig.ApprovalID, env)
 	return ApprovalOutcome{
-		ApprovalID: sig.ApprovalID, Subject: p.Subject, Decision: res.Record.Decision,
-		Approver: res.Record.Approver, ApproverRole: res.Record.ApproverRole, Reason: res.Record.Reason,
+		ApprovalID: sig.ApprovalID, Subject: p.Subject, Decision: record.Decision,
+		Approver: record.Approver, ApproverRole: record.ApproverRole, Reason: record.Reason,
 		At: workflow.Now(ctx).UTC(), Evidence: &ref,
 	}, true
 }

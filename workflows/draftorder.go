@@ -9,7 +9,6 @@ import (
 
 	"github.com/cartwright-dev/cartwright/commerce"
 	moneyrules "github.com/cartwright-dev/cartwright/commerce/rules/money"
-	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -83,25 +82,36 @@ type DraftOrderInput struct {
 	ApprovalConfidence float64 `json:"approval_confidence,omitempty"`
 }
 
-// ApplyConfig fills the windows and threshold the caller left empty from
-// the configuration (CARTWRIGHT_CONFIRM_WINDOW, _APPROVAL_WINDOW,
-// _APPROVAL_CONFIDENCE). Starters call it so the values are in history.
-func (in *DraftOrderInput) ApplyConfig(cfg config.Config) {
+// StartDefaults are the windows and threshold a starter fills in when an
+// input leaves them empty (zero fields here: the workflows' own defaults).
+// The starter, not the workflow, applies them, so the values are in the
+// run's history.
+type StartDefaults struct {
+	ConfirmWindow      time.Duration
+	ApprovalWindow     time.Duration
+	ApprovalConfidence float64
+	OnboardingDeadline time.Duration
+}
+
+// ApplyDefaults fills the windows and threshold the caller left empty
+// (zero) from d. Negative values stay, for Check to refuse.
+func (in *DraftOrderInput) ApplyDefaults(d StartDefaults) {
 	if in.ConfirmWindow == 0 {
-		in.ConfirmWindow = cfg.ConfirmWindow
+		in.ConfirmWindow = d.ConfirmWindow
 	}
 	if in.ApprovalWindow == 0 {
-		in.ApprovalWindow = cfg.ApprovalWindow
+		in.ApprovalWindow = d.ApprovalWindow
 	}
 	if in.ApprovalConfidence == 0 {
-		in.ApprovalConfidence = cfg.ApprovalConfidence
+		in.ApprovalConfidence = d.ApprovalConfidence
 	}
 }
 
 // DraftOrderResult is how a draft order ended. Business outcomes (blocked,
 // out of stock, cancelled, expired …) are results, not workflow failures;
-// the workflow fails only on invalid input or an infrastructure error that
-// outlived its retries.
+// the workflow fails only on invalid input or a non-business error such as
+// NOT_FOUND. An outage that outlives the order's window is the result
+// UNAVAILABLE (outlive.go).
 type DraftOrderResult struct {
 	// State is a final state: DRAFT_CREATED or why not.
 	State string `json:"state"`
@@ -169,13 +179,13 @@ type DraftOrderStatus struct {
 	Result       *DraftOrderResult    `json:"result,omitempty"`
 }
 
-// DraftOrder prices a basket (pricing, shipping and compliance in parallel,
+// DraftOrder (registered as DraftOrderWorkflowName) prices a basket (pricing, shipping and compliance in parallel,
 // then duties and taxes, then the total), asks support staff when compliance
 // is uncertain, waits for the user to confirm the exact total (re-quoting a
 // stale quote) and creates the draft order exactly once for the user's
 // idempotency key (docs/envelope.md#idempotency).
-func DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderResult, error) {
-	d := &draftOrder{}
+func (b bound) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderResult, error) {
+	d := &draftOrder{specs: b.specs}
 	if err := d.setup(ctx, in); err != nil {
 		return DraftOrderResult{}, err
 	}
@@ -188,8 +198,11 @@ func invalidInput(format string, args ...any) error {
 	return temporal.NewNonRetryableApplicationError(te.Message, string(te.Code), nil, te)
 }
 
-// check validates the input and fills defaults.
-func (in *DraftOrderInput) check(workflowID string) error {
+// checkV0 is the start check of runs recorded before versionStartCheck:
+// it validates the input's own fields and fills defaults, leaving item,
+// currency and address values to the tools. Kept only so those histories
+// replay; new runs use Check (startCheck).
+func (in *DraftOrderInput) checkV0(workflowID string) error {
 	r := &in.Request
 	if r.Actor.Type == "" && r.Actor.ID == "" {
 		// A backend that starts the flow on a user's behalf: the user is

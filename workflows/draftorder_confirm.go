@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -81,21 +80,20 @@ func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResul
 	if d.creates > 1 {
 		step = fmt.Sprintf("create/%s/%d", hash, d.creates)
 	}
-	req := envelope(ctx, d.in.Request, step)
-	var res activities.CreateDraftOrderResult
-	err := workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolCreateDraftOrder), fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, fmtMoney(d.total.GrandTotal))),
-		commerceActs.CreateDraftOrder, activities.CreateDraftOrderInput{
-			Request: req,
-			Args:    commerce.CreateDraftOrderArgs{Total: *d.total, ConfirmedQuoteHash: hash, ShipTo: d.in.ShipTo},
-		}).Get(ctx, &res)
+	draft, env, err := callTool[commerce.DraftOrder](ctx, d.specs, toolCall{
+		tool:    commerce.ToolCreateDraftOrder,
+		wrap:    d.outliving(commerce.ToolCreateDraftOrder),
+		req:     envelope(ctx, d.in.Request, step),
+		args:    commerce.CreateDraftOrderArgs{Total: *d.total, ConfirmedQuoteHash: hash, ShipTo: d.in.ShipTo},
+		summary: fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, fmtMoney(d.total.GrandTotal)),
+	}).Get(ctx)
+	d.recordAnswer("create", env, err)
 	if err != nil {
 		return nil, err
 	}
-	d.draft = &res.DraftOrder
-	d.record("create", res.Envelope)
-	state, msg := StateDraftCreated, "draft order "+res.DraftOrder.DraftOrderID+" created"
-	if res.DraftOrder.Status == commerce.DraftStatusValidated {
+	d.draft = &draft
+	state, msg := StateDraftCreated, "draft order "+draft.DraftOrderID+" created"
+	if draft.Status == commerce.DraftStatusValidated {
 		state, msg = StateDryRunValidated, "dry run: the draft order was validated and not written"
 	}
 	return d.end(state, "", msg), nil

@@ -6,14 +6,16 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// commerceActs names the commerce activities; a nil receiver is enough for
-// ExecuteActivity to take the method's name.
-var commerceActs *activities.Commerce
+// changeComplianceMode makes compliance follow the transport mode of the
+// shipping option actually chosen (issue 10 finding 2): round 1 checks
+// compliance after shipping answered, for the chosen option's mode, and a
+// re-quote whose option ships by another mode checks again. Runs recorded
+// before it checked compliance in parallel, for air.
+const changeComplianceMode = "compliance-follows-shipping-mode"
 
 // firstFailure picks the error that decides the outcome when several
 // parallel calls failed: a business answer (address, compliance, stock)
@@ -35,53 +37,113 @@ func firstFailure(errs ...error) error {
 	return nil
 }
 
-// quoteAll runs pricing, shipping and compliance in parallel (round 1).
+// quoteAll runs round 1: pricing and shipping in parallel, and compliance
+// for the chosen option's transport mode (runs recorded before
+// changeComplianceMode: all three in parallel, compliance for air).
 func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 	d.round++
-	n, dest := len(d.in.Items), d.in.ShipTo.Country
+	if workflow.GetVersion(ctx, changeComplianceMode, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return d.quoteAllAir(ctx)
+	}
 	pf := d.startPricing(ctx, "", "pricing")
 	sf := d.startShipping(ctx)
-	cf := workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolCheckCompliance), fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolCheckCompliance, n, dest)),
-		commerceActs.CheckCompliance, activities.CheckComplianceInput{
-			Request: d.request(ctx, d.step("compliance")),
-			Args:    commerce.CheckComplianceArgs{Items: d.in.Items, Destination: d.in.ShipTo},
-		})
-	var q activities.GetQuoteResult
-	var s activities.QuoteShippingResult
-	var c activities.CheckComplianceResult
-	perr, serr, cerr := pf.Get(ctx, &q), sf.Get(ctx, &s), cf.Get(ctx, &c)
-	if err := firstFailure(perr, serr, cerr); err != nil {
-		d.keep(q, s, c, perr, serr, cerr)
+	s, senv, serr := sf.Get(ctx)
+	d.keepShipping(s, senv, serr)
+	if serr != nil {
+		q, qenv, perr := pf.Get(ctx)
+		d.keepQuote("pricing", q, qenv, perr)
+		return d.outcome(firstFailure(perr, serr))
+	}
+	if err := d.chooseShipping(); err != nil {
+		return nil, err
+	}
+	cf := d.startCompliance(ctx)
+	q, qenv, perr := pf.Get(ctx)
+	d.keepQuote("pricing", q, qenv, perr)
+	v, cenv, cerr := cf.Get(ctx)
+	d.keepCompliance(v, cenv, cerr)
+	if err := firstFailure(perr, cerr); err != nil {
 		return d.outcome(err)
 	}
-	d.keep(q, s, c, nil, nil, nil)
-	if c.Verdict.Verdict == commerce.VerdictBlock {
-		return d.end(StateComplianceBlocked, toolkit.ComplianceBlocked, "compliance blocked the basket: "+strings.Join(d.compliance.Reasons, ", ")), nil
+	return d.blocked(), nil
+}
+
+// quoteAllAir is round 1 as recorded before changeComplianceMode.
+func (d *draftOrder) quoteAllAir(ctx workflow.Context) (*DraftOrderResult, error) {
+	pf := d.startPricing(ctx, "", "pricing")
+	sf := d.startShipping(ctx)
+	cf := callTool[commerce.ComplianceVerdict](ctx, d.specs, toolCall{
+		tool:    commerce.ToolCheckCompliance,
+		wrap:    d.outliving(commerce.ToolCheckCompliance),
+		req:     d.request(ctx, d.step("compliance")),
+		args:    commerce.CheckComplianceArgs{Items: d.in.Items, Destination: d.in.ShipTo},
+		summary: fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolCheckCompliance, len(d.in.Items), d.in.ShipTo.Country),
+	})
+	q, qenv, perr := pf.Get(ctx)
+	s, senv, serr := sf.Get(ctx)
+	v, cenv, cerr := cf.Get(ctx)
+	d.keepQuote("pricing", q, qenv, perr)
+	d.keepShipping(s, senv, serr)
+	d.keepCompliance(v, cenv, cerr)
+	if err := firstFailure(perr, serr, cerr); err != nil {
+		return d.outcome(err)
+	}
+	if end := d.blocked(); end != nil {
+		return end, nil
 	}
 	return nil, d.chooseShipping()
 }
 
-// keep stores what the parallel calls returned successfully.
-func (d *draftOrder) keep(q activities.GetQuoteResult, s activities.QuoteShippingResult, c activities.CheckComplianceResult, perr, serr, cerr error) {
-	if perr == nil {
-		d.quote = &q.Quote
-		d.record(d.step("pricing"), q.Envelope)
+// blocked ends the draft order when the compliance verdict is block.
+func (d *draftOrder) blocked() *DraftOrderResult {
+	if d.compliance != nil && d.compliance.Verdict == commerce.VerdictBlock {
+		return d.end(StateComplianceBlocked, toolkit.ComplianceBlocked, "compliance blocked the basket: "+strings.Join(d.compliance.Reasons, ", "))
 	}
-	if serr == nil {
-		d.shipping = &s.Shipping
-		d.record(d.step("shipping"), s.Envelope)
+	return nil
+}
+
+// startCompliance checks the basket for the chosen option's transport mode.
+func (d *draftOrder) startCompliance(ctx workflow.Context) toolFuture[commerce.ComplianceVerdict] {
+	mode := d.option.TransportMode
+	d.complianceMode = mode
+	return callTool[commerce.ComplianceVerdict](ctx, d.specs, toolCall{
+		tool:    commerce.ToolCheckCompliance,
+		wrap:    d.outliving(commerce.ToolCheckCompliance),
+		req:     d.request(ctx, d.step("compliance")),
+		args:    commerce.CheckComplianceArgs{Items: d.in.Items, Destination: d.in.ShipTo, TransportMode: mode},
+		summary: fmt.Sprintf("%s: %d item(s) to %s by %s", commerce.ToolCheckCompliance, len(d.in.Items), d.in.ShipTo.Country, mode),
+	})
+}
+
+// keepQuote keeps a pricing answer; step names it in the evidence.
+func (d *draftOrder) keepQuote(step string, q commerce.Quote, env toolkit.Response, err error) {
+	if err == nil {
+		d.quote = &q
 	}
-	if cerr == nil {
-		v := c.Verdict
-		d.compliance = &ComplianceSummary{
-			Verdict: v.Verdict, Confidence: v.Confidence, Ruleset: v.RulesetVersion, Reasons: []string{},
-			NeedsApproval: v.Verdict == commerce.VerdictUncertain || v.Confidence < d.in.ApprovalConfidence,
-		}
-		for _, r := range v.Reasons {
-			d.compliance.Reasons = append(d.compliance.Reasons, reasonLine(r))
-		}
-		d.record(d.step("compliance"), c.Envelope)
+	d.recordAnswer(d.step(step), env, err)
+}
+
+// keepShipping keeps a shipping answer.
+func (d *draftOrder) keepShipping(s commerce.ShippingQuote, env toolkit.Response, err error) {
+	if err == nil {
+		d.shipping = &s
+	}
+	d.recordAnswer(d.step("shipping"), env, err)
+}
+
+// keepCompliance keeps a compliance answer as the summary the status
+// query shows (no personal data).
+func (d *draftOrder) keepCompliance(v commerce.ComplianceVerdict, env toolkit.Response, err error) {
+	d.recordAnswer(d.step("compliance"), env, err)
+	if err != nil {
+		return
+	}
+	d.compliance = &ComplianceSummary{
+		Verdict: v.Verdict, Confidence: v.Confidence, Ruleset: v.RulesetVersion, Reasons: []string{},
+		NeedsApproval: v.Verdict == commerce.VerdictUncertain || v.Confidence < d.in.ApprovalConfidence,
+	}
+	for _, r := range v.Reasons {
+		d.compliance.Reasons = append(d.compliance.Reasons, reasonLine(r))
 	}
 }
 
@@ -96,13 +158,14 @@ func reasonLine(r commerce.ComplianceReason) string {
 }
 
 // startShipping asks for shipping options for the whole basket.
-func (d *draftOrder) startShipping(ctx workflow.Context) workflow.Future {
-	return workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolQuoteShipping), fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolQuoteShipping, len(d.in.Items), d.in.ShipTo.Country)),
-		commerceActs.QuoteShipping, activities.QuoteShippingInput{
-			Request: d.request(ctx, d.step("shipping")),
-			Args:    commerce.QuoteShippingArgs{Items: d.in.Items, Destination: d.in.ShipTo, Currency: d.in.Currency},
-		})
+func (d *draftOrder) startShipping(ctx workflow.Context) toolFuture[commerce.ShippingQuote] {
+	return callTool[commerce.ShippingQuote](ctx, d.specs, toolCall{
+		tool:    commerce.ToolQuoteShipping,
+		wrap:    d.outliving(commerce.ToolQuoteShipping),
+		req:     d.request(ctx, d.step("shipping")),
+		args:    commerce.QuoteShippingArgs{Items: d.in.Items, Destination: d.in.ShipTo, Currency: d.in.Currency},
+		summary: fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolQuoteShipping, len(d.in.Items), d.in.ShipTo.Country),
+	})
 }
 
 // chooseShipping takes the option of the requested service level, or the
@@ -128,83 +191,103 @@ func (d *draftOrder) chooseShipping() error {
 
 // requote refreshes an expired quote: pricing (telling the tool which prices
 // the user saw, so it answers PRICE_CHANGED when they moved) and shipping in
-// parallel. Compliance does not depend on prices and is not asked again.
+// parallel. Compliance does not depend on prices; it is asked again only
+// when the chosen option now ships by another mode.
 func (d *draftOrder) requote(ctx workflow.Context) (*DraftOrderResult, error) {
 	d.round++
 	d.requotes++
 	pf := d.startPricing(ctx, d.quote.PriceHash, "pricing")
 	sf := d.startShipping(ctx)
-	var q activities.GetQuoteResult
-	var s activities.QuoteShippingResult
-	perr, serr := pf.Get(ctx, &q), sf.Get(ctx, &s)
+	q, qenv, perr := pf.Get(ctx)
+	s, senv, serr := sf.Get(ctx)
 	if toolkit.CodeOf(perr) == toolkit.PriceChanged {
 		// The tool confirmed the change; ask once more without the
 		// expectation to get the new quote itself.
-		perr = d.startPricing(ctx, "", "pricing-new").Get(ctx, &q)
-		if perr == nil {
-			d.quote = &q.Quote
-			d.record(d.step("pricing-new"), q.Envelope)
-		}
-	} else if perr == nil {
-		d.quote = &q.Quote
-		d.record(d.step("pricing"), q.Envelope)
+		q, qenv, perr = d.startPricing(ctx, "", "pricing-new").Get(ctx)
+		d.keepQuote("pricing-new", q, qenv, perr)
+	} else {
+		d.keepQuote("pricing", q, qenv, perr)
 	}
-	if serr == nil {
-		d.shipping = &s.Shipping
-		d.record(d.step("shipping"), s.Envelope)
-	}
+	d.keepShipping(s, senv, serr)
 	if err := firstFailure(perr, serr); err != nil {
 		return d.outcome(err)
 	}
 	if err := d.chooseShipping(); err != nil {
 		return nil, err
 	}
+	if end, err := d.recheckCompliance(ctx); end != nil || err != nil {
+		return end, err
+	}
 	return d.price(ctx)
 }
 
+// recheckCompliance checks compliance again when the chosen option ships by
+// another mode than the one compliance cleared (runs since
+// changeComplianceMode only: older runs never recorded a mode). A verdict
+// that now needs a person asks support staff again.
+func (d *draftOrder) recheckCompliance(ctx workflow.Context) (*DraftOrderResult, error) {
+	if d.complianceMode == "" || d.option.TransportMode == d.complianceMode {
+		return nil, nil
+	}
+	approved := d.approval != nil && d.approval.Approved()
+	v, env, err := d.startCompliance(ctx).Get(ctx)
+	d.keepCompliance(v, env, err)
+	if err != nil {
+		return d.outcome(err)
+	}
+	if end := d.blocked(); end != nil {
+		return end, nil
+	}
+	if d.compliance.NeedsApproval && !approved {
+		return d.approve(ctx)
+	}
+	return nil, nil
+}
+
 // startPricing starts a pricing call of the current round.
-func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) workflow.Future {
+func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) toolFuture[commerce.Quote] {
 	verb := "quote"
 	if expected != "" {
 		verb = "re-quote"
 	}
-	return workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolGetQuote), fmt.Sprintf("%s: %s %d item(s) in %s", commerce.ToolGetQuote, verb, len(d.in.Items), d.in.Currency)),
-		commerceActs.GetQuote, activities.GetQuoteInput{
-			Request: d.request(ctx, d.step(name)),
-			Args:    commerce.GetQuoteArgs{Items: d.in.Items, Currency: d.in.Currency, ExpectedPriceHash: expected},
-		})
+	return callTool[commerce.Quote](ctx, d.specs, toolCall{
+		tool:    commerce.ToolGetQuote,
+		wrap:    d.outliving(commerce.ToolGetQuote),
+		req:     d.request(ctx, d.step(name)),
+		args:    commerce.GetQuoteArgs{Items: d.in.Items, Currency: d.in.Currency, ExpectedPriceHash: expected},
+		summary: fmt.Sprintf("%s: %s %d item(s) in %s", commerce.ToolGetQuote, verb, len(d.in.Items), d.in.Currency),
+	})
 }
 
 // price computes duties and taxes on the quote and shipping option, then the
 // total the user will confirm.
 func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
-	var dt activities.EstimateDutiesAndTaxesResult
-	err := workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolDutiesAndTaxes), fmt.Sprintf("%s: %s to %s", commerce.ToolDutiesAndTaxes, d.in.Incoterm, d.in.ShipTo.Country)),
-		commerceActs.EstimateDutiesAndTaxes, activities.EstimateDutiesAndTaxesInput{
-			Request: d.request(ctx, d.step("duties")),
-			Args: commerce.DutiesAndTaxesArgs{Lines: d.quote.Lines, Shipping: *d.option, Destination: d.in.ShipTo,
-				Currency: d.in.Currency, Incoterm: d.in.Incoterm},
-		}).Get(ctx, &dt)
+	dt, env, err := callTool[commerce.DutiesAndTaxes](ctx, d.specs, toolCall{
+		tool: commerce.ToolDutiesAndTaxes,
+		wrap: d.outliving(commerce.ToolDutiesAndTaxes),
+		req:  d.request(ctx, d.step("duties")),
+		args: commerce.DutiesAndTaxesArgs{Lines: d.quote.Lines, Shipping: *d.option, Destination: d.in.ShipTo,
+			Currency: d.in.Currency, Incoterm: d.in.Incoterm},
+		summary: fmt.Sprintf("%s: %s to %s", commerce.ToolDutiesAndTaxes, d.in.Incoterm, d.in.ShipTo.Country),
+	}).Get(ctx)
+	d.recordAnswer(d.step("duties"), env, err)
 	if err != nil {
 		return d.outcome(err)
 	}
-	d.duties = &dt.Duties
-	d.record(d.step("duties"), dt.Envelope)
+	d.duties = &dt
 
 	shipExp := d.shipping.ExpiresAt
-	var tr activities.ComputeTotalResult
-	err = workflow.ExecuteActivity(
-		toolOptions(ctx, toolSpec(commerce.ToolComputeTotal), fmt.Sprintf("%s: %d line(s), %s shipping", commerce.ToolComputeTotal, len(d.quote.Lines), d.option.ServiceLevel)),
-		commerceActs.ComputeTotal, activities.ComputeTotalInput{
-			Request: d.request(ctx, d.step("total")),
-			Args:    commerce.ComputeTotalArgs{Quote: *d.quote, Shipping: *d.option, Duties: *d.duties, ShippingExpiresAt: &shipExp},
-		}).Get(ctx, &tr)
+	t, env, err := callTool[commerce.Total](ctx, d.specs, toolCall{
+		tool:    commerce.ToolComputeTotal,
+		wrap:    d.outliving(commerce.ToolComputeTotal),
+		req:     d.request(ctx, d.step("total")),
+		args:    commerce.ComputeTotalArgs{Quote: *d.quote, Shipping: *d.option, Duties: *d.duties, ShippingExpiresAt: &shipExp},
+		summary: fmt.Sprintf("%s: %d line(s), %s shipping", commerce.ToolComputeTotal, len(d.quote.Lines), d.option.ServiceLevel),
+	}).Get(ctx)
+	d.recordAnswer(d.step("total"), env, err)
 	if err != nil {
 		return d.outcome(err)
 	}
-	d.total = &tr.Total
-	d.record(d.step("total"), tr.Envelope)
+	d.total = &t
 	return nil, nil
 }

@@ -29,6 +29,7 @@ type CancelSignal struct {
 // makes every decision, in the order signals arrived.
 type draftOrder struct {
 	in        DraftOrderInput
+	specs     toolSpecs
 	state     string
 	log       SignalLog
 	approvals *Approvals
@@ -42,27 +43,33 @@ type draftOrder struct {
 	// on a cancel can no longer stop it.
 	pastCancel bool
 
-	round        int
-	quote        *commerce.Quote
-	shipping     *commerce.ShippingQuote
-	option       *commerce.ShippingOption
-	compliance   *ComplianceSummary
-	duties       *commerce.DutiesAndTaxes
-	total        *commerce.Total
-	confirmation *PendingConfirmation
-	approval     *ApprovalOutcome
-	draft        *commerce.DraftOrder
-	requotes     int
+	round      int
+	quote      *commerce.Quote
+	shipping   *commerce.ShippingQuote
+	option     *commerce.ShippingOption
+	compliance *ComplianceSummary
+	// complianceMode is the transport mode compliance last cleared ("" in
+	// runs recorded before changeComplianceMode).
+	complianceMode string
+	duties         *commerce.DutiesAndTaxes
+	total          *commerce.Total
+	confirmation   *PendingConfirmation
+	approval       *ApprovalOutcome
+	draft          *commerce.DraftOrder
+	requotes       int
 	// creates counts the create calls of the run (see create).
 	creates  int
 	evidence []EvidenceRef
 	result   *DraftOrderResult
+	// outlive: this run waits out dependency outages (outlive.go).
+	outlive bool
 }
 
 // setup checks the input, then declares the query and the signals (with
 // the descriptions the Web UI's signal form lists) before any activity runs.
 func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
-	if err := in.check(workflow.GetInfo(ctx).WorkflowExecution.ID); err != nil {
+	in, err := startCheck(ctx, in)
+	if err != nil {
 		return err
 	}
 	d.in, d.state, d.evidence = in, StateQuoting, []EvidenceRef{}
@@ -78,7 +85,7 @@ func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
 	cancelCh := workflow.GetSignalChannelWithOptions(ctx, SignalCancel, workflow.SignalChannelOptions{
 		Description: `The user abandons the order before it is created: {"reason": "…"} (optional).`,
 	})
-	d.approvals = NewApprovals(ctx, ApprovalConfig{Flow: FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log})
+	d.approvals = NewApprovals(ctx, ApprovalConfig{Flow: FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log, specs: d.specs})
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			raw := receiveRaw(ctx, confirmCh)
@@ -150,6 +157,15 @@ func (d *draftOrder) record(step string, env toolkit.Response) {
 	d.evidence = append(d.evidence, evidenceRef(step, env))
 }
 
+// recordAnswer keeps the evidence reference of a tool's answer: every
+// success, and a refusal whose envelope names its snapshot (the compliance
+// decision that blocked the order is evidence like any other answer).
+func (d *draftOrder) recordAnswer(step string, env toolkit.Response, err error) {
+	if err == nil || env.SnapshotID() != "" {
+		d.record(step, env)
+	}
+}
+
 // step names a tool call of the current quote round, for correlation ids
 // and evidence references.
 func (d *draftOrder) step(name string) string {
@@ -203,6 +219,9 @@ func (d *draftOrder) outcome(err error) (*DraftOrderResult, error) {
 		return d.end(StateAddressInvalid, te.Code, te.Message), nil
 	case toolkit.ComplianceBlocked:
 		return d.end(StateComplianceBlocked, te.Code, te.Message), nil
+	}
+	if end := d.unavailable(err); end != nil {
+		return end, nil
 	}
 	return nil, err
 }

@@ -11,8 +11,20 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
+// TestHappyPath runs on the tool activity and, as a run recorded before
+// it would, on the per-tool activities.
 func TestHappyPath(t *testing.T) {
-	f := newFixture(t)
+	bothPaths(t, func(t *testing.T, legacy bool) {
+		f := newFixture(t)
+		if legacy {
+			f.useLegacyActivities()
+		}
+		happyPath(t, f)
+		f.checkPath(t, legacy)
+	})
+}
+
+func happyPath(t *testing.T, f *fixture) {
 	var published DraftOrderStatus
 	f.at(time.Minute, func() {
 		published = f.status()
@@ -150,8 +162,19 @@ func uncertain(f *fixture) {
 		Reasons: []commerce.ComplianceReason{{Code: "lithium_battery_air", SKU: "SKU-HEADPHONES", Verdict: "uncertain", Message: "lithium battery by air"}}}
 }
 
+// TestUncertainThenApproved runs on both paths (see TestHappyPath).
 func TestUncertainThenApproved(t *testing.T) {
-	f := newFixture(t)
+	bothPaths(t, func(t *testing.T, legacy bool) {
+		f := newFixture(t)
+		if legacy {
+			f.useLegacyActivities()
+		}
+		uncertainThenApproved(t, f)
+		f.checkPath(t, legacy)
+	})
+}
+
+func uncertainThenApproved(t *testing.T, f *fixture) {
 	uncertain(f)
 	var waiting DraftOrderStatus
 	f.at(time.Hour, func() {
@@ -365,7 +388,7 @@ func TestInvalidAddress(t *testing.T) {
 func TestInfrastructureFailureFailsTheWorkflow(t *testing.T) {
 	f := newFixture(t)
 	f.failures["EstimateDutiesAndTaxes"] = toolkit.Errorf(toolkit.NotFound, "no tax rules for XX")
-	f.env.ExecuteWorkflow(DraftOrder, f.in)
+	f.env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
 	if err := f.env.GetWorkflowError(); toolkit.CodeOf(err) != toolkit.NotFound {
 		t.Fatalf("workflow error = %v", err)
 	}
@@ -374,7 +397,7 @@ func TestInfrastructureFailureFailsTheWorkflow(t *testing.T) {
 func TestInputIsChecked(t *testing.T) {
 	f := newFixture(t)
 	f.in.Request.IdempotencyKey = "another-key-1" // not the workflow id's key
-	f.env.ExecuteWorkflow(DraftOrder, f.in)
+	f.env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
 	if err := f.env.GetWorkflowError(); toolkit.CodeOf(err) != toolkit.InvalidArgument {
 		t.Fatalf("workflow error = %v", err)
 	}

@@ -36,6 +36,8 @@ type fakeEnv struct {
 	// failTimes limits a failure to the next n calls (0: always).
 	failTimes map[string]int
 	calls     map[string][]any
+	// toolCalls are the tools called through the tool activity (CallTool).
+	toolCalls []string
 	snapN     int
 	upserts   []string
 }
@@ -95,7 +97,7 @@ func (f *fakeEnv) enter(name string, in any) error {
 			}
 			f.failTimes[name] = n - 1
 		}
-		return toolkit.ApplicationError(e)
+		return activities.ApplicationError(e)
 	}
 	return nil
 }
@@ -132,9 +134,9 @@ func (f *fakeEnv) recordApproval(_ context.Context, in activities.RecordApproval
 	m, ok := staff[in.Args.Approver]
 	switch {
 	case !ok:
-		return activities.RecordApprovalResult{}, toolkit.ApplicationError(toolkit.Errorf(toolkit.NotFound, "approver %s is not on the staff roster", in.Args.Approver))
+		return activities.RecordApprovalResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.NotFound, "approver %s is not on the staff roster", in.Args.Approver))
 	case !m.active:
-		return activities.RecordApprovalResult{}, toolkit.ApplicationError(toolkit.Errorf(toolkit.Forbidden, "approver %s is no longer an active staff member", in.Args.Approver))
+		return activities.RecordApprovalResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.Forbidden, "approver %s is no longer an active staff member", in.Args.Approver))
 	}
 	a := in.Args
 	return activities.RecordApprovalResult{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -26,6 +27,11 @@ type fixture struct {
 	newPrice   int64
 	priceAfter time.Time
 	verdict    commerce.ComplianceVerdict
+	// modeOf is the transport mode of a service level's option at a time
+	// (nil: every option flies).
+	modeOf func(level string, now time.Time) string
+	// blockAir makes compliance block the basket by air (a power bank).
+	blockAir bool
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -44,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 	id, _ := DraftOrderID("u_123", "key-0001-abcd")
 	f.init(t, id, "ev_test_")
 	env := f.env
-	env.RegisterWorkflow(DraftOrder)
+	f.registerWorkflows()
 	env.RegisterActivity(&activities.Commerce{})
 	env.RegisterActivity(&activities.Approval{})
 	env.OnActivity("GetQuote", mock.Anything, mock.Anything).Return(f.getQuote)
@@ -54,6 +60,11 @@ func newFixture(t *testing.T) *fixture {
 	env.OnActivity("ComputeTotal", mock.Anything, mock.Anything).Return(f.computeTotal)
 	env.OnActivity("CreateDraftOrder", mock.Anything, mock.Anything).Return(f.createDraftOrder)
 	env.OnActivity("RecordApproval", mock.Anything, mock.Anything).Return(f.recordApproval)
+	f.serveTools(map[string]any{
+		commerce.ToolGetQuote: f.getQuote, commerce.ToolQuoteShipping: f.quoteShipping, commerce.ToolCheckCompliance: f.checkCompliance,
+		commerce.ToolDutiesAndTaxes: f.duties, commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
+		support.RecordApprovalTool: f.recordApproval,
+	})
 	f.recordUpserts()
 	return f
 }
@@ -79,7 +90,7 @@ func (f *fixture) getQuote(ctx context.Context, in activities.GetQuoteInput) (ac
 	q.Subtotal.Currency = in.Args.Currency
 	q.PriceHash, _ = commerce.PriceHash(q.Currency, q.Lines)
 	if in.Args.ExpectedPriceHash != "" && in.Args.ExpectedPriceHash != q.PriceHash {
-		return activities.GetQuoteResult{}, toolkit.ApplicationError(
+		return activities.GetQuoteResult{}, activities.ApplicationError(
 			toolkit.Errorf(toolkit.PriceChanged, "prices changed since the quote the user saw").WithDetail("price_hash", q.PriceHash))
 	}
 	return activities.GetQuoteResult{Quote: q, Envelope: f.envelopeFor(commerce.ToolGetQuote, toolkit.StatusOK)}, nil
@@ -92,7 +103,7 @@ func (f *fixture) quoteShipping(ctx context.Context, in activities.QuoteShipping
 	cur := in.Args.Currency
 	opt := func(level string, cost int64) commerce.ShippingOption {
 		return commerce.ShippingOption{OptionID: level, ServiceLevel: level, Carrier: "DHL", Cost: commerce.Money{Amount: cost, Currency: cur},
-			MinDays: 2, MaxDays: 5, ChargeableGrams: 800, Zone: "EU", TransportMode: "air"}
+			MinDays: 2, MaxDays: 5, ChargeableGrams: 800, Zone: "EU", TransportMode: f.mode(level)}
 	}
 	return activities.QuoteShippingResult{
 		Shipping: commerce.ShippingQuote{Options: []commerce.ShippingOption{opt("economy", 499), opt("standard", 899), opt("express", 1999)},
@@ -105,7 +116,17 @@ func (f *fixture) checkCompliance(ctx context.Context, in activities.CheckCompli
 	if err := f.enter("CheckCompliance", in); err != nil {
 		return activities.CheckComplianceResult{}, err
 	}
-	return activities.CheckComplianceResult{Verdict: f.verdict, Envelope: f.envelopeFor(commerce.ToolCheckCompliance, toolkit.StatusOK)}, nil
+	mode := in.Args.TransportMode
+	if mode == "" {
+		mode = "air" // the tool's strict default
+	}
+	if f.blockAir && mode == "air" {
+		return activities.CheckComplianceResult{}, activities.ApplicationError(
+			toolkit.Errorf(toolkit.ComplianceBlocked, "the order cannot ship to DE by air").WithDetail("rule", "DG_LITHIUM_ION_STANDALONE_AIR"))
+	}
+	v := f.verdict
+	v.TransportMode = mode
+	return activities.CheckComplianceResult{Verdict: v, Envelope: f.envelopeFor(commerce.ToolCheckCompliance, toolkit.StatusOK)}, nil
 }
 
 func (f *fixture) duties(ctx context.Context, in activities.EstimateDutiesAndTaxesInput) (activities.EstimateDutiesAndTaxesResult, error) {
@@ -131,7 +152,7 @@ func (f *fixture) computeTotal(ctx context.Context, in activities.ComputeTotalIn
 	}
 	t, err := commerce.ComputeTotal(in.Args)
 	if err != nil {
-		return activities.ComputeTotalResult{}, toolkit.ApplicationError(err)
+		return activities.ComputeTotalResult{}, activities.ApplicationError(err)
 	}
 	return activities.ComputeTotalResult{Total: t, Envelope: f.envelopeFor(commerce.ToolComputeTotal, toolkit.StatusOK)}, nil
 }
@@ -141,7 +162,7 @@ func (f *fixture) createDraftOrder(ctx context.Context, in activities.CreateDraf
 		return activities.CreateDraftOrderResult{}, err
 	}
 	if in.Args.ConfirmedQuoteHash != in.Args.Total.QuoteHash || in.Request.IdempotencyKey == "" {
-		return activities.CreateDraftOrderResult{}, toolkit.ApplicationError(toolkit.Errorf(toolkit.NeedsUserConfirmation, "not confirmed"))
+		return activities.CreateDraftOrderResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.NeedsUserConfirmation, "not confirmed"))
 	}
 	return activities.CreateDraftOrderResult{
 		DraftOrder: commerce.DraftOrder{DraftOrderID: "do_01TEST", ExpiresAt: f.env.Now().Add(24 * time.Hour), Status: commerce.DraftStatusOpen,
@@ -150,10 +171,18 @@ func (f *fixture) createDraftOrder(ctx context.Context, in activities.CreateDraf
 	}, nil
 }
 
+// mode is the transport mode of level's option now.
+func (f *fixture) mode(level string) string {
+	if f.modeOf == nil {
+		return "air"
+	}
+	return f.modeOf(level, f.env.Now())
+}
+
 // run executes the workflow to its end and returns its result.
 func (f *fixture) run() DraftOrderResult {
 	f.t.Helper()
-	return runWorkflow[DraftOrderResult](&f.fakeEnv, DraftOrder, f.in)
+	return runWorkflow[DraftOrderResult](&f.fakeEnv, DraftOrderWorkflowName, f.in)
 }
 
 // status queries the running workflow.

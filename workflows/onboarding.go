@@ -7,7 +7,6 @@ import (
 
 	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/merchant"
-	"github.com/cartwright-dev/cartwright/onboarding"
 	"github.com/cartwright-dev/cartwright/stripetools"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -212,14 +211,7 @@ const (
 	maxEvidence   = 100
 )
 
-func init() {
-	// The specs the workflow derives activity options from; the worker
-	// declares the registry's (the same) again at start-up.
-	UseToolSpecs(merchant.GetRowSpec(), stripetools.AccountStatusSpec(), stripetools.RelinkURLSpec(),
-		stripetools.LoginLinkSpec(), onboarding.CiteSpec())
-}
-
-// Onboarding walks a merchant through Stripe Connect onboarding: it reads
+// Onboarding (registered as OnboardingWorkflowName) walks a merchant through Stripe Connect onboarding: it reads
 // the merchant row and the account status; while requirements are due it
 // hands out a relink URL, explains each requirement with citations (an
 // ungrounded explanation goes to support staff first) and waits for the
@@ -227,8 +219,8 @@ func init() {
 // can take charges and receive payouts, or at the deadline. The dashboard
 // signal makes an Express Dashboard login link at any time. Long runs
 // continue as new with their state, losing no signal.
-func Onboarding(ctx workflow.Context, in OnboardingInput) (OnboardingResult, error) {
-	o, err := newOnboardingRun(ctx, in)
+func (b bound) Onboarding(ctx workflow.Context, in OnboardingInput) (OnboardingResult, error) {
+	o, err := newOnboardingRun(ctx, in, b.specs)
 	if err != nil {
 		return OnboardingResult{}, err
 	}

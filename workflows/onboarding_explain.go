@@ -6,7 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/onboarding"
 	"github.com/cartwright-dev/cartwright/support"
 )
@@ -83,30 +83,29 @@ func (o *onboardingRun) explain(ctx workflow.Context) error {
 	if err := o.setState(ctx, OnboardingExplaining); err != nil {
 		return err
 	}
-	actx := toolOptions(ctx, toolSpec(onboarding.ToolCite), onboarding.ToolCite)
-	futures := make([]workflow.Future, len(todo))
+	futures := make([]toolFuture[knowledge.CiteResult], len(todo))
 	steps := make([]string, len(todo))
 	for i, it := range todo {
 		req, step := o.request(ctx, "cite", "")
 		steps[i] = step
-		futures[i] = workflow.ExecuteActivity(actx, onboardingActs.Cite, activities.CiteInput{
-			Request: req, Args: onboarding.CiteInput{Claim: it.claim, TopK: 3},
+		futures[i] = callTool[knowledge.CiteResult](ctx, o.specs, toolCall{
+			tool: onboarding.ToolCite, req: req, args: onboarding.CiteInput{Claim: it.claim, TopK: 3}, summary: onboarding.ToolCite,
 		})
 	}
 	for i, it := range todo {
-		var res activities.CiteResult
-		if err := futures[i].Get(ctx, &res); err != nil {
+		cite, env, err := futures[i].Get(ctx)
+		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			o.stepError(ctx, steps[i], err)
 			continue
 		}
-		ref := evidenceRef(steps[i], res.Envelope)
+		ref := evidenceRef(steps[i], env)
 		o.addEvidence(ref)
 		e := Explanation{
-			Requirement: it.key, Kind: it.kind, Claim: it.claim, Grounded: res.Cite.Grounded,
-			Citations: res.Cite.Citations, Shown: res.Cite.Grounded, Evidence: ref,
+			Requirement: it.key, Kind: it.kind, Claim: it.claim, Grounded: cite.Grounded,
+			Citations: cite.Citations, Shown: cite.Grounded, Evidence: ref,
 		}
 		if !e.Grounded {
 			// Too little evidence (docs/approvals.md#when-a-human-decides), so

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/merchant"
+	"github.com/cartwright-dev/cartwright/onboarding"
 	"github.com/cartwright-dev/cartwright/stripetools"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -42,7 +43,7 @@ func newOnbFixture(t *testing.T) *onbFixture {
 	f.setAccount(false, false, []string{"external_account", "tos_acceptance.date"}, nil, "requirements.past_due")
 	f.in = OnboardingInput{MerchantID: onbMerchant, Deadline: 48 * time.Hour}
 	env := f.env
-	env.RegisterWorkflowWithOptions(Onboarding, workflow.RegisterOptions{Name: OnboardingWorkflowName})
+	f.registerWorkflows()
 	env.RegisterActivity(&activities.Onboarding{})
 	env.RegisterActivity(&activities.Approval{})
 	env.OnActivity("GetMerchantRow", mock.Anything, mock.Anything).Return(f.getMerchantRow)
@@ -51,6 +52,11 @@ func newOnbFixture(t *testing.T) *onbFixture {
 	env.OnActivity("CreateLoginLink", mock.Anything, mock.Anything).Return(f.createLoginLink)
 	env.OnActivity("Cite", mock.Anything, mock.Anything).Return(f.cite)
 	env.OnActivity("RecordApproval", mock.Anything, mock.Anything).Return(f.recordApproval)
+	f.serveTools(map[string]any{
+		merchant.ToolGetRow: f.getMerchantRow, stripetools.ToolAccountStatus: f.getAccountStatus,
+		stripetools.ToolRelinkURL: f.createRelinkURL, stripetools.ToolLoginLink: f.createLoginLink,
+		onboarding.ToolCite: f.cite, support.RecordApprovalTool: f.recordApproval,
+	})
 	f.recordUpserts()
 	return f
 }

@@ -25,8 +25,9 @@ import (
 // options Onboarding uses, so the test sees the production retry behaviour.
 func onbReadOnce(ctx workflow.Context, in activities.GetAccountStatusInput) (activities.GetAccountStatusResult, error) {
 	var res activities.GetAccountStatusResult
-	err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(stripetools.ToolAccountStatus), "probe"),
-		onboardingActs.GetAccountStatus, in).Get(ctx, &res)
+	var acts *activities.Onboarding
+	err := workflow.ExecuteActivity(toolOptions(ctx, stripetools.AccountStatusSpec(), "probe"),
+		acts.GetAccountStatus, in).Get(ctx, &res)
 	return res, err
 }
 

@@ -12,6 +12,7 @@ import (
 // plus what belongs to this run only (channels, timers, the approval piece).
 type onboardingRun struct {
 	in        OnboardingInput
+	specs     toolSpecs
 	st        *OnboardingState
 	base      toolkit.Request
 	wfID      string
@@ -26,7 +27,7 @@ type onboardingRun struct {
 
 // newOnboardingRun checks the input, restores or creates the state and
 // declares the query and the signals before anything else happens.
-func newOnboardingRun(ctx workflow.Context, in OnboardingInput) (*onboardingRun, error) {
+func newOnboardingRun(ctx workflow.Context, in OnboardingInput, specs toolSpecs) (*onboardingRun, error) {
 	info := workflow.GetInfo(ctx)
 	if err := CheckMerchantID(in.MerchantID); err != nil {
 		return nil, invalidInput("%s", err.Error())
@@ -58,7 +59,7 @@ func newOnboardingRun(ctx workflow.Context, in OnboardingInput) (*onboardingRun,
 	}
 	in.State = nil // the carried state lives in o.st; the input must not hold a stale copy
 	st.Runs++
-	o := &onboardingRun{in: in, st: st, wfID: info.WorkflowExecution.ID, base: in.Request}
+	o := &onboardingRun{in: in, specs: specs, st: st, wfID: info.WorkflowExecution.ID, base: in.Request}
 	if o.base.Actor.Type == "" {
 		o.base.Actor = toolkit.Actor{Type: toolkit.ActorSystem, ID: "onboarding-workflow"}
 	}
@@ -81,7 +82,7 @@ func newOnboardingRun(ctx workflow.Context, in OnboardingInput) (*onboardingRun,
 	o.dashboard = workflow.GetSignalChannelWithOptions(ctx, SignalDashboard, workflow.SignalChannelOptions{
 		Description: `The merchant asked for the Express Dashboard: {} makes a new single-use login link (see the status query).`,
 	})
-	o.approvals = NewApprovals(ctx, ApprovalConfig{Flow: FlowOnboarding, Window: in.ApprovalWindow, Request: o.base, Log: &st.Log})
+	o.approvals = NewApprovals(ctx, ApprovalConfig{Flow: FlowOnboarding, Window: in.ApprovalWindow, Request: o.base, Log: &st.Log, specs: specs})
 	o.deadline = workflow.NewTimerWithOptions(ctx, st.DeadlineAt.Sub(now), workflow.TimerOptions{Summary: "onboarding deadline"})
 	workflow.Go(ctx, o.reviewLoop)
 	state := st.State

@@ -6,7 +6,6 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/merchant"
 	"github.com/cartwright-dev/cartwright/stripetools"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -19,8 +18,6 @@ const linkMinRemaining = time.Minute
 // maxPendingDashboard bounds the login links a burst of dashboard signals
 // can make before the workflow gets to them.
 const maxPendingDashboard = 3
-
-var onboardingActs *activities.Onboarding
 
 // request is the envelope of one tool call: a correlation id per call of
 // this run, and for a write the idempotency key of its step (see
@@ -42,15 +39,13 @@ func (o *onboardingRun) request(ctx workflow.Context, kind, writeStep string) (t
 func (o *onboardingRun) readMerchant(ctx workflow.Context) error {
 	for {
 		req, step := o.request(ctx, "merchant", "")
-		var res activities.GetMerchantRowResult
-		err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(merchant.ToolGetRow), merchant.ToolGetRow),
-			onboardingActs.GetMerchantRow, activities.GetMerchantRowInput{
-				Request: req, Args: merchant.GetRowInput{MerchantID: o.st.MerchantID},
-			}).Get(ctx, &res)
+		row, env, err := callTool[merchant.GetRowOutput](ctx, o.specs, toolCall{
+			tool: merchant.ToolGetRow, req: req, args: merchant.GetRowInput{MerchantID: o.st.MerchantID}, summary: merchant.ToolGetRow,
+		}).Get(ctx)
 		switch {
 		case err == nil:
-			o.addEvidence(evidenceRef(step, res.Envelope))
-			return o.merchantRead(res.Row)
+			o.addEvidence(evidenceRef(step, env))
+			return o.merchantRead(row)
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case !toolkit.CodeOf(err).Retryable():
@@ -98,9 +93,9 @@ func (o *onboardingRun) readAccount(ctx workflow.Context) error {
 		args.MaxAgeSeconds = &zero // something changed: the cache may be stale
 	}
 	req, step := o.request(ctx, "account", "")
-	var res activities.GetAccountStatusResult
-	err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(stripetools.ToolAccountStatus), stripetools.ToolAccountStatus),
-		onboardingActs.GetAccountStatus, activities.GetAccountStatusInput{Request: req, Args: args}).Get(ctx, &res)
+	status, env, err := callTool[stripetools.AccountStatus](ctx, o.specs, toolCall{
+		tool: stripetools.ToolAccountStatus, req: req, args: args, summary: stripetools.ToolAccountStatus,
+	}).Get(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -113,8 +108,7 @@ func (o *onboardingRun) readAccount(ctx workflow.Context) error {
 		st.RetryReadAt = workflow.Now(ctx).Add(o.in.StatusRetryDelay).UTC()
 		return nil
 	}
-	o.addEvidence(evidenceRef(step, res.Envelope))
-	status := res.Status
+	o.addEvidence(evidenceRef(step, env))
 	st.Account, st.StatusReads = &status, st.StatusReads+1
 	st.NeedRead, st.ReadFresh, st.RetryReadAt = false, false, time.Time{}
 	return nil
@@ -136,20 +130,20 @@ func (o *onboardingRun) ensureRelink(ctx workflow.Context) {
 	st.RelinkSeq++
 	idem := fmt.Sprintf("relink-%d", st.RelinkSeq)
 	req, step := o.request(ctx, "relink", idem)
-	var res activities.CreateRelinkURLResult
-	err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(stripetools.ToolRelinkURL), stripetools.ToolRelinkURL),
-		onboardingActs.CreateRelinkURL, activities.CreateRelinkURLInput{
-			Request: req, Args: stripetools.RelinkInput{StripeAccountID: st.StripeAccountID, ForceNew: forceNew},
-		}).Get(ctx, &res)
+	link, env, err := callTool[stripetools.Link](ctx, o.specs, toolCall{
+		tool: stripetools.ToolRelinkURL, req: req,
+		args:    stripetools.RelinkInput{StripeAccountID: st.StripeAccountID, ForceNew: forceNew},
+		summary: stripetools.ToolRelinkURL,
+	}).Get(ctx)
 	if err != nil {
 		// The merchant can still use the Express Dashboard (dashboard
 		// signal); the next signal tries again with a new step.
 		o.stepError(ctx, step, err)
 		return
 	}
-	ref := evidenceRef(step, res.Envelope)
+	ref := evidenceRef(step, env)
 	o.addEvidence(ref)
-	st.Relink = linkRef(idem, ref, res.Link)
+	st.Relink = linkRef(idem, ref, link)
 }
 
 // serveDashboard makes one login link per dashboard signal received.
@@ -160,18 +154,18 @@ func (o *onboardingRun) serveDashboard(ctx workflow.Context) {
 		st.DashboardSeq++
 		idem := fmt.Sprintf("dashboard-%d", st.DashboardSeq)
 		req, step := o.request(ctx, "dashboard", idem)
-		var res activities.CreateLoginLinkResult
-		err := workflow.ExecuteActivity(toolOptions(ctx, toolSpec(stripetools.ToolLoginLink), stripetools.ToolLoginLink),
-			onboardingActs.CreateLoginLink, activities.CreateLoginLinkInput{
-				Request: req, Args: stripetools.LoginLinkInput{StripeAccountID: st.StripeAccountID},
-			}).Get(ctx, &res)
+		link, env, err := callTool[stripetools.Link](ctx, o.specs, toolCall{
+			tool: stripetools.ToolLoginLink, req: req,
+			args:    stripetools.LoginLinkInput{StripeAccountID: st.StripeAccountID},
+			summary: stripetools.ToolLoginLink,
+		}).Get(ctx)
 		if err != nil {
 			o.stepError(ctx, step, err)
 			continue
 		}
-		ref := evidenceRef(step, res.Envelope)
+		ref := evidenceRef(step, env)
 		o.addEvidence(ref)
-		st.Logins = append(st.Logins, *linkRef(idem, ref, res.Link))
+		st.Logins = append(st.Logins, *linkRef(idem, ref, link))
 		if len(st.Logins) > maxLogins {
 			st.Logins = st.Logins[len(st.Logins)-maxLogins:]
 		}

@@ -36,8 +36,20 @@ func TestOnboardingID(t *testing.T) {
 
 // The merchant returns from Stripe after ten minutes; the fresh read finds
 // the account enabled and the onboarding ends.
+// TestOnboardingReturnedCompletes runs on the tool activity and, as a run
+// recorded before it would, on the per-tool activities.
 func TestOnboardingReturnedCompletes(t *testing.T) {
-	f := newOnbFixture(t)
+	bothPaths(t, func(t *testing.T, legacy bool) {
+		f := newOnbFixture(t)
+		if legacy {
+			f.useLegacyActivities()
+		}
+		onboardingReturnedCompletes(t, f)
+		f.checkPath(t, legacy)
+	})
+}
+
+func onboardingReturnedCompletes(t *testing.T, f *onbFixture) {
 	f.at(5*time.Minute, func() {
 		s := f.status()
 		if s.State != OnboardingAwaitingMerchant || s.Relink == nil || s.Relink.SnapshotID == "" || !strings.HasPrefix(s.Relink.URLSHA256, "sha256:") {

@@ -105,34 +105,3 @@ func waitVisible(t *testing.T, ctx context.Context, c client.Client, query strin
 	}
 	t.Fatalf("no workflow visible for %s", query)
 }
-
-func TestEnsureReconcileScheduleIsIdempotent(t *testing.T) {
-	c := clienttest.Dial(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	id := "test-reconcile-" + testenv.TaskQueue(t)
-	t.Cleanup(func() { _ = c.ScheduleClient().GetHandle(context.Background(), id).Delete(context.Background()) })
-	s := workflows.ReconcileSchedule{ID: id, TaskQueue: "test-no-worker", Every: time.Hour}
-	for i := 0; i < 2; i++ {
-		if err := workflows.EnsureReconcileSchedule(ctx, c, s); err != nil {
-			t.Fatalf("ensure #%d: %v", i+1, err)
-		}
-	}
-	s.Every = 2 * time.Hour
-	if err := workflows.EnsureReconcileSchedule(ctx, c, s); err != nil {
-		t.Fatal(err)
-	}
-	desc, err := c.ScheduleClient().GetHandle(ctx, id).Describe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := desc.Schedule.Spec.Intervals; len(got) != 1 || got[0].Every != 2*time.Hour {
-		t.Fatalf("intervals after update: %+v", got)
-	}
-	if act, ok := desc.Schedule.Action.(*client.ScheduleWorkflowAction); !ok || act.Workflow != workflows.ReconcileWorkflowName || act.TaskQueue != "test-no-worker" {
-		t.Fatalf("action: %+v", desc.Schedule.Action)
-	}
-	if err := workflows.EnsureReconcileSchedule(ctx, c, workflows.ReconcileSchedule{TaskQueue: "q", Every: time.Second}); err == nil {
-		t.Fatal("an interval below a minute was accepted")
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -20,10 +21,10 @@ const evidenceMargin = 10 * time.Second
 // summary is what the Web UI shows for the activity.
 func toolOptions(ctx workflow.Context, spec toolkit.Spec, summary string) workflow.Context {
 	attempt := spec.Timeout + evidenceMargin
-	// TemporalRetryPolicy lists the non-retryable codes from a map and
+	// retryPolicy lists the non-retryable codes from a map and
 	// sorts them: deterministic, though workflowcheck sees a map range.
 	//workflowcheck:ignore
-	retry := spec.TemporalRetryPolicy()
+	retry := retryPolicy(spec)
 	opts := workflow.ActivityOptions{
 		StartToCloseTimeout: attempt,
 		RetryPolicy:         retry,
@@ -84,4 +85,23 @@ func evidenceRef(step string, env toolkit.Response) EvidenceRef {
 		ref.Hash = env.Evidence.Sources[0].Hash
 	}
 	return ref
+}
+
+// retryPolicy turns a spec's retry contract into a Temporal policy that
+// never retries a non-retryable code.
+func retryPolicy(s toolkit.Spec) *temporal.RetryPolicy {
+	p := &temporal.RetryPolicy{
+		InitialInterval:        s.Retry.InitialInterval,
+		BackoffCoefficient:     2,
+		MaximumInterval:        s.Retry.MaxInterval,
+		MaximumAttempts:        s.Retry.MaxAttempts,
+		NonRetryableErrorTypes: toolkit.NonRetryableCodes(),
+	}
+	if p.InitialInterval == 0 {
+		p.InitialInterval = 200 * time.Millisecond
+	}
+	if p.MaximumInterval == 0 {
+		p.MaximumInterval = 10 * time.Second
+	}
+	return p
 }

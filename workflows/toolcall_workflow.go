@@ -26,9 +26,17 @@ var callerCorrelation = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 // ToolCallInput is one call of one tool.
 type ToolCallInput struct {
 	Call toolkit.ToolCall `json:"call"`
+	// refused is why strict decoding refused the input (UnmarshalJSON).
+	refused *toolkit.Error
 }
 
-// ToolCallResult is the tool's response envelope, with its evidence.
+// versionStrictToolCall marks runs that refuse an input strict decoding
+// refused (duplicate keys, unknown fields); written only for such a run.
+const versionStrictToolCall = "tool-call-strict-input"
+
+// ToolCallResult is the tool's response envelope, with its evidence: an
+// answer (ok) or a refusal (ok=false, error, and the refusal's evidence),
+// or the error envelope of a call that could not reach the tool.
 type ToolCallResult struct {
 	Envelope toolkit.Response `json:"envelope"`
 }
@@ -51,24 +59,73 @@ func ToolCallID(call toolkit.ToolCall) (string, error) {
 	return ToolCallIDPrefix + call.Request.UserID + "/" + key, nil
 }
 
-// ToolCall runs one tool as an activity with the tool's own timeout and
-// retry contract. A tool failure fails the workflow with the tool's code.
-func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+// changeToolCallEnvelope makes every answer of ToolCall an envelope
+// (issue 10 finding 7): a refusal, an unknown tool or a call that failed
+// through its retries is a result with ok=false, not a failed workflow.
+const changeToolCallEnvelope = "tool-call-envelope"
+
+// ToolCall (registered as ToolCallWorkflowName) runs one tool as the tool
+// activity with the tool's own timeout and retry contract, and returns its
+// envelope whatever the answer.
+func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+	if workflow.GetVersion(ctx, changeToolCallEnvelope, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return b.toolCallFailing(ctx, in)
+	}
+	if in.refused != nil && workflow.GetVersion(ctx, versionStrictToolCall, workflow.DefaultVersion, 1) == 1 {
+		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}, nil
+	}
 	if in.Call.Tool == "" {
-		return ToolCallResult{}, invalidInput("tool call names no tool")
+		return ToolCallResult{Envelope: toolkit.ErrorResponse("", "", toolkit.Errorf(toolkit.InvalidArgument, "tool call names no tool").
+			WithDetail("fields", []string{"tool"}))}, nil
 	}
-	spec := toolSpec(in.Call.Tool)
-	// A caller that made a correlation id at its entry (the MCP gateway)
-	// keeps it, so one id finds the request, the run and the evidence.
-	given := in.Call.Request.CorrelationID
-	in.Call.Request = envelope(ctx, in.Call.Request, "tool/"+in.Call.Tool)
-	if callerCorrelation.MatchString(given) {
-		in.Call.Request.CorrelationID = given
+	spec, err := b.specs.get(in.Call.Tool)
+	if err != nil {
+		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", err)}, nil
 	}
+	in.Call.Request = toolRequest(ctx, in.Call)
 	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)
 	var out activities.CallToolResult
 	var tools *activities.Tools
-	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput(in)).Get(actx, &out); err != nil {
+	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput{Call: in.Call}).Get(actx, &out); err != nil {
+		if ctx.Err() != nil {
+			return ToolCallResult{}, err // cancelled: not an answer
+		}
+		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, spec.Version, err)}, nil
+	}
+	return ToolCallResult(out), nil
+}
+
+// toolRequest completes the call's envelope. A caller that made a
+// correlation id at its entry (the MCP gateway) keeps it, so one id finds
+// the request, the run and the evidence.
+func toolRequest(ctx workflow.Context, call toolkit.ToolCall) toolkit.Request {
+	given := call.Request.CorrelationID
+	req := envelope(ctx, call.Request, "tool/"+call.Tool)
+	if callerCorrelation.MatchString(given) {
+		req.CorrelationID = given
+	}
+	return req
+}
+
+// toolCallFailing is ToolCall as recorded before changeToolCallEnvelope: a
+// failure fails the workflow with the tool's code.
+func (b bound) toolCallFailing(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+	// Runs recorded before strict decoding (no marker) ran what they got.
+	if in.refused != nil && workflow.GetVersion(ctx, versionStrictToolCall, workflow.DefaultVersion, 1) == 1 {
+		return ToolCallResult{}, activities.ApplicationError(in.refused)
+	}
+	if in.Call.Tool == "" {
+		return ToolCallResult{}, invalidInput("tool call names no tool")
+	}
+	spec, err := b.specs.get(in.Call.Tool)
+	if err != nil {
+		return ToolCallResult{}, activities.ApplicationError(err)
+	}
+	in.Call.Request = toolRequest(ctx, in.Call)
+	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)
+	var out activities.CallToolResult
+	var tools *activities.Tools
+	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput{Call: in.Call}).Get(actx, &out); err != nil {
 		return ToolCallResult{}, err
 	}
 	return ToolCallResult(out), nil
@@ -96,10 +153,11 @@ func ListTools(ctx workflow.Context, _ ListToolsInput) (ListToolsResult, error) 
 	return ListToolsResult(out), nil
 }
 
-// ToolCallStartOptions start a tool call idempotently: the id is
-// ToolCallID(call); a second start while it runs attaches to it, and a start
-// after it closed is refused, so the caller reads the first answer and a
-// write tool is never called twice for one key.
+// ToolCallStartOptions start a tool call idempotently (the rules are
+// beside DraftOrderStartOptions): the id is ToolCallID(call); a second
+// start while it runs attaches to it, a start after it completed reads
+// that answer, and a start after it failed runs the call again (a write
+// tool's own idempotency key keeps that from writing twice).
 func ToolCallStartOptions(taskQueue string, call toolkit.ToolCall) (client.StartWorkflowOptions, error) {
 	id, err := ToolCallID(call)
 	if err != nil {

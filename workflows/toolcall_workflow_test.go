@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -22,21 +23,37 @@ func toolCallFixture() toolkit.ToolCall {
 	}
 }
 
-func TestToolCallRunsTheToolWithADeterministicCorrelationID(t *testing.T) {
+// toolCallEnv is a test environment serving ToolCall bound to testSpecs.
+func toolCallEnv() *testsuite.TestWorkflowEnvironment {
 	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
-	var tools *activities.Tools
-	var seen activities.CallToolInput
-	env.OnActivity(tools.CallTool, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
-			seen = in
-			return activities.CallToolResult{Envelope: toolkit.Response{OK: true, Status: toolkit.StatusOK, Tool: in.Call.Tool}}, nil
-		})
-	env.ExecuteWorkflow(ToolCall, ToolCallInput{Call: toolCallFixture()})
+	Register(env, testSpecs())
+	env.RegisterActivity(&activities.Tools{})
+	return env
+}
+
+func runToolCall(t *testing.T, env *testsuite.TestWorkflowEnvironment, call toolkit.ToolCall) toolkit.Response {
+	t.Helper()
+	env.ExecuteWorkflow(ToolCallWorkflowName, ToolCallInput{Call: call})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("ToolCall failed instead of answering with an envelope: %v", err)
+	}
 	var res ToolCallResult
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
-	if !res.Envelope.OK || seen.Call.Tool != "pricing.get_realtime_quote" {
+	return res.Envelope
+}
+
+func TestToolCallRunsTheToolWithADeterministicCorrelationID(t *testing.T) {
+	env := toolCallEnv()
+	var seen activities.CallToolInput
+	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
+			seen = in
+			return activities.CallToolResult{Envelope: toolkit.Response{OK: true, Status: toolkit.StatusOK, Tool: in.Call.Tool}}, nil
+		})
+	res := runToolCall(t, env, toolCallFixture())
+	if !res.OK || seen.Call.Tool != "pricing.get_realtime_quote" {
 		t.Fatalf("result %+v, activity saw %+v", res, seen.Call)
 	}
 	if len(seen.Call.Request.CorrelationID) != 21 || seen.Call.Request.RequestID != "req-unit-0001" {
@@ -44,15 +61,54 @@ func TestToolCallRunsTheToolWithADeterministicCorrelationID(t *testing.T) {
 	}
 }
 
-func TestToolCallFailsWithTheToolsCode(t *testing.T) {
-	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
-	var tools *activities.Tools
-	env.OnActivity(tools.CallTool, mock.Anything, mock.Anything).Return(activities.CallToolResult{},
-		toolkit.ApplicationError(toolkit.Errorf(toolkit.OutOfStock, "only 1 left")))
-	env.ExecuteWorkflow(ToolCall, ToolCallInput{Call: toolCallFixture()})
-	err := env.GetWorkflowError()
+// TestFinding7_RefusalIsAnEnvelopeResult: a business refusal is the ToolCall
+// workflow's result, an ok=false envelope with the code, the recovery
+// fields and the refusal's evidence, not a failed workflow.
+func TestFinding7_RefusalIsAnEnvelopeResult(t *testing.T) {
+	env := toolCallEnv()
+	refusal := toolkit.Errorf(toolkit.OutOfStock, "only 1 left").WithRecovery("lower the quantity", "pricing.get_realtime_quote")
+	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{Envelope: toolkit.Response{
+		OK: false, Status: toolkit.StatusError, Tool: "pricing.get_realtime_quote", Version: "1.0.0", Error: refusal,
+		Evidence: &toolkit.Evidence{SnapshotID: "ev_refusal"}}}, nil)
+	res := runToolCall(t, env, toolCallFixture())
+	if res.OK || res.Status != toolkit.StatusError || res.Error == nil || res.Error.Code != toolkit.OutOfStock ||
+		res.Error.RecoverySuggestion == "" || res.Error.CanRetry || res.SnapshotID() != "ev_refusal" {
+		t.Fatalf("refusal envelope = %+v (error %+v)", res, res.Error)
+	}
+}
+
+// TestFinding7_FailureAfterRetriesIsAnEnvelope: an infrastructure failure
+// that outlived its retries, and a call of a tool without a spec, also end
+// as error envelopes.
+func TestFinding7_FailureAfterRetriesIsAnEnvelope(t *testing.T) {
+	env := toolCallEnv()
+	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{},
+		activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "database down")))
+	res := runToolCall(t, env, toolCallFixture())
+	if res.OK || res.Status != toolkit.StatusError || res.Error == nil || res.Error.Code != toolkit.UpstreamError || !res.Error.CanRetry ||
+		res.Tool != "pricing.get_realtime_quote" || res.Version == "" {
+		t.Fatalf("failure envelope = %+v (error %+v)", res, res.Error)
+	}
+
+	env = toolCallEnv()
+	call := toolCallFixture()
+	call.Tool = "pricing.no_such_tool"
+	res = runToolCall(t, env, call)
+	if res.OK || res.Error == nil || res.Error.Code != toolkit.NotFound {
+		t.Fatalf("unknown tool envelope = %+v (error %+v)", res, res.Error)
+	}
+}
+
+// TestToolCallLegacyVersionFails: runs recorded before the envelope change
+// keep failing with the tool's code, so their histories replay.
+func TestToolCallLegacyVersionFails(t *testing.T) {
+	env := toolCallEnv()
+	env.OnGetVersion(changeToolCallEnvelope, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{},
+		activities.ApplicationError(toolkit.Errorf(toolkit.OutOfStock, "only 1 left")))
+	env.ExecuteWorkflow(ToolCallWorkflowName, ToolCallInput{Call: toolCallFixture()})
 	var ae *temporal.ApplicationError
-	if !errors.As(err, &ae) || ae.Type() != string(toolkit.OutOfStock) {
+	if err := env.GetWorkflowError(); !asApplicationError(err, &ae) || ae.Type() != string(toolkit.OutOfStock) {
 		t.Fatalf("workflow error %v, want OUT_OF_STOCK", err)
 	}
 }
@@ -73,21 +129,21 @@ func TestToolCallIDIsTheIdempotencyKey(t *testing.T) {
 	}
 }
 
+func asApplicationError(err error, target **temporal.ApplicationError) bool {
+	return errors.As(err, target)
+}
+
 func TestToolCallKeepsTheCallersCorrelationID(t *testing.T) {
-	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
-	var tools *activities.Tools
+	env := toolCallEnv()
 	var seen activities.CallToolInput
-	env.OnActivity(tools.CallTool, mock.Anything, mock.Anything).Return(
+	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
 			seen = in
 			return activities.CallToolResult{Envelope: toolkit.Response{OK: true, Status: toolkit.StatusOK, Tool: in.Call.Tool}}, nil
 		})
 	call := toolCallFixture()
 	call.Request.CorrelationID = "corr-0123456789abcdef"
-	env.ExecuteWorkflow(ToolCall, ToolCallInput{Call: call})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
+	runToolCall(t, env, call)
 	if seen.Call.Request.CorrelationID != "corr-0123456789abcdef" {
 		t.Fatalf("correlation id %q, want the caller's", seen.Call.Request.CorrelationID)
 	}

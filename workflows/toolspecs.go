@@ -1,48 +1,32 @@
 package workflows
 
 import (
-	"sync"
-	"time"
-
-	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// The workflow derives each activity's timeouts and retries from the called
-// tool's spec. The specs live in the worker's registry (the invoker enforces
-// the same ones), so the worker hands them over once at start-up with
-// UseToolSpecs. Activity options are not part of the replay check, so a
-// spec changed between deployments cannot break a replay.
-var (
-	specsMu sync.RWMutex
-	specs   = map[string]toolkit.Spec{support.RecordApprovalTool: support.RecordApprovalSpec}
-)
+// toolSpecs are the specs of the tools the workflows call, by name. The
+// workflows derive each call's timeouts and retries from them (the invoker
+// enforces the same specs), so they are handed over explicitly: Register
+// and Registry bind the workflows to the specs of the worker's registry.
+// There is no default and no global: a call to a tool without a spec fails
+// with NOT_FOUND instead of running on options nobody chose. Activity
+// options are not part of the replay check, so a spec changed between
+// deployments cannot break a replay.
+type toolSpecs map[string]toolkit.Spec
 
-// fallbackSpec is used for a tool the worker did not declare: generous
-// enough for any of our tools, bounded so a call never hangs a workflow.
-var fallbackSpec = toolkit.Spec{
-	Timeout: 30 * time.Second,
-	Retry:   toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 10 * time.Second, MaxAttempts: 5},
-}
-
-// UseToolSpecs declares the specs of the tools the workflows call, normally
-// registry.Specs() of the worker's registry.
-func UseToolSpecs(list ...toolkit.Spec) {
-	specsMu.Lock()
-	defer specsMu.Unlock()
-	for _, s := range list {
-		specs[s.Name] = s
+func newToolSpecs(list []toolkit.Spec) toolSpecs {
+	s := make(toolSpecs, len(list))
+	for _, spec := range list {
+		s[spec.Name] = spec
 	}
-}
-
-// toolSpec returns the declared spec of a tool, or fallbackSpec.
-func toolSpec(name string) toolkit.Spec {
-	specsMu.RLock()
-	defer specsMu.RUnlock()
-	if s, ok := specs[name]; ok {
-		return s
-	}
-	s := fallbackSpec
-	s.Name = name
 	return s
+}
+
+// get returns the spec of tool name, or NOT_FOUND naming the tool.
+func (s toolSpecs) get(name string) (toolkit.Spec, error) {
+	if spec, ok := s[name]; ok {
+		return spec, nil
+	}
+	return toolkit.Spec{}, toolkit.Errorf(toolkit.NotFound, "tool %s has no spec in this worker: register the tool (and its spec) before calling it", name).
+		WithRecovery("call a tool listed by ListTools")
 }

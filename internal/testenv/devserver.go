@@ -31,17 +31,6 @@ type DevServerOptions struct {
 	CodecEndpoint string
 }
 
-// FreePort returns a port free on 127.0.0.1 just now.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // StartDevServer starts `temporal server start-dev` (CARTWRIGHT_TEMPORAL_BIN)
 // on free ports with a SQLite file in the test's temp dir, the dynamic
 // config and search attributes of the dev stack, and stops it at cleanup.

@@ -89,7 +89,7 @@ func TestHistorySizes(t *testing.T) {
 		c.StripeSecretKey, c.StripeAPIBase, c.StripeWebhookSecret = stripeKey, fake.URL, stripeSecret
 	}})
 	ws.Env(t)
-	cl, err := client.New(ctx, client.Options{TaskQueue: ws.TaskQueue})
+	cl, err := client.New(ctx, envOptions(t, ws.TaskQueue))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/webhook"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -101,8 +102,9 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 
 	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
-	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
-	cl, err := client.New(ctx, client.Options{TaskQueue: tq, PollInterval: 200 * time.Millisecond})
+	opts := envOptions(t, tq)
+	opts.PollInterval = 200 * time.Millisecond
+	cl, err := client.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +220,7 @@ func checkEvidence(ctx context.Context, t *testing.T, p *pgxpool.Pool, cl *clien
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := audit.Deps{Temporal: cl.Temporal(), Evidence: store}
+	deps := audit.Deps{Temporal: cl.Temporal(), Evidence: store, Specs: wiring.ToolSpecs()}
 	superseded := 0
 	for _, id := range ids {
 		v, err := store.Verify(ctx, id)

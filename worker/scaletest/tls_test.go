@@ -59,7 +59,7 @@ func TestTLSFromEnvironment(t *testing.T) {
 	t.Setenv("TEMPORAL_API_KEY", testAPIKey)
 	t.Setenv("TEMPORAL_TLS_SERVER_CA_CERT_PATH", p.CAPath)
 	t.Setenv("TEMPORAL_TLS_SERVER_NAME", tlsServerName)
-	cl, err := client.New(ctx, client.Options{TaskQueue: tq})
+	cl, err := client.New(ctx, envOptions(t, tq))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,9 +118,25 @@ func TestTLSFromEnvironment(t *testing.T) {
 func dialFails(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	c, err := client.New(ctx, client.Options{})
+	opts, err := client.OptionsFromEnv()
+	if err != nil {
+		return err
+	}
+	c, err := client.New(ctx, opts)
 	if err == nil {
 		c.Close()
 	}
 	return err
+}
+
+// envOptions are the client options of the environment the test set up
+// (client.New itself reads no environment), on task queue queue.
+func envOptions(t testing.TB, queue string) client.Options {
+	t.Helper()
+	opts, err := client.OptionsFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.TaskQueue = queue
+	return opts
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cartwright-dev/cartwright/client/codec/codectest"
-
 	enumspb "go.temporal.io/api/enums/v1"
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -27,7 +25,8 @@ func draftOrderB(ctx workflow.Context, in workflows.DraftOrderInput) (workflows.
 	if err := workflow.Sleep(ctx, time.Millisecond); err != nil {
 		return workflows.DraftOrderResult{}, err
 	}
-	return workflows.DraftOrder(ctx, in)
+	draftOrder := workflows.Registry(wiring.ToolSpecs())[workflows.DraftOrderWorkflowName].(func(workflow.Context, workflows.DraftOrderInput) (workflows.DraftOrderResult, error))
+	return draftOrder(ctx, in)
 }
 
 // TestDeployBesideRunningBuild is a deploy with Worker Versioning on the
@@ -59,15 +58,14 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	}
 	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
-	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
-	cl, err := client.New(ctx, client.Options{TaskQueue: tq})
+	cl, err := client.New(ctx, envOptions(t, tq))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
 
 	// Build A, and three orders waiting for their users on it.
-	startBuild("A", func(r worker.Registry) { workflows.Register(r) })
+	startBuild("A", func(r worker.Registry) { workflows.Register(r, ws.Deps.Registry.Specs()) })
 	var old []string
 	for i := 0; i < 3; i++ {
 		h, err := cl.StartDraftOrder(ctx, orderInput("ver-a-"+randomHex(6)))
@@ -82,7 +80,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 
 	// Build B beside it, current from now on.
 	startBuild("B", func(r worker.Registry) {
-		for name, fn := range workflows.Registry() {
+		for name, fn := range workflows.Registry(ws.Deps.Registry.Specs()) {
 			if name == workflows.DraftOrderWorkflowName {
 				fn = draftOrderB
 			}
@@ -125,7 +123,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	}
 
 	// Replaying an A history with B's code: what CI's replay tests catch.
-	changed := workflows.Registry()
+	changed := workflows.Registry(ws.Deps.Registry.Specs())
 	changed[workflows.DraftOrderWorkflowName] = draftOrderB
 	rep, err := audit.Audit(ctx, audit.Deps{Temporal: ws.Temporal, Evidence: ws.Store, Workflows: changed}, audit.ByID(old[0], ""))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/client/schedules"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -24,8 +25,7 @@ func (d *Deps) Register(r worker.Registry) { d.RegisterRoles(r, AllRoles) }
 // workflows, the activities, or both.
 func (d *Deps) RegisterRoles(r worker.Registry, roles Roles) {
 	if roles.Workflows {
-		workflows.Register(r)
-		workflows.UseToolSpecs(d.Registry.Specs()...)
+		workflows.Register(r, d.Registry.Specs())
 	}
 	if roles.Activities {
 		for _, a := range d.activities() {
@@ -55,14 +55,14 @@ func (d *Deps) activities() []any {
 // reconcile passes: they carry no tool evidence worth auditing.
 func (d *Deps) EnsureSchedules(ctx context.Context) error {
 	cfg := d.Config
-	if err := workflows.EnsureReconcileSchedule(ctx, d.Temporal, workflows.ReconcileSchedule{
+	if err := schedules.EnsureReconcileSchedule(ctx, d.Temporal, schedules.ReconcileSchedule{
 		TaskQueue: cfg.TaskQueue,
 		Every:     cfg.ReconcileEvery,
 		Input:     workflows.ReconcileInput{TaskQueue: cfg.TaskQueue},
 	}); err != nil {
 		return err
 	}
-	return workflows.EnsureArchiveSchedule(ctx, d.Temporal, workflows.ArchiveSchedule{
+	return schedules.EnsureArchiveSchedule(ctx, d.Temporal, schedules.ArchiveSchedule{
 		TaskQueue: cfg.TaskQueue,
 		Every:     archiveEvery,
 		Input: workflows.ArchiveHistoriesInput{

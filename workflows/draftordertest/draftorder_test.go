@@ -77,6 +77,9 @@ func TestDrivenByTheCLI(t *testing.T) {
 	defer cancel()
 	in := input(uniqueKey("e2e-cli"), perfume)
 	in.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
+	// Perfume by air needs review; by road within the EU it is allowed
+	// (compliance follows the chosen option's mode, issue 10 finding 2).
+	in.ShippingService = commerce.ServiceExpress
 	run := s.start(ctx, in)
 	id := run.GetID()
 
@@ -107,10 +110,11 @@ func TestDrivenByTheCLI(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 	awaitListed(ctx, t, query, id, false)
-	// pricing, shipping, compliance, the approval record, duties, total,
-	// create (the approval came within the quote's TTL: no re-quote).
-	if n := s.verifyEvidence(ctx, id, run.GetRunID()); n != 7 {
-		t.Fatalf("verified %d activity results, want 7", n)
+	// pricing, shipping, compliance, the refusal of the inactive approver,
+	// the approval record, duties, total, create (the approval came within
+	// the quote's TTL: no re-quote).
+	if n := s.verifyEvidence(ctx, id, run.GetRunID()); n != 8 {
+		t.Fatalf("verified %d activity results, want 8", n)
 	}
 	s.replay(ctx, id, run.GetRunID())
 }

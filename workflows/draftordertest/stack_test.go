@@ -33,6 +33,7 @@ type stack struct {
 	store *evidence.Store
 	tc    client.Client
 	queue string
+	specs []toolkit.Spec
 }
 
 // newStack wires the tools exactly as the worker does (wiringtest) and
@@ -49,7 +50,7 @@ func newStack(t testing.TB, opts worker.Options) *stack {
 func newStackWith(t testing.TB, opts wiringtest.Options) *stack {
 	t.Helper()
 	ts := wiringtest.StartWith(t, opts)
-	return &stack{t: t, pool: ts.Pool, store: ts.Store, tc: ts.Temporal, queue: ts.TaskQueue}
+	return &stack{t: t, pool: ts.Pool, store: ts.Store, tc: ts.Temporal, queue: ts.TaskQueue, specs: ts.Deps.Registry.Specs()}
 }
 
 // input is a draft order of items to a German address for user u_e2e.
@@ -85,7 +86,7 @@ func (s *stack) start(ctx context.Context, in workflows.DraftOrderInput) client.
 // startE is start for goroutines other than the test's, which must not
 // call Fatal.
 func (s *stack) startE(ctx context.Context, in workflows.DraftOrderInput) (client.WorkflowRun, error) {
-	opts, err := workflows.DraftOrderStartOptions(s.queue, in.Request.UserID, in.Request.IdempotencyKey)
+	opts, err := workflows.DraftOrderStartOptions(s.queue, in)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +166,8 @@ func cli(t testing.TB, args ...string) string {
 // verifyEvidence checks every completed activity of the run: its result
 // names an evidence snapshot, the snapshot belongs to this workflow and
 // tool, and its stored hash is the canonical hash of the data the history
-// holds (toolkit.CanonicalHash(envelope.data)). It returns how many it
+// holds (toolkit.CanonicalHash(envelope.data), of envelope.error for a
+// refusal). It returns how many it
 // checked.
 func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 	s.t.Helper()
@@ -196,7 +198,11 @@ func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 		if err != nil {
 			s.t.Fatalf("event %d: snapshot %s: %v", ev.GetEventId(), snapID, err)
 		}
-		hash, err := toolkit.CanonicalHash(env.Data)
+		evidenced := any(env.Data)
+		if !env.OK {
+			evidenced = env.Error // a refusal's evidence is its error object
+		}
+		hash, err := toolkit.CanonicalHash(evidenced)
 		if err != nil {
 			s.t.Fatal(err)
 		}
@@ -239,7 +245,7 @@ func (s *stack) replay(ctx context.Context, id, runID string) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	r.RegisterWorkflowWithOptions(workflows.DraftOrder, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
+	workflows.Register(r, s.specs)
 	// The original ids matter: the workflow checks its id against the
 	// user and key, and correlation ids derive from both.
 	err = r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{

@@ -1,4 +1,4 @@
-package workflows
+package schedules
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/workflows"
 )
 
 // ReconcileScheduleID is the one reconcile schedule of a namespace.
@@ -19,7 +21,7 @@ type ReconcileSchedule struct {
 	Every     time.Duration // interval between passes
 	// Input is passed to every run; ClosedWithin defaults to 2×Every so
 	// consecutive passes overlap and no completed workflow is skipped.
-	Input ReconcileInput
+	Input workflows.ReconcileInput
 }
 
 func (s ReconcileSchedule) options() client.ScheduleOptions {
@@ -30,7 +32,7 @@ func (s ReconcileSchedule) options() client.ScheduleOptions {
 		ID:   s.ID,
 		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: s.Every}}},
 		Action: &client.ScheduleWorkflowAction{
-			ID: s.ID, Workflow: ReconcileWorkflowName, Args: []any{s.Input}, TaskQueue: s.TaskQueue,
+			ID: s.ID, Workflow: workflows.ReconcileWorkflowName, Args: []any{s.Input}, TaskQueue: s.TaskQueue,
 			WorkflowExecutionTimeout: s.Every + 10*time.Minute,
 		},
 		// A slow pass is never run twice at once; a missed one is not caught up.

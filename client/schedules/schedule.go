@@ -1,4 +1,8 @@
-package workflows
+// Package schedules ensures cartwright's Temporal schedules (reconcile,
+// history archive). It is client-side code a worker runs at start, not
+// workflow code, so it lives beside the client rather than in workflows/;
+// it takes the workflows' names and inputs from there.
+package schedules
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package workflows
+package schedules
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/workflows"
 )
 
 // ArchiveScheduleID is the one archive schedule of a namespace.
@@ -17,7 +19,7 @@ type ArchiveSchedule struct {
 	ID        string        // default ArchiveScheduleID
 	TaskQueue string        // where ArchiveHistories runs
 	Every     time.Duration // interval between passes, at least a minute
-	Input     ArchiveHistoriesInput
+	Input     workflows.ArchiveHistoriesInput
 }
 
 func (s ArchiveSchedule) options() client.ScheduleOptions {
@@ -25,7 +27,7 @@ func (s ArchiveSchedule) options() client.ScheduleOptions {
 		ID:   s.ID,
 		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: s.Every}}},
 		Action: &client.ScheduleWorkflowAction{
-			ID: s.ID, Workflow: ArchiveHistoriesWorkflowName, Args: []any{s.Input}, TaskQueue: s.TaskQueue,
+			ID: s.ID, Workflow: workflows.ArchiveHistoriesWorkflowName, Args: []any{s.Input}, TaskQueue: s.TaskQueue,
 			WorkflowExecutionTimeout: s.Every + 30*time.Minute,
 		},
 		// Passes never overlap; a missed one needs no catch-up, since the

@@ -1,0 +1,68 @@
+package client
+
+import (
+	"context"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// sameOrder checks that the run a start attached to (h) is the order this
+// start asked for: its input fingerprint, read from the run's memo, must
+// be want. Another one is CONFLICT naming the key (the rules are
+// workflows.DraftOrderStartOptions'). A run without the memo (started
+// before it existed, or by a bare SDK start) is fingerprinted from the
+// input in its first history event.
+func (c *Client) sameOrder(ctx context.Context, h Handle, key, want string) error {
+	got, err := c.runFingerprint(ctx, h)
+	if err != nil {
+		return err
+	}
+	if got == want {
+		return nil
+	}
+	return errf(toolkit.Conflict,
+		"idempotency_key %s was already used for a different draft order (other items, address, currency, service or incoterm); "+
+			"use a new key for a new order", key).
+		WithDetail("idempotency_key", key).WithDetail("workflow_id", h.WorkflowID).
+		WithDetail("fields", []string{"request.idempotency_key"}).
+		WithRecovery("start the new order with a new idempotency_key, or repeat the original order unchanged")
+}
+
+// runFingerprint is the input fingerprint of run h.
+func (c *Client) runFingerprint(ctx context.Context, h Handle) (string, error) {
+	desc, err := c.tc.DescribeWorkflowExecution(ctx, h.WorkflowID, h.RunID)
+	if err != nil {
+		return "", c.wrap(err, h.WorkflowID, "describe")
+	}
+	if p := desc.GetWorkflowExecutionInfo().GetMemo().GetFields()[workflows.MemoInputFingerprint]; p != nil {
+		var fp string
+		if err := converter.GetDefaultDataConverter().FromPayload(p, &fp); err == nil && fp != "" {
+			return fp, nil
+		}
+	}
+	it := c.tc.GetWorkflowHistory(ctx, h.WorkflowID, h.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return "", errf(toolkit.UpstreamError, "%s has no history", h.WorkflowID)
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return "", c.wrap(err, h.WorkflowID, "read the history of")
+	}
+	var in workflows.DraftOrderInput
+	payloads := ev.GetWorkflowExecutionStartedEventAttributes().GetInput()
+	if err := converter.GetDefaultDataConverter().FromPayloads(payloads, &in); err != nil {
+		return "", errf(toolkit.UpstreamError, "input of %s: %v", h.WorkflowID, err)
+	}
+	if checked, err := in.Check(); err == nil {
+		in = checked
+	}
+	fp, err := workflows.DraftOrderFingerprint(in)
+	if err != nil {
+		return "", errf(toolkit.UpstreamError, "fingerprint of %s: %v", h.WorkflowID, err)
+	}
+	return fp, nil
+}

@@ -1,0 +1,144 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// TestFinding4_BadInputStartsNoWorkflowAndAFailedRunFreesItsKey (issue 10,
+// finding 4) on the real dev server: every bad input is refused before the
+// start (no workflow with its id exists afterwards); a run that failed
+// (an unknown SKU, which only the catalog knows) does not hold its key, so
+// the corrected order with the same key starts a new run that completes.
+func TestFinding4_BadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
+	c, _ := newClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	bad := map[string]func(*workflows.DraftOrderInput){
+		"quantity 0":         func(in *workflows.DraftOrderInput) { in.Items[0].Quantity = 0 },
+		"quantity -1":        func(in *workflows.DraftOrderInput) { in.Items[0].Quantity = -1 },
+		"quantity 10^12":     func(in *workflows.DraftOrderInput) { in.Items[0].Quantity = 1_000_000_000_000 },
+		"currency XYZ":       func(in *workflows.DraftOrderInput) { in.Request.Currency = "XYZ" },
+		"201-character name": func(in *workflows.DraftOrderInput) { in.ShipTo.Name = strings.Repeat("n", 201) },
+		"destination MX": func(in *workflows.DraftOrderInput) {
+			in.ShipTo = commerce.Address{Name: "Ana", Line1: "Av. Reforma 1", City: "CDMX", PostalCode: "06600", Country: "MX"}
+		},
+		"confirm_window -1": func(in *workflows.DraftOrderInput) { in.ConfirmWindow = -1 },
+		"actor.type root":   func(in *workflows.DraftOrderInput) { in.Request.Actor = toolkit.Actor{Type: "root", ID: "x"} },
+	}
+	for name, spoil := range bad {
+		in := order(key("f4-bad"), tshirt)
+		spoil(&in)
+		_, err := c.StartDraftOrder(ctx, in)
+		wantCode(t, name, err, toolkit.InvalidArgument)
+		id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+		if _, err := c.Temporal().DescribeWorkflowExecution(ctx, id, ""); err == nil {
+			t.Fatalf("%s: a workflow %s was started for a refused input", name, id)
+		}
+	}
+
+	k := key("f4-retry")
+	unknown := order(k, commerce.LineItem{SKU: "NO-SUCH-SKU-F4", Quantity: 1})
+	h, err := c.StartDraftOrder(ctx, unknown)
+	if err != nil || h.Attached {
+		t.Fatalf("start with an unknown sku: %+v, %v", h, err)
+	}
+	_, err = c.WaitResult(ctx, h.WorkflowID, time.Now().Add(time.Minute))
+	wantCode(t, "unknown sku", err, toolkit.NotFound)
+
+	fixed, err := c.StartDraftOrder(ctx, order(k, tshirt))
+	if err != nil || fixed.Attached || fixed.RunID == h.RunID || fixed.WorkflowID != h.WorkflowID {
+		t.Fatalf("corrected retry after a failed run: %+v (failed run %s), %v", fixed, h.RunID, err)
+	}
+	st, err := c.WaitForAction(ctx, fixed.WorkflowID, time.Now().Add(time.Minute))
+	if err != nil || st.Confirmation == nil {
+		t.Fatalf("corrected retry: %+v, %v", st, err)
+	}
+	if err := c.Confirm(ctx, fixed.WorkflowID, st.Confirmation.QuoteHash); err != nil {
+		t.Fatalf("confirm: %v", err)
+	}
+	res, err := c.WaitResult(ctx, fixed.WorkflowID, time.Now().Add(time.Minute))
+	if err != nil || res.State != workflows.StateDraftCreated {
+		t.Fatalf("corrected retry result: %+v, %v", res, err)
+	}
+	again, err := c.StartDraftOrder(ctx, order(k, tshirt))
+	if err != nil || !again.Attached || again.RunID != fixed.RunID {
+		t.Fatalf("a completed run keeps its key: %+v, %v", again, err)
+	}
+}
+
+// TestFinding6_ReusedKeyWithAnotherBasketIsConflict (issue 10, finding 6):
+// the same user and key with other items or another address is CONFLICT
+// naming the key, while the run is open and after it completed; the same
+// order again (another request id) still attaches.
+func TestFinding6_ReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
+	c, _ := newClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	k := key("f6")
+	first := order(k, tshirt)
+	h, err := c.StartDraftOrder(ctx, first)
+	if err != nil || h.Attached {
+		t.Fatalf("first start: %+v, %v", h, err)
+	}
+	same := first
+	same.Request.RequestID = "req-f6-another-call"
+	if again, err := c.StartDraftOrder(ctx, same); err != nil || !again.Attached || again.RunID != h.RunID {
+		t.Fatalf("same order, another request id: %+v, %v", again, err)
+	}
+	otherItems := order(k, commerce.LineItem{SKU: tshirt.SKU, Quantity: tshirt.Quantity + 1})
+	otherAddress := order(k, tshirt)
+	otherAddress.ShipTo.PostalCode = "10117"
+	for name, in := range map[string]workflows.DraftOrderInput{"other items": otherItems, "other address": otherAddress} {
+		_, err := c.StartDraftOrder(ctx, in)
+		te := wantCode(t, name+" (run open)", err, toolkit.Conflict)
+		if !strings.Contains(te.Message, k) || te.Details["idempotency_key"] != k {
+			t.Fatalf("%s: the conflict does not name the key: %s %v", name, te.Message, te.Details)
+		}
+	}
+	if err := c.Cancel(ctx, h.WorkflowID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(time.Minute)); err != nil || res.State != workflows.StateCancelled {
+		t.Fatalf("cancel: %+v, %v", res, err)
+	}
+	_, err = c.StartDraftOrder(ctx, otherItems)
+	wantCode(t, "other items (run completed)", err, toolkit.Conflict)
+}
+
+// TestFinding10_ToolCallStartedWithoutTheCLIRefusesDuplicateKeys (issue 10,
+// finding 10): a ToolCall started with a bare SDK (no client, no CLI: raw
+// JSON reaches the worker) with a duplicate key is refused with an
+// INVALID_ARGUMENT envelope; the
+// worker decodes it as strictly as the CLI does.
+func TestFinding10_ToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T) {
+	c, _ := newClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req := key("req-f10")
+	raw := `{"call":{"tool":"pricing.get_realtime_quote","request":{"request_id":"` + req + `","actor":{"type":"agent","id":"a"},"user_id":"u_client"},` +
+		`"input":{"currency":"EUR","currency":"USD","items":[{"sku":"TEE-ORG-M-WHT","quantity":1}]}}}`
+	run, err := c.Temporal().ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: "tool-call/u_client/" + req, TaskQueue: c.TaskQueue()},
+		workflows.ToolCallWorkflowName, json.RawMessage(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every answer is an envelope (finding 7): the refusal is the result.
+	var res workflows.ToolCallResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatalf("duplicate key failed the workflow: %v", err)
+	}
+	if e := res.Envelope.Error; res.Envelope.OK || e == nil || e.Code != toolkit.InvalidArgument || !strings.Contains(e.Message, "not valid JSON") {
+		t.Fatalf("duplicate key: envelope %+v (error %+v), want INVALID_ARGUMENT", res.Envelope, e)
+	}
+}

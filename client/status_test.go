@@ -1,0 +1,58 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// Issue 11 point 3: Status on a run that failed or was terminated says so,
+// with the closed-set code of why, and still returns the last status.
+func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
+	c, _ := newClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// Terminated while it waits for the user.
+	h, err := c.StartDraftOrder(ctx, order(key("status-term"), tshirt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Temporal().TerminateWorkflow(ctx, h.WorkflowID, "", "operator test"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Status(ctx, h.WorkflowID)
+	te := wantCode(t, "terminated", err, toolkit.UpstreamError)
+	if !errors.Is(err, client.ErrRunEnded) || st.State != workflows.StateNeedsConfirm || !strings.Contains(te.Message, "terminated") {
+		t.Fatalf("terminated: status %+v, error %v", st, err)
+	}
+
+	// Failed: an input the client would refuse, started past it, fails
+	// the workflow with INVALID_ARGUMENT.
+	bad := order(key("status-fail"), tshirt)
+	bad.Items = nil
+	opts, err := workflows.DraftOrderStartOptions(c.TaskQueue(), bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := c.Temporal().ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = run.Get(ctx, nil)
+	_, err = c.Status(ctx, run.GetID())
+	te = wantCode(t, "failed", err, toolkit.InvalidArgument)
+	if !errors.Is(err, client.ErrRunEnded) || !strings.Contains(te.Message, "failed") || te.Details["run_status"] != "Failed" {
+		t.Fatalf("failed: %v (details %v)", err, te.Details)
+	}
+	t.Logf("failed run: %v", err)
+}

@@ -1,0 +1,113 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// complianceModes lists the transport mode of every compliance call.
+func complianceModes(f *fixture) []string {
+	var out []string
+	for _, c := range f.callsOf("CheckCompliance") {
+		out = append(out, c.(activities.CheckComplianceInput).Args.TransportMode)
+	}
+	return out
+}
+
+// TestFinding2_ComplianceFollowsTheChosenMode (issue 10 finding 2): a power
+// bank on the standard service, which ships by ground, is checked for
+// ground and not blocked as if it flew.
+func TestFinding2_ComplianceFollowsTheChosenMode(t *testing.T) {
+	f := newFixture(t)
+	f.blockAir = true
+	f.modeOf = func(level string, _ time.Time) string {
+		if level == "express" {
+			return "air"
+		}
+		return "ground"
+	}
+	f.at(time.Minute, f.confirmPublished)
+	res := f.run()
+	if res.State != StateDraftCreated {
+		t.Fatalf("result = %+v, want the draft created (ground is allowed)", res)
+	}
+	if got := complianceModes(f); len(got) != 1 || got[0] != "ground" {
+		t.Fatalf("compliance checked for %v, want [ground]", got)
+	}
+	// Every tool call went through the one tool activity.
+	if n, want := len(f.toolCalls), 6; n != want {
+		t.Fatalf("tool activity calls = %d, want %d (%v)", n, want, f.toolCalls)
+	}
+}
+
+// TestFinding2_ExpressStillBlocked: the same basket on express (air) is
+// blocked, and the blocking decision is in the run's evidence.
+func TestFinding2_ExpressStillBlocked(t *testing.T) {
+	f := newFixture(t)
+	f.blockAir = true
+	f.in.ShippingService = "express"
+	res := f.run()
+	if res.State != StateComplianceBlocked || res.Code != toolkit.ComplianceBlocked {
+		t.Fatalf("result = %+v", res)
+	}
+	if got := complianceModes(f); len(got) != 1 || got[0] != "air" {
+		t.Fatalf("compliance checked for %v, want [air]", got)
+	}
+	if !hasEvidence(res.Evidence, "q1/compliance") {
+		t.Fatalf("the blocking compliance answer is not in the evidence: %+v", res.Evidence)
+	}
+}
+
+// TestFinding2_RequoteWithAnotherModeChecksAgain: when the re-quoted option
+// ships by another mode, compliance runs again for it, and a block then
+// ends the order before anything is created.
+func TestFinding2_RequoteWithAnotherModeChecksAgain(t *testing.T) {
+	f := newFixture(t)
+	f.blockAir = true
+	f.modeOf = func(_ string, now time.Time) string {
+		if now.Before(t0.Add(10 * time.Minute)) {
+			return "ground"
+		}
+		return "air" // the carrier moved the service to air
+	}
+	f.at(20*time.Minute, f.confirmPublished) // the quote expired: re-quote
+	res := f.run()
+	if res.State != StateComplianceBlocked || f.count("CreateDraftOrder") != 0 {
+		t.Fatalf("result = %+v, creates %d", res, f.count("CreateDraftOrder"))
+	}
+	if got := complianceModes(f); len(got) != 2 || got[0] != "ground" || got[1] != "air" {
+		t.Fatalf("compliance checked for %v, want [ground air]", got)
+	}
+}
+
+// TestLegacyRunChecksComplianceForAirInParallel: a run recorded before the
+// change (both versions at DefaultVersion) keeps its old shape — the
+// per-tool activities, compliance for air alongside pricing and shipping —
+// so its history replays.
+func TestLegacyRunChecksComplianceForAirInParallel(t *testing.T) {
+	f := newFixture(t)
+	f.useLegacyActivities()
+	f.at(time.Minute, f.confirmPublished)
+	res := f.run()
+	if res.State != StateDraftCreated {
+		t.Fatalf("result = %+v", res)
+	}
+	if got := complianceModes(f); len(got) != 1 || got[0] != "" {
+		t.Fatalf("legacy compliance modes %v, want one call without a mode", got)
+	}
+	if n := len(f.toolCalls); n != 0 {
+		t.Fatalf("a legacy run called the tool activity %d times: %v", n, f.toolCalls)
+	}
+}
+
+func hasEvidence(refs []EvidenceRef, step string) bool {
+	for _, r := range refs {
+		if r.Step == step && r.SnapshotID != "" {
+			return true
+		}
+	}
+	return false
+}

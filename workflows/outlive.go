@@ -1,0 +1,130 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// An order outlives a dependency outage (issue 11 point 1). A tool's own
+// retry policy (seed 001's numbers, toolOptions) bounds ONE call: five
+// attempts in a few seconds are right for a flaky answer and wrong for a
+// database that is down for a minute. When a call still fails with an
+// infrastructure code after its retries, the order runs it again after a
+// backoff timer, for as long as its own window allows; business codes are
+// answers and are never re-run. When the window is over, the order ends
+// with the business result UNAVAILABLE (UPSTREAM_ERROR naming the call and
+// what failed), not as a failed workflow. See docs/errors.md#outages.
+
+// outageChange is the GetVersion change id: runs recorded before it fail on
+// the first infrastructure error that outlived a call's retries, and keep
+// doing so on replay.
+const outageChange = "outlive-outages"
+
+// StateUnavailable ends a draft order whose dependency stayed down for the
+// whole window (code UPSTREAM_ERROR).
+const StateUnavailable = "UNAVAILABLE"
+
+// Backoff between re-runs of a call that failed on infrastructure.
+const (
+	outageFirstBackoff = 5 * time.Second
+	outageMaxBackoff   = time.Minute
+)
+
+// outlivesOutages reports whether this run waits out outages. Called once,
+// at the start of the run, so the marker sits before any command.
+func outlivesOutages(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, outageChange, workflow.DefaultVersion, 1) >= 1
+}
+
+// infrastructure reports whether err is an outage worth waiting out:
+// upstream unreachable or failing, timed out, rate limited. A cancelled
+// call is not (the workflow is being cancelled).
+func infrastructure(err error) bool {
+	if err == nil || temporal.IsCanceledError(err) {
+		return false
+	}
+	switch toolkit.CodeOf(err) {
+	case toolkit.UpstreamError, toolkit.Timeout, toolkit.RateLimited:
+		return true
+	}
+	return false
+}
+
+// outlive starts a tool call with start and, while it fails with an
+// infrastructure code and window (counted from now) has not passed, starts
+// it again after a growing backoff. The returned future is the last call's.
+// on=false (a run recorded before outageChange) or window<=0 is one call.
+// The first call is started here, synchronously, so parallel calls are
+// scheduled in the caller's order.
+func outlive(ctx workflow.Context, on bool, window time.Duration, what string, start func(workflow.Context) workflow.Future) workflow.Future {
+	first := start(ctx)
+	if !on || window <= 0 {
+		return first
+	}
+	deadline := workflow.Now(ctx).Add(window)
+	done, settle := workflow.NewFuture(ctx)
+	f := &outliveFuture{done: done, last: first}
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		defer settle.Set(nil, nil)
+		backoff := outageFirstBackoff
+		for tries := 1; ; tries++ {
+			err := f.last.Get(ctx, nil)
+			left := deadline.Sub(workflow.Now(ctx))
+			if !infrastructure(err) || left <= 0 {
+				return
+			}
+			wait := min(backoff, left)
+			workflow.GetLogger(ctx).Warn("tool call failed on infrastructure; running it again within the order's window",
+				"call", what, "code", toolkit.CodeOf(err), "calls", tries, "backoff", wait, "window_left", left)
+			if err := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{
+				Summary: fmt.Sprintf("outage backoff: %s (%d)", what, tries),
+			}).Get(ctx, nil); err != nil {
+				return // cancelled: the last call's error stands
+			}
+			backoff = min(2*backoff, outageMaxBackoff)
+			f.last = start(ctx)
+		}
+	})
+	return f
+}
+
+// outliveFuture is ready when outlive stopped re-running; its value and
+// error are those of the last call.
+type outliveFuture struct {
+	done workflow.Future
+	last workflow.Future
+}
+
+func (f *outliveFuture) Get(ctx workflow.Context, valuePtr any) error {
+	_ = f.done.Get(ctx, nil)
+	return f.last.Get(ctx, valuePtr)
+}
+
+func (f *outliveFuture) IsReady() bool { return f.done.IsReady() }
+
+// outliving is the toolCall.wrap of the draft order's tool calls: each
+// waits out outages for one confirm window (the order's own window: the
+// longest the user is asked to wait for any one step).
+func (d *draftOrder) outliving(what string) func(workflow.Context, func(workflow.Context) workflow.Future) workflow.Future {
+	return func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future {
+		return outlive(ctx, d.outlive, d.in.ConfirmWindow, what, start)
+	}
+}
+
+// unavailable is the result of a call whose dependency stayed down for the
+// whole window, or nil when err is not such a failure (or the run predates
+// outageChange, whose histories fail the workflow instead).
+func (d *draftOrder) unavailable(err error) *DraftOrderResult {
+	if !d.outlive || !infrastructure(err) {
+		return nil
+	}
+	te := toolkit.AsError(err)
+	return d.end(StateUnavailable, toolkit.UpstreamError,
+		fmt.Sprintf("a dependency stayed unavailable for the order's window of %s (state %s): %s: %s",
+			d.in.ConfirmWindow, d.state, te.Code, te.Message))
+}

@@ -1,0 +1,53 @@
+package workflows
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// A database outage longer than the tools' own retries: the calls fail with
+// UPSTREAM_ERROR many times over, and the order still completes, with one
+// draft order.
+func TestOrderOutlivesAnOutage(t *testing.T) {
+	f := newFixture(t)
+	down := toolkit.Errorf(toolkit.UpstreamError, "evidence store unavailable").WithDetail("upstream_code", "db_error")
+	// 40 failures is far beyond any tool's retry policy: only re-running
+	// the call after the retries ran out gets through.
+	f.fail("GetQuote", down, 40)
+	f.fail("CreateDraftOrder", down, 40)
+	f.at(20*time.Minute, f.confirmPublished)
+	res := f.run()
+	if res.State != StateDraftCreated || f.count("CreateDraftOrder") != 41 {
+		t.Fatalf("result = %+v after %d create calls", res, f.count("CreateDraftOrder"))
+	}
+}
+
+// An outage that outlasts the order's window ends the order as the
+// business result UNAVAILABLE (UPSTREAM_ERROR naming what failed), not as a
+// failed workflow.
+func TestOutageLongerThanTheWindowIsAResult(t *testing.T) {
+	f := newFixture(t)
+	f.failures["ComputeTotal"] = toolkit.Errorf(toolkit.Timeout, "database did not answer")
+	res := f.run()
+	if res.State != StateUnavailable || res.Code != toolkit.UpstreamError || !strings.Contains(res.Message, "database did not answer") {
+		t.Fatalf("result = %+v", res)
+	}
+	t.Logf("%d compute-total calls", f.count("ComputeTotal"))
+	// The window is bounded: a handful of re-runs per the backoff, no more.
+	if n := f.count("ComputeTotal"); n < 10 || n > 500 {
+		t.Fatalf("%d compute-total calls within one window", n)
+	}
+}
+
+// Business codes are answers: never re-run.
+func TestBusinessCodesAreNotRerun(t *testing.T) {
+	f := newFixture(t)
+	f.failures["GetQuote"] = toolkit.Errorf(toolkit.OutOfStock, "none left")
+	res := f.run()
+	if res.State != StateOutOfStock || f.count("GetQuote") != 1 {
+		t.Fatalf("result = %+v after %d quote calls", res, f.count("GetQuote"))
+	}
+}
