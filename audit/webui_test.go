@@ -51,7 +51,7 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	defer cancel()
 	to := commerce.Address{Name: plantedPII[0], Line1: plantedPII[1], City: "Sydney", Region: "NSW", PostalCode: "2000", Country: "AU"}
 	in := orderInput(uniqueKey("webui"), chocolate, to, "AUD")
-	opts, err := workflows.DraftOrderStartOptions(tq, in.Request.UserID, in.Request.IdempotencyKey)
+	opts, err := workflows.DraftOrderStartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
 	}
