@@ -131,8 +131,10 @@ func dialFails(ctx context.Context) error {
 
 // envOptions are the client options of the environment the test set up
 // (client.New itself reads no environment), on task queue queue.
-func envOptions(t testing.TB, queue string) client.Options {
+func envOptions(t *testing.T, queue string) client.Options {
 	t.Helper()
+	// The test stacks' payload key ring, as the workers under test hold.
+	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
 	opts, err := client.OptionsFromEnv()
 	if err != nil {
 		t.Fatal(err)
