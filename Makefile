@@ -35,7 +35,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-unit test-integration test-scale test-faults test-faults-short test-down fuzz lint clean
+.PHONY: help tools build dev down status test test-unit test-integration test-ui test-scale test-faults test-faults-short test-down fuzz lint clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -78,6 +78,9 @@ test-unit: ## go test -short ./... (no services)
 
 test-integration: tools ## start the test stack if needed, go test ./..., stop it
 	scripts/test.sh integration
+
+test-ui: tools ## headless Chromium through the Web UI with the codec server (installs chromium, npm ci in scripts/ui)
+	scripts/test-ui.sh
 
 test-faults: tools ## the fault matrix on a stack of its own (FAULTS=long|short, default long)
 	scripts/faults.sh

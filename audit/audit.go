@@ -10,8 +10,10 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.uber.org/zap"
 
+	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
+	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -33,8 +35,10 @@ type Deps struct {
 	// Specs are the tool specs the workflows are bound to (the worker
 	// registry's); required when Workflows is nil.
 	Specs []toolkit.Spec
-	// DataConverter must be the worker's; nil means the SDK default, which
-	// is what the worker uses.
+	// DataConverter must be the worker's: the payload codec's
+	// (client.SDKOptions; Open sets it). nil means the codec of the
+	// configured key ring (CARTWRIGHT_PAYLOAD_KEYS), or without one the
+	// SDK default, which reads only histories written without a codec.
 	DataConverter converter.DataConverter
 	// Reader names who reads archived histories (they hold PII, so every
 	// read is logged with this name); "" means "audit".
@@ -54,7 +58,7 @@ func (d Deps) withDefaults() (Deps, error) {
 		d.Workflows = workflows.Registry(d.Specs)
 	}
 	if d.DataConverter == nil {
-		d.DataConverter = converter.GetDefaultDataConverter()
+		d.DataConverter = configuredConverter()
 	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
@@ -137,3 +141,15 @@ func ExitCode(r Report, err error) int {
 
 // errf is an audit that cannot run.
 func errf(format string, args ...any) error { return fmt.Errorf("audit: "+format, args...) }
+
+// configuredConverter is the data converter of this process's payload key
+// ring, as every client of the project is built with; the SDK default when
+// no ring is configured (it still reads histories written without a codec).
+func configuredConverter() converter.DataConverter {
+	if cfg, err := config.Load(); err == nil {
+		if c, err := codec.FromConfig(cfg); err == nil {
+			return c.DataConverter()
+		}
+	}
+	return converter.GetDefaultDataConverter()
+}

@@ -170,7 +170,7 @@ func newStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: s.arch, Logger: logger,
+	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: s.arch, Logger: logger, DataConverter: clienttest.DataConverter(),
 		Workflows: map[string]any{fixtureName: auditFixture}}
 	return s
 }

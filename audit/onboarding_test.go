@@ -45,6 +45,16 @@ func (s *realStack) runOnboarding(t *testing.T, tq string, fake *stripefake.Serv
 		VALUES ($1, $2, 'Capture Test Shop', 'GB', 'company', 'in_progress')`, merchantID, account); err != nil {
 		t.Fatal(err)
 	}
+	return s.runOnboardingOf(t, tq, fake, merchantID, account)
+}
+
+// runOnboardingOf is runOnboarding for a merchant row the caller made,
+// owning Stripe account account.
+func (s *realStack) runOnboardingOf(t *testing.T, tq string, fake *stripefake.Server, merchantID, account string) (string, string, workflows.OnboardingResult) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	suffix := uniqueKey("x")[2:]
 	fake.SetAccount(account, stripefake.Account{
 		CurrentlyDue:   []string{"external_account", "tos_acceptance.date", "individual.political_exposure"},
 		DisabledReason: "requirements.past_due",

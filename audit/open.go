@@ -18,7 +18,8 @@ import (
 // Open builds Deps the way the worker wires itself, for the starter CLI:
 // PostgreSQL from CARTWRIGHT_PG_DSN, the evidence store and the archive
 // with the evidence key (CARTWRIGHT_EVIDENCE_KEY), Temporal from the
-// standard TEMPORAL_* environment. The Temporal client is lazy — it
+// standard TEMPORAL_* environment, and the replayer with the clients' data
+// converter (the payload codec of CARTWRIGHT_PAYLOAD_KEYS). The Temporal client is lazy — it
 // connects on first use — so auditing a history file needs no server.
 // close releases everything. specs are the tool specs the replayed
 // workflows are bound to (the worker registry's; wiring.ToolSpecs()).
@@ -45,7 +46,7 @@ func Open(ctx context.Context, cfg config.Config, specs []toolkit.Spec, logger *
 		pool.Close()
 		return Deps{}, nil, err
 	}
-	opts, err := client.SDKOptionsFromEnv(logger)
+	opts, err := client.SDKOptions(cfg, logger)
 	if err != nil {
 		pool.Close()
 		return Deps{}, nil, err
@@ -55,6 +56,6 @@ func Open(ctx context.Context, cfg config.Config, specs []toolkit.Spec, logger *
 		pool.Close()
 		return Deps{}, nil, fmt.Errorf("temporal client: %w", err)
 	}
-	d = Deps{Temporal: tc, Evidence: store, Archive: arch, Logger: logger, Specs: specs}
+	d = Deps{Temporal: tc, Evidence: store, Archive: arch, Logger: logger, Specs: specs, DataConverter: opts.DataConverter}
 	return d, func() { tc.Close(); pool.Close() }, nil
 }

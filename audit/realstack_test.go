@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -35,10 +36,18 @@ type realStack struct {
 
 func newRealStack(t *testing.T) *realStack {
 	t.Helper()
+	return newRealStackOn(t, nil)
+}
+
+// newRealStackOn is newRealStack on the dev server tc talks to (nil: the
+// shared test server).
+func newRealStackOn(t *testing.T, tc client.Client) *realStack {
+	t.Helper()
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
-	ws := wiringtest.StartWith(t, wiringtest.Options{Logger: logger})
+	ws := wiringtest.StartWith(t, wiringtest.Options{Logger: logger, Temporal: tc})
 	s := &realStack{c: ws.Temporal, pool: ws.Pool, store: ws.Store, logger: logger, tq: ws.TaskQueue, ws: ws}
-	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger, Specs: ws.Deps.Registry.Specs()}
+	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger, Specs: ws.Deps.Registry.Specs(),
+		DataConverter: clienttest.DataConverter()}
 	return s
 }
 

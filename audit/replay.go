@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/client/codec"
 )
 
 // replay runs the history through the registered workflow code. A
@@ -18,7 +19,11 @@ func replay(d Deps, h *historypb.History, rep *Report) error {
 	if !ok {
 		return errf("workflow type %q is not registered in this build: cannot replay %s", rep.WorkflowType, rep.WorkflowID)
 	}
-	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: d.DataConverter})
+	// Failures in an encrypted history carry their message as an encoded
+	// payload: the failure converter must decode through the same codec.
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
+		DataConverter: d.DataConverter, FailureConverter: codec.FailureConverter(d.DataConverter),
+	})
 	if err != nil {
 		return errf("replayer: %v", err)
 	}

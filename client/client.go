@@ -5,6 +5,7 @@ import (
 	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
@@ -76,6 +77,7 @@ func OptionsFromEnv() (Options, error) {
 // workflows are started with. It is safe for concurrent use.
 type Client struct {
 	tc        sdkclient.Client
+	dc        converter.DataConverter // the payload codec's, for reading histories and memos
 	defaults  Defaults
 	taskQueue string
 	namespace string
@@ -94,12 +96,15 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Identity != "" {
 		so.Identity = opts.Identity
 	}
+	if err := ensureCodec(&so); err != nil {
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
 	// The probe tells StartDraftOrder whether the server started a run or
 	// attached to a running one; the SDK does not expose that answer.
 	so.ConnectionOptions.DialOptions = append(append([]grpc.DialOption(nil), so.ConnectionOptions.DialOptions...),
 		grpc.WithChainUnaryInterceptor(startProbeInterceptor))
 	c := &Client{
-		defaults: opts.Defaults, taskQueue: opts.TaskQueue, namespace: so.Namespace, hostPort: so.HostPort,
+		dc: so.DataConverter, defaults: opts.Defaults, taskQueue: opts.TaskQueue, namespace: so.Namespace, hostPort: so.HostPort,
 		ack: opts.AckTimeout, poll: opts.PollInterval,
 	}
 	if c.taskQueue == "" {

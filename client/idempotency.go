@@ -4,7 +4,6 @@ import (
 	"context"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -40,7 +39,7 @@ func (c *Client) runFingerprint(ctx context.Context, h Handle) (string, error) {
 	}
 	if p := desc.GetWorkflowExecutionInfo().GetMemo().GetFields()[workflows.MemoInputFingerprint]; p != nil {
 		var fp string
-		if err := converter.GetDefaultDataConverter().FromPayload(p, &fp); err == nil && fp != "" {
+		if err := c.dc.FromPayload(p, &fp); err == nil && fp != "" {
 			return fp, nil
 		}
 	}
@@ -54,7 +53,7 @@ func (c *Client) runFingerprint(ctx context.Context, h Handle) (string, error) {
 	}
 	var in workflows.DraftOrderInput
 	payloads := ev.GetWorkflowExecutionStartedEventAttributes().GetInput()
-	if err := converter.GetDefaultDataConverter().FromPayloads(payloads, &in); err != nil {
+	if err := c.dc.FromPayloads(payloads, &in); err != nil {
 		return "", errf(toolkit.UpstreamError, "input of %s: %v", h.WorkflowID, err)
 	}
 	if checked, err := in.Check(); err == nil {

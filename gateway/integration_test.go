@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/client/clienttest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cartwright-dev/cartwright/audit"
@@ -277,7 +279,7 @@ func TestMCPDraftOrderByAgent(t *testing.T) {
 		t.Fatalf("confirm: %+v", done)
 	}
 	id := done.WorkflowID
-	rep, err := audit.Audit(ctx, audit.Deps{Temporal: s.Temporal, Evidence: s.Store, Specs: wiring.ToolSpecs()}, audit.ByID(id, ""))
+	rep, err := audit.Audit(ctx, audit.Deps{Temporal: s.Temporal, Evidence: s.Store, Specs: wiring.ToolSpecs(), DataConverter: clienttest.DataConverter()}, audit.ByID(id, ""))
 	if err != nil || !rep.Clean {
 		t.Fatalf("audit of %s: clean %v err %v findings %+v", id, rep.Clean, err, rep.Findings)
 	}

@@ -12,6 +12,8 @@ import (
 
 	sdkclient "go.temporal.io/sdk/client"
 
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cartwright-dev/cartwright/client"
@@ -49,7 +51,7 @@ func newBenchStack(b *testing.B) *stack {
 	b.Helper()
 	st := wiringtest.Start(b)
 	for k, v := range map[string]string{"TEMPORAL_ADDRESS": testenv.TemporalAddress(), "TEMPORAL_NAMESPACE": "default",
-		"CARTWRIGHT_TASK_QUEUE": st.TaskQueue, "CARTWRIGHT_PG_DSN": st.DSN} {
+		"CARTWRIGHT_TASK_QUEUE": st.TaskQueue, "CARTWRIGHT_PG_DSN": st.DSN, "CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec()} {
 		b.Setenv(k, v)
 	}
 	return gatewayOn(b, st)

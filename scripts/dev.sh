@@ -136,7 +136,8 @@ run_main_job
 cat <<EOF
 
   cartwright dev stack is up.
-    Temporal Web UI   http://localhost:$UI_PORT
+    Temporal Web UI   http://localhost:$UI_PORT   (payloads decoded after signing in at the codec server)
+    codec server      http://localhost:$CODEC_PORT/codec/login   (dev secret: .data/codec.secret)
     Temporal gRPC     127.0.0.1:$TEMPORAL_PORT  (state: ${TEMPORAL_DB#"$ROOT"/})
     PostgreSQL        postgres://cartwright:cartwright@127.0.0.1:$PG_PORT/cartwright
     stripe-mock       http://127.0.0.1:$STRIPE_PORT

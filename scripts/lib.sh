@@ -233,7 +233,12 @@ start_temporal() {
 		warn "something we did not start listens on :$port; using it as the Temporal server"
 	else
 		args=(server start-dev --ip 127.0.0.1 --port "$port" --log-level warn "${TEMPORAL_DYNAMIC_CONFIG[@]}")
-		if [ -n "$ui" ]; then args+=(--ui-port "$ui"); else args+=(--headless); fi
+		# The UI calls the worker's codec server to show staff decoded
+		# payloads; localhost on both sides keeps them same-site, so the
+		# codec server's sign-in cookie travels with the UI's requests.
+		if [ -n "$ui" ]; then
+			args+=(--ui-port "$ui" --ui-codec-endpoint "http://localhost:$CODEC_PORT/codec")
+		else args+=(--headless); fi
 		if [ -n "$db" ]; then args+=(--db-filename "$db"); fi
 		start_bg temporal "$BIN/temporal" "${args[@]}"
 	fi
@@ -316,6 +321,9 @@ load_profile() {
 	# else the Temporal port + 855 (dev 8088, test 8098), so a second stack
 	# on other ports never fights the first for it.
 	WEBHOOK_ADDR=${CARTWRIGHT_WEBHOOK_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 855))}
+	# The worker's codec server, the same way: Temporal port + 856 (dev 8089,
+	# test 8099); the dev server's UI is started pointing at it.
+	CODEC_PORT=$((TEMPORAL_PORT + 856))
 	# The MCP gateway (`starter mcp serve`): CARTWRIGHT_MCP_ADDR when set,
 	# else the Temporal port + 857 (dev 8090), for the same reason.
 	MCP_ADDR=${CARTWRIGHT_MCP_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 857))}
@@ -339,8 +347,10 @@ secret_file() {
 # write_env: the environment the worker, starter and tests see, as a file
 # you can `source` (`. .data/env`) to talk to the same stack by hand.
 write_env() {
-	local key whsec
+	local key whsec pkey csecret
 	key=$(secret_file "$DATA_DIR/evidence.key" sh -c 'head -c 32 /dev/urandom | base64')
+	pkey=$(secret_file "$DATA_DIR/payload.key" sh -c 'head -c 32 /dev/urandom | base64')
+	csecret=$(secret_file "$DATA_DIR/codec.secret" sh -c 'head -c 24 /dev/urandom | base64 | tr -d "/+="')
 	# shellcheck disable=SC2016 # expanded by the inner sh, on purpose
 	whsec=$(secret_file "$DATA_DIR/stripe-webhook.secret" sh -c 'printf "whsec_%s\n" "$(head -c 24 /dev/urandom | base64 | tr -d "/+=")"')
 	cat >"$ENV_FILE" <<-EOT
@@ -355,6 +365,10 @@ write_env() {
 		export CARTWRIGHT_EVIDENCE_KEY='$key'
 		export CARTWRIGHT_WEBHOOK_ADDR='$WEBHOOK_ADDR'
 		export CARTWRIGHT_UI_URL='http://localhost:$UI_PORT'
+		export CARTWRIGHT_PAYLOAD_KEYS='dev-1:$pkey'
+		export CARTWRIGHT_CODEC_ADDR='127.0.0.1:$CODEC_PORT'
+		export CARTWRIGHT_CODEC_CORS_ORIGINS='http://localhost:$UI_PORT,http://127.0.0.1:$UI_PORT'
+		export CARTWRIGHT_CODEC_SECRET='$csecret'
 		export CARTWRIGHT_MCP_ADDR='$MCP_ADDR'
 		export CARTWRIGHT_MCP_URL='http://$MCP_ADDR/mcp'
 		export CARTWRIGHT_TEMPORAL_BIN='$BIN/temporal'

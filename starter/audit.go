@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
@@ -136,7 +137,16 @@ func (a *app) auditDeps(ctx context.Context, needTemporal bool) (audit.Deps, fun
 		closeAll()
 		return audit.Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "history archive: %v", err)
 	}
-	deps := audit.Deps{Evidence: store, Archive: arch, Reader: "starter-audit", Specs: wiring.ToolSpecs()}
+	// The replayer decodes with the workers' payload codec: a history
+	// exported without one (`temporal workflow show --output json`) holds
+	// only encrypted payloads.
+	pc, err := codec.FromConfig(cfg)
+	if err != nil {
+		closeAll()
+		return audit.Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "payload codec: %v", err)
+	}
+	deps := audit.Deps{Evidence: store, Archive: arch, Reader: "starter-audit", DataConverter: pc.DataConverter(),
+		Specs: wiring.ToolSpecs()}
 	if needTemporal {
 		c, err := a.connect(ctx)
 		if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+
 	"github.com/spf13/cobra"
 )
 
@@ -147,6 +149,7 @@ func TestBadOrderFiles(t *testing.T) {
 // TestUnreachableServer: one clear line naming the address, exit 2.
 func TestUnreachableServer(t *testing.T) {
 	t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
+	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
 	for _, args := range [][]string{
 		{"draft-order", "status", "draft-order/u_1/k-12345678"},
 		{"draft-order", "confirm", "draft-order/u_1/k-12345678", "--quote-hash", "sha256:x"},

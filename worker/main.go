@@ -1,7 +1,8 @@
 // Command worker serves every cartwright workflow and activity on one task
 // queue. It migrates the database, builds every tool into one registry
 // (package wiring), ensures the reconcile and archive schedules, serves the
-// Stripe webhook receiver, and runs until interrupted.
+// Stripe webhook receiver and the codec server (CARTWRIGHT_CODEC_ADDR), and
+// runs until interrupted.
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.uber.org/zap"
 
+	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/health"
 	"github.com/cartwright-dev/cartwright/internal/logging"
@@ -80,6 +82,13 @@ func run() error {
 		}
 		defer stopWebhook()
 	}
+	if roles.Codec {
+		stopCodec, err := serveCodec(deps)
+		if err != nil {
+			return err
+		}
+		defer stopCodec()
+	}
 	if !roles.Polls() {
 		logger.Info("worker serving without polling", zap.String("roles", cfg.WorkerRoles))
 		probe.Started()
@@ -120,6 +129,31 @@ func run() error {
 	logger.Info("worker stopping")
 	w.Stop()
 	return nil
+}
+
+// serveCodec serves the codec server on CARTWRIGHT_CODEC_ADDR ("off": not
+// at all) until the returned func drains it.
+func serveCodec(d *wiring.Deps) (func(), error) {
+	addr := d.Config.CodecAddr
+	if addr == "" || addr == "off" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("codec server: listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: d.Codec, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			d.Logger.Error("codec server stopped", zap.Error(err))
+		}
+	}()
+	d.Logger.Info("codec server listening", zap.String("addr", ln.Addr().String()), zap.String("path", codecserver.PathPrefix))
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }
 
 // serveHealth serves the probes on addr until the returned func stops it.

@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
+	"github.com/cartwright-dev/cartwright/client/codec"
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
@@ -15,12 +18,31 @@ import (
 func Dial(t testing.TB) client.Client {
 	t.Helper()
 	testenv.Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c, err := client.DialContext(ctx, client.Options{HostPort: testenv.TemporalAddress(), Namespace: "default"})
-	if err != nil {
-		t.Fatalf("clienttest: dial temporal at %s: %v — run `make test` or start the stack", testenv.TemporalAddress(), err)
-	}
-	t.Cleanup(c.Close)
-	return c
+	return DialAt(t, testenv.TemporalAddress())
 }
+
+// DialAt connects to the dev server at address (one a test started
+// itself, testenv.StartDevServer), retrying while it starts.
+func DialAt(t testing.TB, address string) client.Client {
+	t.Helper()
+	opts := client.Options{HostPort: address, Namespace: "default"}
+	codec.Apply(&opts, codectest.Codec())
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		c, err := client.DialContext(ctx, opts)
+		cancel()
+		if err == nil {
+			t.Cleanup(c.Close)
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("clienttest: dial temporal at %s: %v — run `make test` or start the stack", address, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// DataConverter is the data converter of the clients Dial makes: what an
+// audit's replayer or a test decoding a history by hand needs.
+func DataConverter() converter.DataConverter { return codectest.DataConverter() }

@@ -19,9 +19,10 @@ type Config struct {
 	TaskQueue string `env:"CARTWRIGHT_TASK_QUEUE" envDefault:"cartwright"`
 	// WorkerRoles are what this worker process does, comma-separated:
 	// workflows, activities, webhook (serve the Stripe webhook receiver),
-	// schedules (ensure the reconcile and archive schedules). Any number of
+	// schedules (ensure the reconcile and archive schedules), codec (serve
+	// the codec server on CodecAddr). Any number of
 	// workers share the task queue; each may take a subset.
-	WorkerRoles string `env:"CARTWRIGHT_WORKER_ROLES" envDefault:"workflows,activities,webhook,schedules"`
+	WorkerRoles string `env:"CARTWRIGHT_WORKER_ROLES" envDefault:"workflows,activities,webhook,schedules,codec"`
 	// HealthAddr serves the worker's /livez and /readyz (Kubernetes
 	// probes); "" serves none.
 	HealthAddr string `env:"CARTWRIGHT_HEALTH_ADDR" envDefault:""`
@@ -45,6 +46,22 @@ type Config struct {
 	// holding PII; EvidenceKeyID names it so keys can rotate.
 	EvidenceKey   string `env:"CARTWRIGHT_EVIDENCE_KEY"`
 	EvidenceKeyID string `env:"CARTWRIGHT_EVIDENCE_KEY_ID" envDefault:"local-1"`
+
+	// PayloadKeys is the payload codec's key ring, `id:base64key,…`
+	// (32-byte AES-256 keys): every payload our clients and workers write
+	// to Temporal is encrypted with it. PayloadKeyID names the key that
+	// encrypts ("" = the first); the others only decrypt (rotation). Its
+	// own key, not the evidence key: every Temporal client holds it.
+	PayloadKeys  string `env:"CARTWRIGHT_PAYLOAD_KEYS"`
+	PayloadKeyID string `env:"CARTWRIGHT_PAYLOAD_KEY_ID"`
+	// CodecAddr is where the worker serves the codec server the Web UI and
+	// `temporal --codec-endpoint` call ("off" = not served).
+	CodecAddr string `env:"CARTWRIGHT_CODEC_ADDR" envDefault:"127.0.0.1:8089"`
+	// CodecCORSOrigins are the Web UI origins allowed to call it.
+	CodecCORSOrigins []string `env:"CARTWRIGHT_CODEC_CORS_ORIGINS" envSeparator:"," envDefault:"http://localhost:8233,http://127.0.0.1:8233"`
+	// CodecSecret, when set, is a shared bearer secret the codec server
+	// accepts besides staff tokens: for the dev stack only.
+	CodecSecret string `env:"CARTWRIGHT_CODEC_SECRET"`
 
 	// ReconcilePendingAfter: audit rows pending longer than this are failed
 	// by reconcile (docs/evidence.md#reconcile). Never below a minute.

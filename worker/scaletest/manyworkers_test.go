@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 	stripewebhook "github.com/stripe/stripe-go/v76/webhook"
 	"go.uber.org/zap"
@@ -87,7 +89,8 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 		// PostgreSQL's 100 that `make test` packages run beside.
 		"CARTWRIGHT_PG_MAX_CONNS": strconv.Itoa(max(8, min(24, l.concurrency))),
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
-		"STRIPE_API_BASE": fake.URL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
+		"CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(),
+		"STRIPE_API_BASE":         fake.URL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
 		"CARTWRIGHT_LOG_LEVEL": "warn",
 	}
 	a := startWorker(t, "A", "workflows,activities,webhook", env)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
@@ -45,13 +47,15 @@ func TestTLSFromEnvironment(t *testing.T) {
 		"TEMPORAL_TLS_SERVER_CA_CERT_PATH": p.CAPath, "TEMPORAL_TLS_SERVER_NAME": tlsServerName,
 		"CARTWRIGHT_TASK_QUEUE": tq, "CARTWRIGHT_PG_DSN": dsn, "CARTWRIGHT_PG_MAX_CONNS": "8",
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
-		"STRIPE_API_BASE": testenv.StripeAPIBase(), "CARTWRIGHT_LOG_LEVEL": "warn",
+		"CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(),
+		"STRIPE_API_BASE":         testenv.StripeAPIBase(), "CARTWRIGHT_LOG_LEVEL": "warn",
 	})
 	w.waitReady(t, 2*time.Minute)
 
 	// The backend: an API key over TLS, no client certificate.
 	t.Setenv("TEMPORAL_ADDRESS", front.Addr())
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
+	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
 	t.Setenv("TEMPORAL_API_KEY", testAPIKey)
 	t.Setenv("TEMPORAL_TLS_SERVER_CA_CERT_PATH", p.CAPath)
 	t.Setenv("TEMPORAL_TLS_SERVER_NAME", tlsServerName)
@@ -127,8 +131,10 @@ func dialFails(ctx context.Context) error {
 
 // envOptions are the client options of the environment the test set up
 // (client.New itself reads no environment), on task queue queue.
-func envOptions(t testing.TB, queue string) client.Options {
+func envOptions(t *testing.T, queue string) client.Options {
 	t.Helper()
+	// The test stacks' payload key ring, as the workers under test hold.
+	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
 	opts, err := client.OptionsFromEnv()
 	if err != nil {
 		t.Fatal(err)

@@ -20,10 +20,13 @@ type Roles struct {
 	Webhook bool
 	// Schedules ensures the reconcile and archive schedules at start.
 	Schedules bool
+	// Codec serves the codec server (CARTWRIGHT_CODEC_ADDR) for the Web UI
+	// and the CLI.
+	Codec bool
 }
 
 // AllRoles is a worker that does everything (the default).
-var AllRoles = Roles{Workflows: true, Activities: true, Webhook: true, Schedules: true}
+var AllRoles = Roles{Workflows: true, Activities: true, Webhook: true, Schedules: true, Codec: true}
 
 // ParseRoles reads a comma-separated role list (CARTWRIGHT_WORKER_ROLES).
 func ParseRoles(list string) (Roles, error) {
@@ -38,9 +41,11 @@ func ParseRoles(list string) (Roles, error) {
 			r.Webhook = true
 		case "schedules":
 			r.Schedules = true
+		case "codec":
+			r.Codec = true
 		case "":
 		default:
-			return Roles{}, fmt.Errorf("CARTWRIGHT_WORKER_ROLES: unknown role %q (want workflows, activities, webhook, schedules)", name)
+			return Roles{}, fmt.Errorf("CARTWRIGHT_WORKER_ROLES: unknown role %q (want workflows, activities, webhook, schedules, codec)", name)
 		}
 	}
 	if r == (Roles{}) {

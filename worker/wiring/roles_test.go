@@ -12,7 +12,8 @@ func TestParseRoles(t *testing.T) {
 		want Roles
 		bad  bool
 	}{
-		{in: "workflows,activities,webhook,schedules", want: AllRoles},
+		{in: "workflows,activities,webhook,schedules,codec", want: AllRoles},
+		{in: "codec", want: Roles{Codec: true}},
 		{in: "activities", want: Roles{Activities: true}},
 		{in: " workflows , schedules ", want: Roles{Workflows: true, Schedules: true}},
 		{in: "webhook", want: Roles{Webhook: true}},

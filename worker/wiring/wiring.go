@@ -17,6 +17,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/client/codec"
+	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
@@ -59,6 +61,9 @@ type Deps struct {
 	// Webhook is the Stripe webhook receiver; the process serves it
 	// (Server) where its role says so.
 	Webhook *webhook.Receiver
+	// Codec is the codec server (Web UI and CLI decode payloads through
+	// it); the worker serves it on CARTWRIGHT_CODEC_ADDR.
+	Codec *codecserver.Server
 }
 
 // Connect migrates the database (unless CARTWRIGHT_MIGRATE=false: a
@@ -76,7 +81,7 @@ func Connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (Base, 
 	if err != nil {
 		return Base{}, nil, err
 	}
-	tc, err := client.Dial(ctx, logger)
+	tc, err := client.Dial(ctx, cfg, logger)
 	if err != nil {
 		pool.Close()
 		return Base{}, nil, err
@@ -104,6 +109,7 @@ func Build(ctx context.Context, b Base) (*Deps, error) {
 		{"support tools", d.buildSupport},
 		{"onboarding tools", d.buildOnboarding},
 		{"webhook receiver", d.buildWebhook},
+		{"codec server", d.buildCodec},
 	}
 	for _, s := range steps {
 		if err := s.fn(ctx); err != nil {
@@ -186,5 +192,23 @@ func (d *Deps) buildWebhook(context.Context) error {
 		return err
 	}
 	d.Webhook = r
+	return nil
+}
+
+// buildCodec makes the codec server: the payload codec of the configured
+// key ring, staff tokens (or the dev stack's shared secret) checked
+// against the database, decodes logged in evidence_access_log.
+func (d *Deps) buildCodec(context.Context) error {
+	pc, err := codec.FromConfig(d.Config)
+	if err != nil {
+		return err
+	}
+	d.Codec = codecserver.New(codecserver.Options{
+		Codec:   pc,
+		Auth:    codecserver.StaffTokens{Pool: d.Pool, DevSecret: d.Config.CodecSecret},
+		Log:     codecserver.PGAccessLog{Pool: d.Pool},
+		Origins: d.Config.CodecCORSOrigins,
+		Logger:  d.Logger.Named("codec"),
+	})
 	return nil
 }

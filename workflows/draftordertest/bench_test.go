@@ -10,9 +10,12 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -21,7 +24,9 @@ import (
 // tools in parallel), duties, total, the confirm signal sent as soon as the
 // status query shows the total, then the draft-order write. It reports
 // orders/s and the p50/p99 latency from start to result. Concurrency is
-// CARTWRIGHT_BENCH_CONCURRENCY (default 16). Run it with a fixed count:
+// CARTWRIGHT_BENCH_CONCURRENCY (default 16); CARTWRIGHT_BENCH_CODEC=off
+// runs it without the payload codec, to measure its cost. Run it with a
+// fixed count:
 //
 //	go test -run '^$' -bench DraftOrder -benchtime 300x ./workflows/draftordertest/
 func BenchmarkDraftOrder(b *testing.B) {
@@ -29,10 +34,15 @@ func BenchmarkDraftOrder(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("CARTWRIGHT_BENCH_CONCURRENCY")); err == nil && v > 0 {
 		conc = v
 	}
-	s := newStack(b, worker.Options{
-		MaxConcurrentWorkflowTaskPollers: 4,
-		MaxConcurrentActivityTaskPollers: 8,
-	})
+	wopts := worker.Options{MaxConcurrentWorkflowTaskPollers: 4, MaxConcurrentActivityTaskPollers: 8}
+	var s *stack
+	if os.Getenv("CARTWRIGHT_BENCH_CODEC") == "off" {
+		// Only to measure what the payload codec costs: every process of
+		// the project encrypts its payloads.
+		s = newStackWith(b, wiringtest.Options{Worker: wopts, MaxConns: 24, Temporal: plainClient(b)})
+	} else {
+		s = newStack(b, wopts)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	// One order first, so the database, caches and sticky workers are warm.
@@ -136,4 +146,16 @@ func (s *stack) oneOrder(ctx context.Context, key string) (time.Duration, time.D
 		return 0, 0, errorf("%s ended in %s: %s", run.GetID(), res.State, res.Message)
 	}
 	return time.Since(start), published, nil
+}
+
+// plainClient dials the test server without the payload codec.
+func plainClient(b *testing.B) client.Client {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := client.DialContext(ctx, client.Options{HostPort: testenv.TemporalAddress(), Namespace: "default"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Close)
+	return c
 }

@@ -14,10 +14,10 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
@@ -43,7 +43,13 @@ func newStack(t testing.TB, opts worker.Options) *stack {
 	// The pool is sized like a worker's should be for its activity
 	// concurrency: pgxpool's default (max(4, cores)) makes parallel
 	// activities queue for a connection.
-	ts := wiringtest.StartWith(t, wiringtest.Options{Worker: opts, MaxConns: 24})
+	return newStackWith(t, wiringtest.Options{Worker: opts, MaxConns: 24})
+}
+
+// newStackWith is newStack with the stack's options given whole.
+func newStackWith(t testing.TB, opts wiringtest.Options) *stack {
+	t.Helper()
+	ts := wiringtest.StartWith(t, opts)
 	return &stack{t: t, pool: ts.Pool, store: ts.Store, tc: ts.Temporal, queue: ts.TaskQueue, specs: ts.Deps.Registry.Specs()}
 }
 
@@ -166,7 +172,7 @@ func cli(t testing.TB, args ...string) string {
 func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 	s.t.Helper()
 	iter := s.tc.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	dc := converter.GetDefaultDataConverter()
+	dc := clienttest.DataConverter()
 	n := 0
 	for iter.HasNext() {
 		ev, err := iter.Next()
@@ -235,11 +241,14 @@ func (s *stack) replay(ctx context.Context, id, runID string) {
 		}
 		hist.Events = append(hist.Events, ev)
 	}
-	r := worker.NewWorkflowReplayer()
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: clienttest.DataConverter()})
+	if err != nil {
+		s.t.Fatal(err)
+	}
 	workflows.Register(r, s.specs)
 	// The original ids matter: the workflow checks its id against the
 	// user and key, and correlation ids derive from both.
-	err := r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{
+	err = r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{
 		OriginalExecution: workflow.Execution{ID: id, RunID: runID},
 	})
 	if err != nil {

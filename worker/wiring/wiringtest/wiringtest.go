@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/client/clienttest"
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/config"
@@ -53,6 +54,10 @@ type Options struct {
 	// Configure adjusts the configuration the stack builds from (for
 	// example a fake Stripe's address and secrets).
 	Configure func(*config.Config)
+	// Temporal is the client the stack uses (nil: clienttest.Dial, the
+	// shared test dev server); a test with a dev server of its own passes
+	// clienttest.DialAt's.
+	Temporal client.Client
 }
 
 // Start builds the stack and starts a worker serving every workflow and
@@ -73,7 +78,10 @@ func StartWith(t testing.TB, opts Options) *Stack {
 	}
 	t.Cleanup(pool.Close)
 	s.Pool = pool
-	s.Temporal = clienttest.Dial(t)
+	s.Temporal = opts.Temporal
+	if s.Temporal == nil {
+		s.Temporal = clienttest.Dial(t)
+	}
 	s.TaskQueue, s.Deps = s.AddWorker(t, opts)
 	s.Store = s.Deps.Evidence
 	return s
@@ -118,6 +126,7 @@ func Config(taskQueue, evidenceKey string) config.Config {
 	}
 	cfg.TaskQueue = taskQueue
 	cfg.EvidenceKey, cfg.EvidenceKeyID = evidenceKey, evidencetest.KeyID
+	cfg.PayloadKeys, cfg.PayloadKeyID = codectest.Spec(), codectest.KeyID
 	cfg.StripeAPIBase = testenv.StripeAPIBase()
 	return cfg
 }
@@ -141,4 +150,6 @@ func (s *Stack) Env(t *testing.T) {
 	t.Setenv("CARTWRIGHT_PG_DSN", s.DSN)
 	t.Setenv("CARTWRIGHT_EVIDENCE_KEY", s.EvidenceKey)
 	t.Setenv("CARTWRIGHT_EVIDENCE_KEY_ID", s.EvidenceKeyID)
+	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
+	t.Setenv("CARTWRIGHT_PAYLOAD_KEY_ID", codectest.KeyID)
 }

@@ -1,0 +1,107 @@
+package audit_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/client/clienttest"
+	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// TestWebUIWithCodecServer drives headless Chromium (scripts/ui, run by
+// `make test-ui`) through the dev server's real Web UI, configured with
+// --ui-codec-endpoint pointing at the worker's codec server: without a
+// staff credential the codec server refuses and the UI shows encrypted
+// payloads; signed in as staff it shows the draft order's decoded input;
+// then the support-staff path — filter AwaitingApproval = true, open the
+// workflow, send the approval signal from the UI's form — moves the
+// workflow on, which this test checks from Go.
+func TestWebUIWithCodecServer(t *testing.T) {
+	if os.Getenv("CARTWRIGHT_UI_TEST") == "" {
+		t.Skip("browser test: run `make test-ui` (needs chromium and scripts/ui/node_modules)")
+	}
+	codecPort := testenv.FreePort(t)
+	endpoint := "http://localhost:" + strconv.Itoa(codecPort) + codecserver.PathPrefix
+	dev := testenv.StartDevServer(t, testenv.DevServerOptions{UI: true, CodecEndpoint: endpoint})
+	uiOrigin := "http://localhost:" + strconv.Itoa(dev.UIPort)
+	s := newRealStackOn(t, clienttest.DialAt(t, dev.Address))
+	tq, deps := s.ws.AddWorker(t, wiringtest.Options{Logger: s.logger, Configure: func(c *config.Config) { c.CodecCORSOrigins = []string{uiOrigin} }})
+
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(codecPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: deps.Codec, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	to := commerce.Address{Name: plantedPII[0], Line1: plantedPII[1], City: "Sydney", Region: "NSW", PostalCode: "2000", Country: "AU"}
+	in := orderInput(uniqueKey("webui"), chocolate, to, "AUD")
+	opts, err := workflows.DraftOrderStartOptions(tq, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.c.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.c.TerminateWorkflow(context.Background(), run.GetID(), "", "test over") })
+	st := waitDraft(t, ctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool { return st.Approvals.Pending != nil })
+	token, err := codecserver.IssueToken(ctx, s.pool, "alice.support", "web ui test", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	shots, _ := filepath.Abs("../docs/ui")
+	node := exec.CommandContext(ctx, "node", "codec-ui.mjs")
+	node.Dir = "../scripts/ui"
+	node.Env = append(os.Environ(),
+		"UI_URL="+uiOrigin, "CODEC_URL="+endpoint, "STAFF_TOKEN="+token,
+		"WORKFLOW_ID="+run.GetID(), "RUN_ID="+run.GetRunID(), "APPROVAL_ID="+st.Approvals.Pending.ApprovalID,
+		"PLANTED_NAME="+plantedPII[0], "SHOTS_DIR="+shots)
+	out, err := node.CombinedOutput()
+	t.Logf("browser:\n%s", out)
+	if err != nil {
+		t.Fatalf("browser test failed: %v", err)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	after := waitDraft(t, wctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool {
+		return st.Approvals.Pending == nil && len(st.Approvals.Decisions) == 1
+	})
+	if d := after.Approvals.Decisions[0]; d.Approver != "alice.support" || d.Decision != "approve" {
+		t.Fatalf("decision from the UI: %+v", d)
+	}
+	var decodes int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM evidence_access_log WHERE kind = 'payload_decode' AND reader = 'alice.support'`).Scan(&decodes); err != nil || decodes == 0 {
+		t.Fatalf("UI decodes logged: %d, %v", decodes, err)
+	}
+	t.Logf("workflow moved on to %s after the UI's approval; %d UI decode requests logged", after.State, decodes)
+}
+
+func waitDraft(t *testing.T, ctx context.Context, s *realStack, id string, ok func(workflows.DraftOrderStatus) bool) workflows.DraftOrderStatus {
+	t.Helper()
+	for ctx.Err() == nil {
+		var st workflows.DraftOrderStatus
+		if v, err := s.c.QueryWorkflow(ctx, id, "", workflows.QueryStatus); err == nil && v.Get(&st) == nil && ok(st) {
+			return st
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("draft order %s: timed out", id)
+	return workflows.DraftOrderStatus{}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
+	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// staffCmd manages the staff credentials the codec server accepts.
+func (a *app) staffCmd() *cobra.Command {
+	return group("staff", "Staff credentials for the codec server",
+		`Staff tokens let support staff see decoded workflow payloads through the codec
+server (the Web UI's codec endpoint, temporal --codec-endpoint). Only a token's
+SHA-256 is stored; every decode is logged in evidence_access_log.`,
+		a.staffTokenCmd(), a.staffRevokeCmd())
+}
+
+type staffTokenOut struct {
+	Staff     string    `json:"staff"`
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+func (a *app) staffTokenCmd() *cobra.Command {
+	var staff, label string
+	var ttl time.Duration
+	c := &cobra.Command{
+		Use:   "token --staff ID [--ttl 720h] [--label TEXT]",
+		Short: "Issue a codec-server token for an active staff member (printed once)",
+		Long: `Issue a bearer token for an active member of the staff table. It is printed
+once and never stored in clear. Use it with the codec server: sign in at
+http://localhost:8089/codec/login for the Web UI, or
+  temporal workflow show ... --codec-endpoint http://localhost:8089/codec --codec-auth "Bearer <token>"
+Needs CARTWRIGHT_PG_DSN. Exit 1 (FORBIDDEN) for an unknown or inactive staff id.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if staff == "" {
+				return usagef("--staff is required")
+			}
+			pool, closePool, err := a.staffDB()
+			if err != nil {
+				return err
+			}
+			defer closePool()
+			ctx, cancel := a.ctxFor(0)
+			defer cancel()
+			tok, err := codecserver.IssueToken(ctx, pool, staff, label, ttl)
+			if err != nil {
+				return err
+			}
+			out := staffTokenOut{Staff: staff, Token: tok, ExpiresAt: time.Now().Add(ttl).UTC().Truncate(time.Second)}
+			a.emit(out, func(w io.Writer) { fmt.Fprintln(w, tok) })
+			return nil
+		},
+	}
+	c.Flags().StringVar(&staff, "staff", "", "staff id (staff table), e.g. alice.support")
+	c.Flags().DurationVar(&ttl, "ttl", 30*24*time.Hour, "how long the token is valid")
+	c.Flags().StringVar(&label, "label", "", "a note stored with the token (where it is used)")
+	return c
+}
+
+func (a *app) staffRevokeCmd() *cobra.Command {
+	var staff string
+	c := &cobra.Command{
+		Use:   "revoke --staff ID",
+		Short: "Revoke every codec-server token of a staff member",
+		Long: `Revoke every live codec-server token of a staff member at once (a lost
+laptop, someone leaving the team; deactivating them in the staff table also
+stops their tokens). Needs CARTWRIGHT_PG_DSN.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if staff == "" {
+				return usagef("--staff is required")
+			}
+			pool, closePool, err := a.staffDB()
+			if err != nil {
+				return err
+			}
+			defer closePool()
+			ctx, cancel := a.ctxFor(0)
+			defer cancel()
+			n, err := codecserver.RevokeTokens(ctx, pool, staff)
+			if err != nil {
+				return err
+			}
+			a.emit(map[string]any{"staff": staff, "revoked": n}, func(w io.Writer) { fmt.Fprintf(w, "%d token(s) of %s revoked\n", n, staff) })
+			return nil
+		},
+	}
+	c.Flags().StringVar(&staff, "staff", "", "staff id")
+	return c
+}
+
+// staffDB opens the application database (CARTWRIGHT_PG_DSN).
+func (a *app) staffDB() (*pgxpool.Pool, func(), error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+	}
+	ctx, cancel := a.ctxFor(0)
+	defer cancel()
+	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	if err != nil {
+		return nil, nil, toolkit.Errorf(toolkit.UpstreamError, "database: %v", err)
+	}
+	return pool, pool.Close, nil
+}
