@@ -27,7 +27,7 @@ import (
 // warehouse's stock), warehouseFile the one with the other warehouses'.
 const (
 	seedFile      = "../internal/db/migrations/00011_catalog_seed.sql"
-	warehouseFile = "../internal/db/migrations/00013_catalog_warehouse_stock.sql"
+	warehouseFile = "../internal/db/migrations/00060_catalog_warehouse_stock.sql"
 )
 
 // memCatalog is a Catalog over products held in memory.
