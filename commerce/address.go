@@ -7,21 +7,13 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// AddressValidator checks addresses. The built-in one applies the rule data
-// of commerce/rules/address; an address-verification service can replace
-// it. Validate returns the normalised address (a region derived from the
-// postal code where that is unambiguous) and every problem found, errors
-// and warnings: the tools refuse on errors and pass warnings on to the
-// envelope.
-type AddressValidator interface {
-	Validate(a Address) (Address, []address.Problem)
-}
-
-// RulesAddressValidator is the built-in AddressValidator.
-type RulesAddressValidator struct{}
-
-// Validate implements AddressValidator.
-func (RulesAddressValidator) Validate(a Address) (Address, []address.Problem) {
+// validateAddress applies the rule data of commerce/rules/address: the
+// normalised address (a region derived from the postal code where that is
+// unambiguous) and every problem found, errors and warnings; the tools
+// refuse on errors and pass warnings on to the envelope. It is no
+// interface: the region/postcode decisions are the product's own rules
+// (commerce/rules/README.md), not a provider's to replace.
+func validateAddress(a Address) (Address, []address.Problem) {
 	n, problems := address.Resolve(toRulesAddress(a))
 	return fromRulesAddress(n), problems
 }
@@ -89,7 +81,7 @@ func fromRulesAddress(a address.Address) Address {
 // it) and returns it normalised with its warnings, or ADDRESS_INVALID
 // naming every bad field.
 func (t *tools) checkAddress(field string, a Address) (Address, []string, error) {
-	n, problems := t.addresses.Validate(a)
+	n, problems := validateAddress(a)
 	errs, warnings := splitProblems(problems)
 	return n, warnings, addressError(field, errs)
 }
@@ -100,7 +92,7 @@ func (t *tools) checkAddress(field string, a Address) (Address, []string, error)
 // It returns the normalised address (region code, canonical postal code,
 // region derived from the postal code) and the warnings for the envelope.
 func (t *tools) checkDestination(field string, a Address) (Address, []string, error) {
-	n, problems := t.addresses.Validate(a)
+	n, problems := validateAddress(a)
 	errs, warnings := splitProblems(problems)
 	var keep []address.Problem
 	for _, p := range errs {

@@ -10,20 +10,6 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// ComplianceChecker decides whether a basket may ship. The built-in one is
-// commerce/rules/compliance; a trade-compliance service can replace it.
-type ComplianceChecker interface {
-	Check(ctx context.Context, in compliance.Input) (compliance.Result, error)
-}
-
-// RulesCompliance is the built-in ComplianceChecker.
-type RulesCompliance struct{}
-
-// Check implements ComplianceChecker.
-func (RulesCompliance) Check(_ context.Context, in compliance.Input) (compliance.Result, error) {
-	return compliance.Check(in)
-}
-
 func complianceSpec() toolkit.Spec {
 	return lookupSpec(ToolCheckCompliance, time.Hour, "compliance-rules",
 		"Check a basket of catalog SKUs against the destination's embargoes and sanctions and the restricted "+
@@ -51,7 +37,10 @@ func (t *tools) checkCompliance(ctx context.Context, call *toolkit.Call) (*toolk
 	for _, it := range in.Items {
 		q.Items = append(q.Items, complianceItem(products[it.SKU]))
 	}
-	res, err := t.compliance.Check(ctx, q)
+	// The verdict model (allow/uncertain/block, the approval threshold,
+	// sanctions first) is the product's own: commerce/rules/compliance,
+	// no provider interface.
+	res, err := compliance.Check(q)
 	if err != nil {
 		if errors.Is(err, compliance.ErrInvalidInput) {
 			return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)

@@ -10,9 +10,13 @@ import (
 )
 
 // ToolDeps is what the commerce tools need. Pool, Audit and Sealer are
-// required; every provider left nil gets its built-in implementation
-// (PostgreSQL catalog and drafts, ECB FX table, the rules packages), and
-// any of them can be replaced by an adapter to a real upstream.
+// required; every provider left nil gets its built-in implementation.
+// The interfaces are kept where a second implementation exists or is
+// planned: Catalog and DraftStore (PostgreSQL; in memory for the -short
+// matrix), FXTable (the ECB table; a live rates feed), ShippingRater (the
+// rate cards; a carrier's rating API) and TaxEstimator (the rule tables;
+// a tax engine for US sales tax by address). Address validation and the
+// compliance verdict are the product's own rules and have none.
 type ToolDeps struct {
 	Pool *pgxpool.Pool
 	// Audit is the two-phase audit (*evidence.Store).
@@ -22,27 +26,23 @@ type ToolDeps struct {
 	// Clock is time.Now unless a test sets it.
 	Clock func() time.Time
 
-	Catalog    Catalog
-	FX         FXTable
-	Addresses  AddressValidator
-	Shipping   ShippingRater
-	Tax        TaxEstimator
-	Compliance ComplianceChecker
-	Drafts     DraftStore
+	Catalog  Catalog
+	FX       FXTable
+	Shipping ShippingRater
+	Tax      TaxEstimator
+	Drafts   DraftStore
 }
 
 // tools holds the resolved dependencies the handlers close over.
 type tools struct {
-	catalog    Catalog
-	fx         FXTable
-	addresses  AddressValidator
-	shipping   ShippingRater
-	tax        TaxEstimator
-	compliance ComplianceChecker
-	drafts     DraftStore
-	audit      AuditLog
-	sealer     AddressSealer
-	now        func() time.Time
+	catalog  Catalog
+	fx       FXTable
+	shipping ShippingRater
+	tax      TaxEstimator
+	drafts   DraftStore
+	audit    AuditLog
+	sealer   AddressSealer
+	now      func() time.Time
 }
 
 func newTools(d ToolDeps) (*tools, error) {
@@ -56,8 +56,7 @@ func newTools(d ToolDeps) (*tools, error) {
 	if needPool && d.Pool == nil {
 		return nil, errors.New("commerce: a pool is required for the built-in catalog and draft store")
 	}
-	t := &tools{catalog: d.Catalog, fx: d.FX, addresses: d.Addresses, shipping: d.Shipping, tax: d.Tax,
-		compliance: d.Compliance, drafts: d.Drafts, audit: d.Audit, sealer: d.Sealer, now: d.Clock}
+	t := &tools{catalog: d.Catalog, fx: d.FX, shipping: d.Shipping, tax: d.Tax, drafts: d.Drafts, audit: d.Audit, sealer: d.Sealer, now: d.Clock}
 	if t.catalog == nil {
 		t.catalog = PGCatalog{Pool: d.Pool}
 	}
@@ -71,17 +70,11 @@ func newTools(d ToolDeps) (*tools, error) {
 		}
 		t.fx = fx
 	}
-	if t.addresses == nil {
-		t.addresses = RulesAddressValidator{}
-	}
 	if t.shipping == nil {
 		t.shipping = RulesShipping{}
 	}
 	if t.tax == nil {
 		t.tax = RulesTax{}
-	}
-	if t.compliance == nil {
-		t.compliance = RulesCompliance{}
 	}
 	if t.now == nil {
 		t.now = time.Now
