@@ -128,12 +128,7 @@ CARTWRIGHT_MCP_ADDR, default 127.0.0.1:8090). Every request needs
 'Authorization: Bearer <token>' (starter mcp token create). The legacy body
 {"tool": …, "arguments": …} posted to /mcp is served too. /healthz answers ok.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := a.openGateway(a.ctx)
-			if err != nil {
-				return err
-			}
-			defer p.close()
+		RunE: a.withGateway(func(p *gatewayProcess) error {
 			if addr == "" {
 				addr = p.cfg.MCPAddr
 			}
@@ -154,10 +149,22 @@ CARTWRIGHT_MCP_ADDR, default 127.0.0.1:8090). Every request needs
 				return toolkit.Errorf(toolkit.UpstreamError, "serve: %v", err)
 			}
 			return nil
-		},
+		}),
 	}
 	c.Flags().StringVar(&addr, "addr", "", "listen address (default CARTWRIGHT_MCP_ADDR, 127.0.0.1:8090)")
 	return c
+}
+
+// withGateway is a command that runs fn on an open gateway, closed after.
+func (a *app) withGateway(fn func(p *gatewayProcess) error) func(*cobra.Command, []string) error {
+	return func(*cobra.Command, []string) error {
+		p, err := a.openGateway(a.ctx)
+		if err != nil {
+			return err
+		}
+		defer p.close()
+		return fn(p)
+	}
 }
 
 func (a *app) mcpStdioCmd() *cobra.Command {
@@ -169,12 +176,7 @@ of the bearer token in CARTWRIGHT_MCP_TOKEN, resolved once at start; without a
 valid token every call is answered with -32002 AUTH_FAILED (ACTOR_UNKNOWN
 without any token). Logs go to stderr.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := a.openGateway(a.ctx)
-			if err != nil {
-				return err
-			}
-			defer p.close()
+		RunE: a.withGateway(func(p *gatewayProcess) error {
 			var actor *gateway.Actor
 			why := "CARTWRIGHT_MCP_TOKEN is not set: no agent to act for"
 			tok := strings.TrimSpace(p.cfg.MCPToken)
@@ -193,7 +195,7 @@ without any token). Logs go to stderr.`,
 				return toolkit.Errorf(toolkit.UpstreamError, "stdio: %v", err)
 			}
 			return nil
-		},
+		}),
 	}
 }
 

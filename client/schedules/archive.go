@@ -2,10 +2,8 @@ package schedules
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -22,20 +20,12 @@ type ArchiveSchedule struct {
 	Input     workflows.ArchiveHistoriesInput
 }
 
-func (s ArchiveSchedule) options() client.ScheduleOptions {
-	return client.ScheduleOptions{
-		ID:   s.ID,
-		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: s.Every}}},
-		Action: &client.ScheduleWorkflowAction{
-			ID: s.ID, Workflow: workflows.ArchiveHistoriesWorkflowName, Args: []any{s.Input}, TaskQueue: s.TaskQueue,
-			WorkflowExecutionTimeout: s.Every + 30*time.Minute,
-		},
-		// Passes never overlap; a missed one needs no catch-up, since the
-		// next pass starts from the watermark whenever it runs.
-		Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-		CatchupWindow: time.Minute,
-		Note:          "cartwright history archive: copies closed histories into PostgreSQL (created by the worker)",
-	}
+// pass is the schedule: passes never overlap; a missed one needs no
+// catch-up, since the next pass starts from the watermark whenever it runs.
+func (s ArchiveSchedule) pass() everyPass {
+	return everyPass{id: s.ID, workflow: workflows.ArchiveHistoriesWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
+		every: s.Every, timeout: s.Every + 30*time.Minute,
+		note: "cartwright history archive: copies closed histories into PostgreSQL (created by the worker)"}
 }
 
 // EnsureArchiveSchedule creates the schedule, or brings an existing one
@@ -45,8 +35,5 @@ func EnsureArchiveSchedule(ctx context.Context, c client.Client, s ArchiveSchedu
 	if s.ID == "" {
 		s.ID = ArchiveScheduleID
 	}
-	if s.Every < time.Minute || s.TaskQueue == "" {
-		return fmt.Errorf("archive schedule: interval %s (at least 1m) and a task queue are required", s.Every)
-	}
-	return ensureSchedule(ctx, c, s.options())
+	return ensureEvery(ctx, c, "archive", s.pass())
 }

@@ -2,10 +2,8 @@ package schedules
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -24,22 +22,15 @@ type ReconcileSchedule struct {
 	Input workflows.ReconcileInput
 }
 
-func (s ReconcileSchedule) options() client.ScheduleOptions {
+// pass is the schedule: a slow pass is never run twice at once; a missed
+// one is not caught up.
+func (s ReconcileSchedule) pass() everyPass {
 	if s.Input.ClosedWithin <= 0 {
 		s.Input.ClosedWithin = 2 * s.Every
 	}
-	return client.ScheduleOptions{
-		ID:   s.ID,
-		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: s.Every}}},
-		Action: &client.ScheduleWorkflowAction{
-			ID: s.ID, Workflow: workflows.ReconcileWorkflowName, Args: []any{s.Input}, TaskQueue: s.TaskQueue,
-			WorkflowExecutionTimeout: s.Every + 10*time.Minute,
-		},
-		// A slow pass is never run twice at once; a missed one is not caught up.
-		Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-		CatchupWindow: time.Minute,
-		Note:          "cartwright reconcile: stale audits, audit/evidence invariants (created by the worker)",
-	}
+	return everyPass{id: s.ID, workflow: workflows.ReconcileWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
+		every: s.Every, timeout: s.Every + 10*time.Minute,
+		note: "cartwright reconcile: stale audits, audit/evidence invariants (created by the worker)"}
 }
 
 // EnsureReconcileSchedule creates the schedule, or — when another worker
@@ -50,8 +41,5 @@ func EnsureReconcileSchedule(ctx context.Context, c client.Client, s ReconcileSc
 	if s.ID == "" {
 		s.ID = ReconcileScheduleID
 	}
-	if s.Every < time.Minute || s.TaskQueue == "" {
-		return fmt.Errorf("reconcile schedule: interval %s (at least 1m) and a task queue are required", s.Every)
-	}
-	return ensureSchedule(ctx, c, s.options())
+	return ensureEvery(ctx, c, "reconcile", s.pass())
 }

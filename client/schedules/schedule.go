@@ -8,6 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -40,4 +43,34 @@ func ensureSchedule(ctx context.Context, c client.Client, opts client.ScheduleOp
 		return fmt.Errorf("update schedule %s: %w", opts.ID, err)
 	}
 	return nil
+}
+
+// everyPass is one of our schedules: a workflow run every interval on a
+// task queue, never two passes at once, a missed pass not caught up.
+type everyPass struct {
+	id, workflow, taskQueue, note string
+	every, timeout                time.Duration
+	input                         any
+}
+
+func (p everyPass) options() client.ScheduleOptions {
+	return client.ScheduleOptions{
+		ID:   p.id,
+		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: p.every}}},
+		Action: &client.ScheduleWorkflowAction{
+			ID: p.id, Workflow: p.workflow, Args: []any{p.input}, TaskQueue: p.taskQueue,
+			WorkflowExecutionTimeout: p.timeout,
+		},
+		Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+		CatchupWindow: time.Minute,
+		Note:          p.note,
+	}
+}
+
+// ensureEvery checks the interval and queue, then ensures the schedule.
+func ensureEvery(ctx context.Context, c client.Client, what string, p everyPass) error {
+	if p.every < time.Minute || p.taskQueue == "" {
+		return fmt.Errorf("%s schedule: interval %s (at least 1m) and a task queue are required", what, p.every)
+	}
+	return ensureSchedule(ctx, c, p.options())
 }
