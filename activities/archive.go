@@ -12,8 +12,8 @@ import (
 )
 
 // Archive copies closed workflows' histories into the history archive, so
-// audits still work after the namespace retention deleted them. Register
-// with worker.RegisterActivity(&Archive{...}); the activity type is
+// audits still work after the namespace retention deleted them. worker/wiring
+// registers it with the others; the activity type is
 // ArchiveClosedHistories.
 type Archive struct {
 	Temporal client.Client

@@ -8,7 +8,7 @@ import (
 )
 
 // Commerce runs the six commerce tools (docs/tools.md#commerce-tools) as
-// activities. Register it with worker.RegisterActivity(&Commerce{...}); the
+// activities. worker/wiring registers it with the others; the
 // activity type names are the method names (GetQuote, QuoteShipping, ...).
 type Commerce struct {
 	Invoker *toolkit.Invoker

@@ -11,7 +11,7 @@ import (
 )
 
 // Onboarding runs the five onboarding tools (docs/tools.md#onboarding-tools) as
-// activities. Register it with worker.RegisterActivity(&Onboarding{...}); the
+// activities. worker/wiring registers it with the others; the
 // activity type names are the method names. The Stripe client, the merchant
 // store and the citation index sit behind the invoker's registry
 // (onboarding.RegisterTools), so every call is validated, sanitised and leaves

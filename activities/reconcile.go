@@ -21,7 +21,7 @@ import (
 // Reconcile runs the reconcile pass (docs/evidence.md#reconcile) as activities:
 // the database half (stale audits, audit ↔ evidence invariants) through the
 // evidence package, the workflow-result half through the Temporal client.
-// Register with worker.RegisterActivity(&Reconcile{...}); activity type names
+// worker/wiring registers it with the others; activity type names
 // are ReconcileAudits, CollectResultSnapshots, FindMissingSnapshots.
 type Reconcile struct {
 	Pool     *pgxpool.Pool
