@@ -79,12 +79,22 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
   value: {{ .Values.taskQueue | quote }}
 - name: CARTWRIGHT_LOG_LEVEL
   value: {{ .Values.logLevel | quote }}
-{{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET" }}
+{{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET" "CARTWRIGHT_PAYLOAD_KEYS" }}
 - name: {{ $k }}
   valueFrom:
     secretKeyRef:
       name: {{ include "cartwright.secretName" $ }}
       key: {{ $k }}
+{{- end }}
+{{- /* Optional: the current payload key id (default: the ring's first) and
+     the codec server's dev secret (production: staff tokens). */}}
+{{- range $k := list "CARTWRIGHT_PAYLOAD_KEY_ID" "CARTWRIGHT_CODEC_SECRET" }}
+- name: {{ $k }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cartwright.secretName" $ }}
+      key: {{ $k }}
+      optional: true
 {{- end }}
 {{- end -}}
 
