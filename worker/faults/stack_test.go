@@ -106,6 +106,10 @@ func newStack(t *testing.T) *stack {
 
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
+	// The stack's own payload key ring: every payload it writes to its
+	// Temporal server is encrypted, like any cartwright stack's.
+	payloadKey := make([]byte, 32)
+	_, _ = rand.Read(payloadKey)
 	s.env = append(os.Environ(),
 		"CARTWRIGHT_PG_DSN="+s.dsn,
 		"CARTWRIGHT_PG_MAX_CONNS=16",
@@ -117,6 +121,8 @@ func newStack(t *testing.T) *stack {
 		"STRIPE_WEBHOOK_SECRET=whsec_faults_only",
 		"CARTWRIGHT_EVIDENCE_KEY="+base64.StdEncoding.EncodeToString(key),
 		fmt.Sprintf("CARTWRIGHT_WEBHOOK_ADDR=127.0.0.1:%d", testenv.FreePort(t)),
+		"CARTWRIGHT_PAYLOAD_KEYS=faults-1:"+base64.StdEncoding.EncodeToString(payloadKey),
+		"CARTWRIGHT_PAYLOAD_KEY_ID=faults-1",
 		"CARTWRIGHT_LOG_LEVEL=warn",
 	)
 	// The test process reads the same configuration (client, audit).
@@ -129,7 +135,12 @@ func newStack(t *testing.T) *stack {
 	s.waitTable("draft_orders")
 	s.startWorker(1)
 
-	if s.client, err = client.New(ctx, client.Options{AckTimeout: -1, PollInterval: 200 * time.Millisecond}); err != nil {
+	opts, err := client.OptionsFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.AckTimeout, opts.PollInterval = -1, 200*time.Millisecond
+	if s.client, err = client.New(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.client.Close)
