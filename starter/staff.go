@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -41,17 +42,7 @@ http://localhost:8089/codec/login for the Web UI, or
   temporal workflow show ... --codec-endpoint http://localhost:8089/codec --codec-auth "Bearer <token>"
 Needs CARTWRIGHT_PG_DSN. Exit 1 (FORBIDDEN) for an unknown or inactive staff id.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if staff == "" {
-				return usagef("--staff is required")
-			}
-			pool, closePool, err := a.staffDB()
-			if err != nil {
-				return err
-			}
-			defer closePool()
-			ctx, cancel := a.ctxFor(0)
-			defer cancel()
+		RunE: a.withStaffDB(&staff, func(ctx context.Context, pool *pgxpool.Pool) error {
 			tok, err := codecserver.IssueToken(ctx, pool, staff, label, ttl)
 			if err != nil {
 				return err
@@ -59,7 +50,7 @@ Needs CARTWRIGHT_PG_DSN. Exit 1 (FORBIDDEN) for an unknown or inactive staff id.
 			out := staffTokenOut{Staff: staff, Token: tok, ExpiresAt: time.Now().Add(ttl).UTC().Truncate(time.Second)}
 			a.emit(out, func(w io.Writer) { fmt.Fprintln(w, tok) })
 			return nil
-		},
+		}),
 	}
 	c.Flags().StringVar(&staff, "staff", "", "staff id (staff table), e.g. alice.support")
 	c.Flags().DurationVar(&ttl, "ttl", 30*24*time.Hour, "how long the token is valid")
@@ -76,24 +67,14 @@ func (a *app) staffRevokeCmd() *cobra.Command {
 laptop, someone leaving the team; deactivating them in the staff table also
 stops their tokens). Needs CARTWRIGHT_PG_DSN.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if staff == "" {
-				return usagef("--staff is required")
-			}
-			pool, closePool, err := a.staffDB()
-			if err != nil {
-				return err
-			}
-			defer closePool()
-			ctx, cancel := a.ctxFor(0)
-			defer cancel()
+		RunE: a.withStaffDB(&staff, func(ctx context.Context, pool *pgxpool.Pool) error {
 			n, err := codecserver.RevokeTokens(ctx, pool, staff)
 			if err != nil {
 				return err
 			}
 			a.emit(map[string]any{"staff": staff, "revoked": n}, func(w io.Writer) { fmt.Fprintf(w, "%d token(s) of %s revoked\n", n, staff) })
 			return nil
-		},
+		}),
 	}
 	c.Flags().StringVar(&staff, "staff", "", "staff id")
 	return c
@@ -112,4 +93,22 @@ func (a *app) staffDB() (*pgxpool.Pool, func(), error) {
 		return nil, nil, toolkit.Errorf(toolkit.UpstreamError, "database: %v", err)
 	}
 	return pool, pool.Close, nil
+}
+
+// withStaffDB is a staff command's RunE: --staff given, the database open
+// and a bounded context, then fn.
+func (a *app) withStaffDB(staff *string, fn func(context.Context, *pgxpool.Pool) error) func(*cobra.Command, []string) error {
+	return func(*cobra.Command, []string) error {
+		if *staff == "" {
+			return usagef("--staff is required")
+		}
+		pool, closePool, err := a.staffDB()
+		if err != nil {
+			return err
+		}
+		defer closePool()
+		ctx, cancel := a.ctxFor(0)
+		defer cancel()
+		return fn(ctx, pool)
+	}
 }
