@@ -62,7 +62,7 @@ func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInp
 	if err != nil {
 		return Handle{}, errf(toolkit.InvalidArgument, "%v", err)
 	}
-	h, err := c.start(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	h, err := c.start(withTrace(ctx, in.Request.Trace), opts, workflows.DraftOrderWorkflowName, in)
 	if err != nil || !h.Attached {
 		return h, err
 	}
