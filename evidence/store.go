@@ -29,6 +29,19 @@ type Store struct {
 	cipher Cipher
 	log    *zap.Logger
 	now    func() time.Time
+	// audited counts closed audit rows by outcome (ObserveAudits).
+	audited func(outcome string)
+}
+
+// ObserveAudits makes f count every audit row this store closes, by
+// outcome: success, failed (Finalize won), rejected (WriteReject wrote).
+// Call it while wiring, before the store is used.
+func (s *Store) ObserveAudits(f func(outcome string)) { s.audited = f }
+
+func (s *Store) observeAudit(outcome string) {
+	if s.audited != nil {
+		s.audited(outcome)
+	}
 }
 
 var _ toolkit.EvidenceSink = (*Store)(nil)

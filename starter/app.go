@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/telemetry"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -25,6 +26,8 @@ const (
 // app is one invocation: its streams and global flags.
 type app struct {
 	ctx     context.Context
+	// telemetry is the long-running command's (withTelemetry), else nil.
+	telemetry *telemetry.Telemetry
 	stdin   io.Reader
 	stdout  io.Writer
 	stderr  io.Writer
