@@ -28,8 +28,11 @@ import (
 // no-ops until a process installs its telemetry.
 func Instrument(so *sdkclient.Options, mp metric.MeterProvider, tp trace.TracerProvider) error {
 	tracing, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{
-		Tracer:            tp.Tracer("temporal-sdk-go"),
-		TextMapPropagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
+		Tracer: tp.Tracer("temporal-sdk-go"),
+		// Status queries poll (the UI, the gateway's waits): a span each
+		// would bury the request's own.
+		DisableQueryTracing: true,
+		TextMapPropagator:   propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
 	})
 	if err != nil {
 		return fmt.Errorf("temporal tracing interceptor: %w", err)

@@ -25,15 +25,15 @@ const (
 
 // app is one invocation: its streams and global flags.
 type app struct {
-	ctx     context.Context
+	ctx context.Context
 	// telemetry is the long-running command's (withTelemetry), else nil.
 	telemetry *telemetry.Telemetry
-	stdin   io.Reader
-	stdout  io.Writer
-	stderr  io.Writer
-	json    bool
-	timeout time.Duration
-	uiURL   string
+	stdin     io.Reader
+	stdout    io.Writer
+	stderr    io.Writer
+	json      bool
+	timeout   time.Duration
+	uiURL     string
 	// clientOpts lets tests shorten polling (AckTimeout, PollInterval);
 	// the connection and defaults come from the environment.
 	clientOpts client.Options

@@ -79,7 +79,7 @@ func run() error {
 		}
 		// One process per deployment counts what waits (not summed over
 		// replicas): the one that owns the schedules.
-		if err := deps.ObserveWaiting(); err != nil {
+		if err := deps.ObserveWaiting(15 * time.Second); err != nil {
 			return err
 		}
 	}

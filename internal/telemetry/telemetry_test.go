@@ -141,4 +141,3 @@ func TestWaitingGaugesKeepLastGoodFigure(t *testing.T) {
 type httpStatus int
 
 func (s httpStatus) ServeHTTP(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(int(s)) }
-

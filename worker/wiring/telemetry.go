@@ -51,14 +51,15 @@ func ServeMetrics(addr string, t *telemetry.Telemetry, logger *zap.Logger) (func
 }
 
 // ObserveWaiting registers the approvals and confirmations waiting gauges,
-// counted in Temporal visibility on the process's task queue; one process
-// per deployment does it (the worker with the schedules role).
-func (d *Deps) ObserveWaiting() error {
+// counted in Temporal visibility on the process's task queue at most every
+// maxAge; one process per deployment does it (the worker with the
+// schedules role).
+func (d *Deps) ObserveWaiting(maxAge time.Duration) error {
 	if d.Telemetry == nil {
 		return nil
 	}
 	src := func(ctx context.Context) (telemetry.Waiting, error) {
 		return client.CountWaiting(ctx, d.Temporal, d.Config.TaskQueue)
 	}
-	return d.Telemetry.Product.ObserveWaiting(src, 15*time.Second)
+	return d.Telemetry.Product.ObserveWaiting(src, maxAge)
 }
