@@ -3,6 +3,7 @@ package draftordertest
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -246,6 +247,7 @@ func TestMetricsCountWhatRan(t *testing.T) {
 	if got := telemetry.Sum(fams, "temporal_workflow_completed_total", map[string]string{"task_queue": o.queue}); got != 3 {
 		t.Errorf("temporal_workflow_completed_total = %v, want 3", got)
 	}
+	checkDashboard(t, fams)
 	checkNoPII(t, fams, []string{"u_e2e", "Erika", "Mustermann", "Invalidenstrasse", "10115", "Berlin", "Jean", "Dupont",
 		"Rivoli", "Tehran", "req-", "e2e-metrics", "corr-", "ev_"}, ids)
 }
@@ -362,6 +364,34 @@ func (o *observed) checkAudits(ctx context.Context, fams map[string]*dto.MetricF
 	}
 	if total == 0 || telemetry.Sum(fams, "audit_results_total", nil) != float64(total) {
 		o.t.Errorf("audit_results_total sums to %v, audit_events has %d closed rows", telemetry.Sum(fams, "audit_results_total", nil), total)
+	}
+}
+
+// checkDashboard: every Temporal SDK metric the dashboard queries is in a
+// real worker's scrape (cartwright's own are checked in internal/telemetry).
+func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
+	t.Helper()
+	f, err := os.Open("../../deploy/grafana/dashboards/cartwright.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	names, err := telemetry.DashboardMetrics(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range names {
+		if !strings.HasPrefix(name, "temporal_") {
+			continue
+		}
+		n++
+		if telemetry.Family(fams, name) == "" {
+			t.Errorf("the dashboard queries %s, which the worker does not export", name)
+		}
+	}
+	if n == 0 {
+		t.Error("the dashboard queries no Temporal SDK metric")
 	}
 }
 
