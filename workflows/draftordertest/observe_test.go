@@ -3,8 +3,8 @@ package draftordertest
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
