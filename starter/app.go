@@ -144,7 +144,7 @@ Exit codes (every command):
 	root.PersistentFlags().DurationVar(&a.timeout, "timeout", 30*time.Second, "give up connecting or waiting for an answer after this long")
 	root.PersistentFlags().StringVar(&a.uiURL, "ui-url", "", "Temporal Web UI base URL for printed links (default CARTWRIGHT_UI_URL, else http://localhost:8233)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err.Error()} })
-	root.AddCommand(a.draftOrderCmd(), a.onboardingCmd(), a.toolCmd(), a.auditCmd(), a.reconcileCmd(), a.sampleCmd(), a.migrateCmd(), a.mcpCmd(), a.staffCmd())
+	root.AddCommand(a.draftOrderCmd(), a.onboardingCmd(), a.toolCmd(), a.auditCmd(), a.reconcileCmd(), a.sampleCmd(), a.migrateCmd(), a.mcpCmd(), a.staffCmd(), a.statsCmd())
 	return root
 }
 
