@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 
 	cwclient "github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/client/codec"
@@ -40,8 +41,17 @@ type observed struct {
 
 func newObserved(t *testing.T) *observed {
 	t.Helper()
-	testenv.Integration(t)
 	spans := tracetest.NewInMemoryExporter()
+	o := newObservedWith(t, spans, worker.Options{})
+	o.spans = spans
+	return o
+}
+
+// newObservedWith is an observed stack exporting its spans to spans, with
+// the worker's options wopts.
+func newObservedWith(t testing.TB, spans sdktrace.SpanExporter, wopts worker.Options) *observed {
+	t.Helper()
+	testenv.Integration(t)
 	tel, err := telemetry.New(context.Background(), telemetry.Options{Service: "test", SpanExporter: spans})
 	if err != nil {
 		t.Fatal(err)
@@ -58,9 +68,9 @@ func newObserved(t *testing.T) *observed {
 		t.Fatal(err)
 	}
 	t.Cleanup(tc.Close)
-	ws := wiringtest.StartWith(t, wiringtest.Options{MaxConns: 24, Temporal: tc, Telemetry: tel})
+	ws := wiringtest.StartWith(t, wiringtest.Options{Worker: wopts, MaxConns: 24, Temporal: tc, Telemetry: tel})
 	s := &stack{t: t, pool: ws.Pool, store: ws.Store, tc: ws.Temporal, queue: ws.TaskQueue, specs: ws.Deps.Registry.Specs()}
-	return &observed{stack: s, tel: tel, spans: spans, deps: ws, so: so}
+	return &observed{stack: s, tel: tel, deps: ws, so: so}
 }
 
 // scrape reads /metrics as Prometheus would, through expfmt.
