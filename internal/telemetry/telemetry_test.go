@@ -64,6 +64,9 @@ func TestToolMetricsAndSpans(t *testing.T) {
 	if got[0].Name != "tool.exec" || got[0].Parent.SpanID() != got[1].SpanContext.SpanID() {
 		t.Errorf("the phase span is not the call span's child: %+v", got[0])
 	}
+	if got[1].Name != "tool quote_tax" || got[2].Name != "tool unregistered" {
+		t.Errorf("call spans are named %q and %q", got[1].Name, got[2].Name)
+	}
 	if id := tel.Tools.TraceID(ctx); id != got[1].SpanContext.TraceID().String() || len(id) != 32 {
 		t.Errorf("TraceID = %q", id)
 	}

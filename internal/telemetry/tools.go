@@ -57,7 +57,9 @@ func newTools(m metric.Meter, tracer trace.Tracer) (*Tools, error) {
 // Call implements toolkit.Observer.
 func (t *Tools) Call(ctx context.Context, tool string) (context.Context, func(toolkit.Outcome)) {
 	start := time.Now()
-	ctx, span := t.tracer.Start(ctx, "tool "+tool, trace.WithSpanKind(trace.SpanKindInternal))
+	// Named once the outcome says whether the tool is registered: a
+	// caller's free text never names a span.
+	ctx, span := t.tracer.Start(ctx, "tool", trace.WithSpanKind(trace.SpanKindInternal))
 	return ctx, func(o toolkit.Outcome) {
 		ctx := context.WithoutCancel(ctx)
 		toolAttr := attribute.String("tool", o.Tool)
@@ -70,6 +72,7 @@ func (t *Tools) Call(ctx context.Context, tool string) (context.Context, func(to
 		if o.BytesOut > 0 {
 			t.payload.Record(ctx, int64(o.BytesOut), metric.WithAttributes(toolAttr, attribute.String("dir", "out")))
 		}
+		span.SetName("tool " + o.Tool)
 		span.SetAttributes(toolAttr, attribute.String("tool.status", string(o.Status)))
 		if o.Code != "" {
 			code := attribute.String("code", string(o.Code))
