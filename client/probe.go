@@ -8,15 +8,16 @@ import (
 	"google.golang.org/grpc"
 )
 
-// startProbe records the server's answer to StartWorkflowExecution. With
-// the USE_EXISTING conflict policy the server answers a start for a
-// running id with that run and started=false; the SDK returns only the
-// run, so the answer is read here, on the wire, for the one call whose
-// context carries the probe.
+// startProbe records the server's answer to StartWorkflowExecution (or
+// the start of an Update-with-Start). With the USE_EXISTING conflict
+// policy the server answers a start for a running id with that run and
+// started=false; the SDK returns only the run, so the answer is read here,
+// on the wire, for the one call whose context carries the probe.
 type startProbe struct {
 	mu       sync.Mutex
 	answered bool
 	started  bool
+	run      string
 }
 
 type probeKey struct{}
@@ -34,6 +35,13 @@ func (p *startProbe) result() (answered, started bool) {
 	return p.answered, p.started
 }
 
+// runID is the run the server answered with ("" before an answer).
+func (p *startProbe) runID() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.run
+}
+
 // startProbeInterceptor is a gRPC client interceptor; the SDK derives the
 // call's context from the caller's, so the probe travels with it.
 func startProbeInterceptor(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn,
@@ -43,10 +51,19 @@ func startProbeInterceptor(ctx context.Context, method string, req, reply any, c
 	if p == nil || err != nil {
 		return err
 	}
-	if resp, ok := reply.(*workflowservice.StartWorkflowExecutionResponse); ok {
-		p.mu.Lock()
-		p.answered, p.started = true, resp.GetStarted()
-		p.mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch resp := reply.(type) {
+	case *workflowservice.StartWorkflowExecutionResponse:
+		p.answered, p.started, p.run = true, resp.GetStarted(), resp.GetRunId()
+	case *workflowservice.ExecuteMultiOperationResponse:
+		// Update-with-Start: the SDK repeats the call until the update is
+		// durable, and a repeat finds the run its first call started. The
+		// first answer says whether this call started it.
+		if rs := resp.GetResponses(); len(rs) > 0 && rs[0].GetStartWorkflow() != nil && !p.answered {
+			s := rs[0].GetStartWorkflow()
+			p.answered, p.started, p.run = true, s.GetStarted(), s.GetRunId()
+		}
 	}
 	return nil
 }

@@ -133,12 +133,11 @@ func (a *app) startAndShow(in workflows.DraftOrderInput, wait time.Duration) err
 		if err != nil {
 			return err
 		}
-		res := startResult{Handle: h, UILink: uiLink(a.uiBase(), c.Namespace(), h.WorkflowID, h.RunID)}
+		res := startResult{Handle: h.Handle, UILink: uiLink(a.uiBase(), c.Namespace(), h.WorkflowID, h.RunID)}
 		if wait > 0 {
-			st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(wait))
-			if err != nil {
-				return err
-			}
+			// The start came back with the draft order's first answer
+			// (the total, the approval wait, or the end).
+			st := h.Status
 			res.Status = &st
 			if st.Confirmation != nil {
 				res.ConfirmCommand, res.TemporalCommand = confirmCommands(selfName(), temporalCLI(), c.Address(), c.Namespace(),

@@ -90,7 +90,7 @@ func (a *Approvals) decideUpdate(ctx workflow.Context, id string, in ApprovalSig
 		if o := a.sameDecision(in); o != nil {
 			return ApprovalAnswer{AlreadyDone: true, Outcome: *o}, nil
 		}
-		return ApprovalAnswer{}, RejectionError(id, *ask.refusal)
+		return ApprovalAnswer{}, activities.ApplicationError(RejectionError(id, *ask.refusal))
 	case !ask.answered:
 		return ApprovalAnswer{}, activities.ApplicationError(toolkit.Errorf(toolkit.Conflict, "%s ended before the decision was taken", id))
 	}

@@ -174,7 +174,7 @@ func (d *draftOrder) confirmTotal(ctx workflow.Context, in ConfirmInput) (Confir
 		if p := d.priceChangedFrom(in.QuoteHash); p != nil {
 			return ConfirmAnswer{}, p
 		}
-		return ConfirmAnswer{}, RejectionError(id, *ask.refusal)
+		return ConfirmAnswer{}, activities.ApplicationError(RejectionError(id, *ask.refusal))
 	}
 	if err := workflow.Await(ctx, func() bool {
 		return d.over || d.result != nil || d.priceChangedFrom(in.QuoteHash) != nil
