@@ -18,6 +18,8 @@ type startProbe struct {
 	answered bool
 	started  bool
 	run      string
+	// request is the request id of the start this call sent.
+	request string
 }
 
 type probeKey struct{}
@@ -35,6 +37,14 @@ func (p *startProbe) result() (answered, started bool) {
 	return p.answered, p.started
 }
 
+// requestID is the request id of the Update-with-Start's start ("" for a
+// plain start).
+func (p *startProbe) requestID() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.request
+}
+
 // runID is the run the server answered with ("" before an answer).
 func (p *startProbe) runID() string {
 	p.mu.Lock()
@@ -48,11 +58,17 @@ func startProbeInterceptor(ctx context.Context, method string, req, reply any, c
 	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	err := invoker(ctx, method, req, reply, cc, opts...)
 	p, _ := ctx.Value(probeKey{}).(*startProbe)
-	if p == nil || err != nil {
+	if p == nil {
 		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if m, ok := req.(*workflowservice.ExecuteMultiOperationRequest); ok && len(m.GetOperations()) > 0 {
+		p.request = m.GetOperations()[0].GetStartWorkflow().GetRequestId()
+	}
+	if err != nil {
+		return err
+	}
 	switch resp := reply.(type) {
 	case *workflowservice.StartWorkflowExecutionResponse:
 		p.answered, p.started, p.run = true, resp.GetStarted(), resp.GetRunId()

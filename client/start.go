@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	sdkclient "go.temporal.io/sdk/client"
 
@@ -70,6 +71,9 @@ func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInp
 		h.RunID = uh.RunID()
 	}
 	if err == nil && h.Attached {
+		h.Attached = !c.startedBy(ctx, h.Handle, probe.requestID())
+	}
+	if err == nil && h.Attached {
 		err = c.sameOrder(ctx, h.Handle, in.Request.IdempotencyKey, fp)
 	}
 	if err == nil {
@@ -104,4 +108,20 @@ func (c *Client) start(ctx context.Context, opts sdkclient.StartWorkflowOptions,
 	}
 	answered, started := probe.result()
 	return Handle{WorkflowID: run.GetID(), RunID: run.GetRunID(), Attached: !answered || !started}, nil
+}
+
+// startedBy reports whether run h was started by the start request
+// requestID. Concurrent Update-with-Starts of one id can make the server
+// answer the one that created the run "busy" and its retry "attached"; the
+// run's own record of the request that started it settles who did.
+func (c *Client) startedBy(ctx context.Context, h Handle, requestID string) bool {
+	if requestID == "" {
+		return false
+	}
+	d, err := c.tc.DescribeWorkflowExecution(ctx, h.WorkflowID, h.RunID)
+	if err != nil {
+		return false
+	}
+	info := d.GetWorkflowExtendedInfo().GetRequestIdInfos()[requestID]
+	return info.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED
 }
