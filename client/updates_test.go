@@ -102,10 +102,9 @@ func TestConcurrentConfirms(t *testing.T) {
 	if n := draftRows(t, s, in.Request.IdempotencyKey); n != 1 {
 		t.Fatalf("%d draft_orders rows, want 1", n)
 	}
-	// The confirmations answered by update leave the signal log alone.
-	st, err := c.Status(ctx, h.WorkflowID)
-	if err != nil || st.Rejected.Total != 0 || st.Result == nil || st.Result.State != workflows.StateDraftCreated {
-		t.Fatalf("status after the confirmations: %+v, %v", st, err)
+	res, err := c.WaitResult(ctx, h.WorkflowID, time.Time{})
+	if err != nil || res.State != workflows.StateDraftCreated || res.DraftOrder.QuoteHash != hash {
+		t.Fatalf("result after the confirmations: %+v, %v", res, err)
 	}
 }
 
