@@ -290,7 +290,7 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 		case toolkit.InvalidArgument:
 			reason = RejectMalformed
 		}
-		a.reject(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: toolkit.AsError(err).Message,
+		a.refuseRaw(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: toolkit.AsError(err).Message,
 			ApprovalID: sig.ApprovalID, Approver: sig.Approver})
 		return ApprovalOutcome{}, false
 	}
@@ -308,7 +308,7 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 func (a *Approvals) parse(ctx workflow.Context, raw converter.RawValue, current string) (ApprovalSignal, bool) {
 	var sig ApprovalSignal
 	reject := func(reason, detail string) (ApprovalSignal, bool) {
-		a.reject(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: detail,
+		a.refuseRaw(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: detail,
 			ApprovalID: safeToken(sig.ApprovalID), Approver: safeToken(sig.Approver)})
 		return sig, false
 	}

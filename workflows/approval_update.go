@@ -109,9 +109,9 @@ func (a *Approvals) sameDecision(in ApprovalSignal) *ApprovalOutcome {
 	return nil
 }
 
-// reject answers a refused payload: an update's caller gets the reason,
+// refuseRaw answers a refused payload: an update's caller gets the reason,
 // a signal's refusal goes to the signal log.
-func (a *Approvals) reject(ctx workflow.Context, raw converter.RawValue, r RejectedSignal) {
+func (a *Approvals) refuseRaw(ctx workflow.Context, raw converter.RawValue, r RejectedSignal) {
 	if ask := a.asks[raw.Payload()]; ask != nil {
 		r.Signal, r.At = UpdateApproval, fmtTime(workflow.Now(ctx))
 		ask.answered, ask.refusal = true, &r
