@@ -132,7 +132,10 @@ func TestOneDraftOrderOneTrace(t *testing.T) {
 		byID[s.SpanContext().SpanID()] = s
 		names[prefix(s.Name())]++
 	}
-	for _, want := range []string{"StartWorkflow", "RunWorkflow", "StartActivity", "RunActivity", "SignalWorkflow", "HandleSignal",
+	// The client starts with Update-with-Start and confirms with an
+	// update (issue 12): both are in the trace, with the workflow's side.
+	for _, want := range []string{"UpdateWithStartWorkflow", "RunWorkflow", "StartActivity", "RunActivity",
+		"UpdateWorkflow", "HandleUpdate",
 		"tool", "tool.preflight", "tool.exec", "tool.validate", "tool.sanitize", "tool.evidence"} {
 		if names[want] == 0 {
 			t.Errorf("no %s span (spans: %v)", want, names)
