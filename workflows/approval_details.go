@@ -12,9 +12,11 @@ import (
 )
 
 // placeholderApprover stands for the staff id in the example payloads. It
-// is not a valid staff id on purpose: sent unchanged it is refused as
-// malformed, with the fix named in the current details.
-const placeholderApprover = "<staff id>"
+// is not a valid staff id on purpose (staff ids are lower case): sent
+// unchanged it is refused as malformed, with the fix in the current
+// details. No angle brackets: JSON encoding would turn them into \u003c in
+// the status query.
+const placeholderApprover = "YOUR-STAFF-ID"
 
 // examplePayload is the shortest valid payload of a decision on id, with
 // the approver (and a rejection's reason) left to fill in. Short, so the
@@ -22,7 +24,7 @@ const placeholderApprover = "<staff id>"
 func examplePayload(id, decision string) json.RawMessage {
 	s := fmt.Sprintf(`{"approval_id":%q,"decision":%q,"approver":%q}`, id, decision, placeholderApprover)
 	if decision == support.DecisionReject {
-		s = fmt.Sprintf(`{"approval_id":%q,"decision":%q,"approver":%q,"reason":"<why>"}`, id, decision, placeholderApprover)
+		s = fmt.Sprintf(`{"approval_id":%q,"decision":%q,"approver":%q,"reason":"WHY"}`, id, decision, placeholderApprover)
 	}
 	return json.RawMessage(s)
 }
