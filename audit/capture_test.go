@@ -49,6 +49,8 @@ func TestCaptureHistories(t *testing.T) {
 		{"calltool_draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
 			driver{decision: "reject", approver: "bob.compliance", reason: "biosecurity import permit missing"}, workflows.StateApprovalRejected},
 		{"calltool_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, workflows.StateComplianceBlocked},
+		{"calltool_draftorder_refused_approval", s.tq, orderInput(uniqueKey("capture-refused"), chocolate, sydney, "AUD"),
+			driver{refuseFirst: "caol.admin", decision: "approve", approver: "carol.admin", reason: "personal quantity"}, workflows.StateDraftCreated},
 		{"calltool_draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
 			driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"}, workflows.StateDraftCreated},
 	}

@@ -99,8 +99,8 @@ func (a *Approvals) details() string {
 	if len(p.AllowedRoles) > 0 {
 		fmt.Fprintf(&b, " (roles: %s)", strings.Join(p.AllowedRoles, ", "))
 	}
-	fmt.Fprintf(&b, ". Send signal `%s` (from the History tab: More Actions → Send a Signal), "+
-		"replacing %s with your staff id.\n\n", SignalApproval, placeholderApprover)
-	fmt.Fprintf(&b, "To approve:\n\n`%s`\n\nTo reject (a reason is required):\n\n`%s`\n", p.Example, p.ExampleReject)
+	fmt.Fprintf(&b, ". Send signal `%s` from the History tab (More Actions → Send a Signal) "+
+		"with your staff id for %s. To approve:\n\n`%s`\n\nTo reject (a reason is required):\n\n`%s`\n",
+		SignalApproval, placeholderApprover, p.Example, p.ExampleReject)
 	return b.String()
 }
