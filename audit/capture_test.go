@@ -6,11 +6,14 @@ import (
 	"testing"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/proxy"
 	"go.temporal.io/api/temporalproto"
 
 	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -85,7 +88,26 @@ func (s *realStack) capture(t *testing.T, name, id, runID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	decodeHistory(t, h)
 	writeHistory(t, name, h)
+}
+
+// decodeHistory decrypts the payloads of a history captured from a stack
+// with the payload codec (the test key ring), so the file holds what every
+// other capture holds: plain JSON payloads the replayer reads as they are,
+// and a diff a reviewer can read.
+func decodeHistory(t *testing.T, h *historypb.History) {
+	t.Helper()
+	c := codectest.Codec()
+	err := proxy.VisitPayloads(ctxT(t), h, proxy.VisitPayloadsOptions{
+		SkipSearchAttributes: true,
+		Visitor: func(_ *proxy.VisitPayloadsContext, p []*commonpb.Payload) ([]*commonpb.Payload, error) {
+			return c.Decode(p)
+		},
+	})
+	if err != nil {
+		t.Fatalf("decode the captured history: %v", err)
+	}
 }
 
 // writeHistory writes h as testdata/histories/NAME.json, indented so a
