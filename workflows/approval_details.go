@@ -77,15 +77,15 @@ func (a *Approvals) instead(reason, recovery string) string {
 func (a *Approvals) details() string {
 	p := a.pending
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Waiting for a support-staff decision** (%s): %s\n\n", p.Flow, p.Subject)
+	b.WriteString(fmt.Sprintf("**Waiting for a support-staff decision** (%s): %s\n\n", p.Flow, p.Subject))
 	if r := p.LastRefusal; r != nil {
-		fmt.Fprintf(&b, "**Last decision refused** (`%s`", r.Reason)
+		b.WriteString(fmt.Sprintf("**Last decision refused** (`%s`", r.Reason))
 		if r.Approver != "" {
-			fmt.Fprintf(&b, ", approver %s", r.Approver)
+			b.WriteString(fmt.Sprintf(", approver %s", r.Approver))
 		}
-		fmt.Fprintf(&b, ", at %s): %s.", r.At, strings.TrimSuffix(r.Detail, "."))
+		b.WriteString(fmt.Sprintf(", at %s): %s.", r.At, strings.TrimSuffix(r.Detail, ".")))
 		if r.Instead != "" {
-			fmt.Fprintf(&b, " **Instead:** %s.", strings.TrimSuffix(r.Instead, "."))
+			b.WriteString(fmt.Sprintf(" **Instead:** %s.", strings.TrimSuffix(r.Instead, ".")))
 		}
 		b.WriteString(" The workflow still waits.\n\n")
 	}
@@ -95,12 +95,12 @@ func (a *Approvals) details() string {
 	for _, f := range p.Facts {
 		b.WriteString("- " + f + "\n")
 	}
-	fmt.Fprintf(&b, "\nApproval id `%s`, decide before %s", p.ApprovalID, p.ExpiresAt.Format(time.RFC3339))
+	b.WriteString(fmt.Sprintf("\nApproval id `%s`, decide before %s", p.ApprovalID, p.ExpiresAt.Format(time.RFC3339)))
 	if len(p.AllowedRoles) > 0 {
-		fmt.Fprintf(&b, " (roles: %s)", strings.Join(p.AllowedRoles, ", "))
+		b.WriteString(fmt.Sprintf(" (roles: %s)", strings.Join(p.AllowedRoles, ", ")))
 	}
-	fmt.Fprintf(&b, ". Send signal `%s` from the History tab (More Actions → Send a Signal) "+
+	b.WriteString(fmt.Sprintf(". Send signal `%s` from the History tab (More Actions → Send a Signal) "+
 		"with your staff id for %s. To approve:\n\n`%s`\n\nTo reject (a reason is required):\n\n`%s`\n",
-		SignalApproval, placeholderApprover, p.Example, p.ExampleReject)
+		SignalApproval, placeholderApprover, p.Example, p.ExampleReject))
 	return b.String()
 }

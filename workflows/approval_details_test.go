@@ -76,7 +76,7 @@ func TestRefusalShownInCurrentDetails(t *testing.T) {
 		t.Fatalf("a refusal shown before any decision:\n%s", before)
 	}
 	for name, c := range map[string]struct{ details, want string }{
-		"unknown approver": {unknown, "`unknown_approver`, approver caol.admin"},
+		"unknown approver":  {unknown, "`unknown_approver`, approver caol.admin"},
 		"reject, no reason": {noReason, "a rejection needs a reason"},
 		"unknown field":     {extraField, `unknown field "note"`},
 		"stale id":          {stale, "`stale_approval_id`"},
