@@ -96,7 +96,7 @@ func TestRefusalShownInCurrentDetails(t *testing.T) {
 	if r := pending.LastRefusal; r == nil || r.Reason != RejectStaleApproval || r.Instead == "" {
 		t.Errorf("status last_refusal = %+v", r)
 	}
-	if strings.Contains(after, "refused") || !strings.Contains(after, "confirm the total") {
+	if strings.Contains(after, "refused") || !strings.Contains(after, "confirm the total") || !strings.Contains(after, "\n`{\"quote_hash\":\"") {
 		t.Errorf("after the approval the details still show the refusal:\n%s", after)
 	}
 }
