@@ -46,6 +46,7 @@ export async function supportPath(page, h, o) {
 
   step('8. the workflow moved on: the details ask the user to confirm the total');
   await h.reloadUntil(`${wf}/user-metadata`, 'Waiting for the user to confirm the total');
+  await h.waitText('{"quote_hash":"sha256:');
   await h.shot('8-moved-on.png');
   await h.reloadUntil(listURL('AwaitingApproval = true'), 'No Results');
   await h.shot('9-no-longer-awaiting-approval.png');
