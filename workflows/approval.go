@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
@@ -142,6 +143,8 @@ type Approvals struct {
 	seq       int
 	// attempts numbers the record calls, for their correlation ids.
 	attempts int
+	// asks are the decide_approval updates in the inbox, by payload.
+	asks map[*commonpb.Payload]*approvalAsk
 }
 
 // NewApprovals declares the approval signal and starts receiving it. Signals
@@ -262,6 +265,7 @@ func (a *Approvals) wait(ctx workflow.Context, req ApprovalRequest) (ApprovalOut
 			raw := a.inbox[0]
 			a.inbox = a.inbox[1:]
 			if out, done := a.consider(ctx, raw, req); done {
+				a.answer(raw, out)
 				return out, nil
 			}
 		}
@@ -290,6 +294,7 @@ func (a *Approvals) waitV0(ctx workflow.Context, req ApprovalRequest) (ApprovalO
 			raw := a.inbox[0]
 			a.inbox = a.inbox[1:]
 			if out, done := a.consider(ctx, raw, req); done {
+				a.answer(raw, out)
 				return out, nil
 			}
 		}
@@ -341,7 +346,7 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 			reason = RejectMalformed
 		}
 		te := toolkit.AsError(err)
-		a.reject(ctx, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: te.Message,
+		a.refuseRaw(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: te.Message,
 			ApprovalID: sig.ApprovalID, Approver: sig.Approver, Instead: a.instead(reason, te.RecoverySuggestion)})
 		return ApprovalOutcome{}, false
 	}
@@ -359,7 +364,7 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 func (a *Approvals) parse(ctx workflow.Context, raw converter.RawValue, current string) (ApprovalSignal, bool) {
 	var sig ApprovalSignal
 	reject := func(reason, detail string) (ApprovalSignal, bool) {
-		a.reject(ctx, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: detail,
+		a.refuseRaw(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: detail,
 			ApprovalID: safeToken(sig.ApprovalID), Approver: safeToken(sig.Approver), Instead: a.instead(reason, "")})
 		return sig, false
 	}

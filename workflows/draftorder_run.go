@@ -167,13 +167,13 @@ func (d *draftOrder) awaitConfirmation(ctx workflow.Context, previous string) (s
 		Example: fmt.Sprintf(`{"quote_hash":%q}`, t.QuoteHash),
 	}
 	workflow.SetCurrentDetails(ctx, d.confirmDetails())
-	d.awaitingConfirm, d.pastCancel = true, false
+	d.awaitingConfirm, d.pastCancel, d.confirmedHash = true, false, ""
 	defer func() { d.awaitingConfirm = false }()
 	for {
 		for len(d.confirms) > 0 {
-			raw := d.confirms[0]
+			m := d.confirms[0]
 			d.confirms = d.confirms[1:]
-			if d.acceptConfirm(ctx, raw) {
+			if d.acceptConfirm(ctx, m) {
 				d.refuseQueuedConfirms(ctx)
 				return t.QuoteHash, nil, nil
 			}
