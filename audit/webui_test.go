@@ -78,7 +78,12 @@ func TestWebUIWithCodecServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// make test-ui refreshes the committed screenshots in docs/ui; make
+	// test writes them under .data, leaving the checkout clean.
 	shots, _ := filepath.Abs("../docs/ui")
+	if dir := os.Getenv("CARTWRIGHT_UI_SHOTS"); dir != "" {
+		shots = dir
+	}
 	failureShot := filepath.Join(os.TempDir(), "cartwright-ui-failure-"+strconv.FormatInt(time.Now().Unix(), 10)+".png")
 	node := exec.CommandContext(ctx, "node", "codec-ui.mjs")
 	node.Dir = "../scripts/ui"

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # test-ui.sh [setup|run] — the headless-Chromium test of the Web UI
 # (audit/webui_test.go drives scripts/ui/codec-ui.mjs): the codec server
-# (issue 13) and the support-staff path (issue 14). Screenshots land in
-# docs/ui/.
+# (issue 13) and the support-staff path (issue 14).
 #   setup  install Debian's chromium (never a browser download:
 #          puppeteer-core only drives /usr/bin/chromium), node and npm if
 #          absent, and scripts/ui's pinned npm packages (package-lock.json).
@@ -13,7 +12,9 @@
 #          suite, on the same stack: scripts/test.sh integration with
 #          WITH_UI_TEST=1).
 #   (none) setup, then the test on the test stack like `make
-#          test-integration` (what `make test-ui` runs).
+#          test-integration` (what `make test-ui` runs); it refreshes the
+#          screenshots committed in docs/ui/ (`run` writes them to
+#          .data/test/ui/, so `make test` leaves the checkout clean).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -41,7 +42,10 @@ setup() {
 
 run() {
 	[ -n "${CARTWRIGHT_INTEGRATION-}" ] || die "test-ui.sh run needs the test stack's environment (scripts/test.sh integration loads it)"
-	mkdir -p docs/ui
+	# Screenshots of a `make test` run go under .data (the committed ones
+	# in docs/ui are refreshed by `make test-ui`).
+	export CARTWRIGHT_UI_SHOTS=${CARTWRIGHT_UI_SHOTS:-$ROOT/.data/test/ui}
+	mkdir -p "$CARTWRIGHT_UI_SHOTS"
 	log "browser test: headless chromium through the Web UI (codec server, support staff)"
 	# shellcheck disable=SC2086
 	CARTWRIGHT_UI_TEST=1 CHROMIUM=${CHROMIUM:-$(command -v chromium)} \
