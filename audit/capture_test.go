@@ -6,11 +6,14 @@ import (
 	"testing"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/proxy"
 	"go.temporal.io/api/temporalproto"
 
 	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -49,6 +52,8 @@ func TestCaptureHistories(t *testing.T) {
 		{"calltool_draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
 			driver{decision: "reject", approver: "bob.compliance", reason: "biosecurity import permit missing"}, workflows.StateApprovalRejected},
 		{"calltool_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, workflows.StateComplianceBlocked},
+		{"calltool_draftorder_refused_approval", s.tq, orderInput(uniqueKey("capture-refused"), chocolate, sydney, "AUD"),
+			driver{refuseFirst: "caol.admin", decision: "approve", approver: "carol.admin", reason: "personal quantity"}, workflows.StateDraftCreated},
 		{"calltool_draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
 			driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"}, workflows.StateDraftCreated},
 	}
@@ -102,7 +107,26 @@ func (s *realStack) capture(t *testing.T, name, id, runID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	decodeHistory(t, h)
 	writeHistory(t, name, h)
+}
+
+// decodeHistory decrypts the payloads of a history captured from a stack
+// with the payload codec (the test key ring), so the file holds what every
+// other capture holds: plain JSON payloads the replayer reads as they are,
+// and a diff a reviewer can read.
+func decodeHistory(t *testing.T, h *historypb.History) {
+	t.Helper()
+	c := codectest.Codec()
+	err := proxy.VisitPayloads(ctxT(t), h, proxy.VisitPayloadsOptions{
+		SkipSearchAttributes: true,
+		Visitor: func(_ *proxy.VisitPayloadsContext, p []*commonpb.Payload) ([]*commonpb.Payload, error) {
+			return c.Decode(p)
+		},
+	})
+	if err != nil {
+		t.Fatalf("decode the captured history: %v", err)
+	}
 }
 
 // writeHistory writes h as testdata/histories/NAME.json, indented so a

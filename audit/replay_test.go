@@ -29,6 +29,8 @@ var mustCover = []string{
 	// Recorded on Tools.CallTool, compliance for the chosen mode.
 	"calltool_draftorder_happy", "calltool_draftorder_requote", "calltool_draftorder_approval",
 	"calltool_draftorder_rejection", "calltool_draftorder_blocked", "calltool_draftorder_ground", "calltool_onboarding",
+	// One approval-window timer per request (approval-one-window-timer).
+	"calltool_draftorder_refused_approval",
 	// Driven by Workflow Updates (Update-with-Start, confirm and decide).
 	"updates_draftorder_happy", "updates_draftorder_approval",
 }
