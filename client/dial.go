@@ -47,6 +47,9 @@ func SDKOptions(cfg config.Config, logger *zap.Logger) (sdkclient.Options, error
 		return sdkclient.Options{}, err
 	}
 	codec.Apply(&opts, c)
+	if err := instrumentGlobal(&opts); err != nil {
+		return sdkclient.Options{}, err
+	}
 	return opts, nil
 }
 

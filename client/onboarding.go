@@ -34,7 +34,7 @@ func (c *Client) StartOnboarding(ctx context.Context, in workflows.OnboardingInp
 	if err != nil {
 		return Handle{}, errf(toolkit.InvalidArgument, "%v", err)
 	}
-	return c.start(ctx, opts, workflows.OnboardingWorkflowName, in)
+	return c.start(withTrace(ctx, in.Request.Trace), opts, workflows.OnboardingWorkflowName, in)
 }
 
 // Returned tells the onboarding the merchant came back from Stripe's

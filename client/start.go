@@ -45,7 +45,7 @@ func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInp
 	fp := opts.Memo[workflows.MemoInputFingerprint].(string)
 	h.WorkflowID = opts.ID
 	op := c.tc.NewWithStartWorkflowOperation(opts, workflows.DraftOrderWorkflowName, in)
-	pctx, probe := withStartProbe(ctx)
+	pctx, probe := withStartProbe(withTrace(ctx, in.Request.Trace))
 	uh, err := c.tc.UpdateWithStartWorkflow(pctx, sdkclient.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
 		UpdateOptions: sdkclient.UpdateWorkflowOptions{

@@ -27,7 +27,7 @@ func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline t
 		err = errf(toolkit.InvalidArgument, "%v", err)
 		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
-	h, err := c.start(ctx, opts, workflows.ToolCallWorkflowName, workflows.ToolCallInput{Call: call})
+	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, workflows.ToolCallWorkflowName, workflows.ToolCallInput{Call: call})
 	if err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), h, err
 	}

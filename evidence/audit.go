@@ -174,6 +174,7 @@ func (s *Store) Finalize(ctx context.Context, correlationID string, status Audit
 	if err == nil {
 		s.log.Info("audit finalized", zap.Int64("audit_id", id), zap.String("correlation_id", correlationID),
 			zap.String("status", string(status)))
+		s.observeAudit(string(status))
 		return true, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
@@ -205,7 +206,7 @@ func (s *Store) WriteReject(ctx context.Context, e AuditEntry) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO audit_events (correlation_id, two_phase, tool, user_id_hash, actor_type,
+	tag, err := s.pool.Exec(ctx, `INSERT INTO audit_events (correlation_id, two_phase, tool, user_id_hash, actor_type,
 			action, reason, status, payload_sha, workflow_id, run_id, activity_id, evidence_refs, finalized_at)
 		VALUES ($1, false, $2, $3, $4, 'reject', $5, 'success', $6, $7, $8, $9, $10, now())
 		ON CONFLICT (correlation_id, tool) WHERE NOT two_phase DO NOTHING`,
@@ -213,6 +214,9 @@ func (s *Store) WriteReject(ctx context.Context, e AuditEntry) error {
 		e.Call.WorkflowID, e.Call.RunID, e.Call.ActivityID, refs)
 	if err != nil {
 		return dbError("write reject audit", err)
+	}
+	if tag.RowsAffected() == 1 {
+		s.observeAudit("rejected")
 	}
 	return nil
 }

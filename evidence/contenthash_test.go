@@ -17,6 +17,7 @@ func sampleRecord() SnapshotRecord {
 		UserIDHash: "uh_1", InputDigest: "sha256:in", Output: json.RawMessage(`{"a":1}`), OutputHash: "sha256:out",
 		HasRaw: true, RawKeyID: "local-1", RulesetVersion: "tax-1", TTLSeconds: 300, Status: "ok",
 		CreatedAt: at, RecordedAt: at.Add(time.Second), ContentHash: "sha256:c", PrevChainHash: "sha256:p", ChainHash: "sha256:h",
+		TraceID:       "4bf92f3577b34da6a3ce929d0e0e4736",
 		rawCiphertext: []byte("sealed"), rawNonce: []byte("nonce"),
 	}
 }
@@ -39,7 +40,9 @@ func TestContentHashIsStable(t *testing.T) {
 // TestContentHashCoversEveryColumn: changing any field of a row changes its
 // content hash, except those the hash deliberately leaves out (the output,
 // covered through output_hash; the chain links; recorded_at; has_raw,
-// derived from the sealed raw output, which raw_digest covers). A column
+// derived from the sealed raw output, which raw_digest covers; the trace
+// id, which locates the call in a tracing backend and must not change the
+// hash of rows written before it existed). A column
 // added to SnapshotRecord is covered without anyone listing it.
 func TestContentHashCoversEveryColumn(t *testing.T) {
 	base := sampleRecord()
@@ -47,7 +50,8 @@ func TestContentHashCoversEveryColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	left := map[string]bool{"Output": true, "HasRaw": true, "RecordedAt": true, "ContentHash": true, "PrevChainHash": true, "ChainHash": true}
+	left := map[string]bool{"Output": true, "HasRaw": true, "RecordedAt": true, "ContentHash": true, "PrevChainHash": true, "ChainHash": true,
+		"TraceID": true}
 	typ := reflect.TypeOf(SnapshotRecord{})
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)

@@ -35,8 +35,19 @@ func (s *Store) SnapshotsForWorkflow(ctx context.Context, workflowID string) ([]
 	return s.chain(ctx, workflowID)
 }
 
+// SnapshotsForTrace returns the snapshots written under one trace (the
+// W3C trace id of a request), oldest first: from a trace to its evidence.
+func (s *Store) SnapshotsForTrace(ctx context.Context, traceID string) ([]*SnapshotRecord, error) {
+	return s.list(ctx, `trace_id = $1 ORDER BY created_at, snapshot_id`, strings.ToLower(traceID))
+}
+
 func (s *Store) chain(ctx context.Context, chainKey string) ([]*SnapshotRecord, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+snapshotColumns+` FROM evidence_snapshots WHERE chain_key = $1 ORDER BY chain_seq`, chainKey)
+	return s.list(ctx, `chain_key = $1 ORDER BY chain_seq`, chainKey)
+}
+
+// list reads the snapshots a where clause (with its order) selects.
+func (s *Store) list(ctx context.Context, where string, arg any) ([]*SnapshotRecord, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+snapshotColumns+` FROM evidence_snapshots WHERE `+where, arg)
 	if err != nil {
 		return nil, dbError("list snapshots", err)
 	}

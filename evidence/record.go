@@ -40,6 +40,10 @@ type SnapshotRecord struct {
 	ContentHash    string          `json:"content_hash" hash:"-"`
 	PrevChainHash  string          `json:"prev_chain_hash" hash:"-"`
 	ChainHash      string          `json:"chain_hash" hash:"-"`
+	// TraceID is the W3C trace id of the call's span ("" untraced). It
+	// locates the call in a tracing backend and proves nothing, so it is
+	// not hashed (rows written before it existed verify unchanged).
+	TraceID string `json:"trace_id,omitempty" hash:"-"`
 
 	rawCiphertext []byte
 	rawNonce      []byte
@@ -81,7 +85,7 @@ func chainHash(prev, contentHash string) string {
 const snapshotColumns = `snapshot_id, chain_key, chain_seq, tool, tool_version, build, workflow_id, run_id,
 	activity_id, activity_type, attempt, request_id, correlation_id, user_id_hash, input_digest, output,
 	output_hash, raw_ciphertext, raw_nonce, coalesce(raw_key_id, ''), ruleset_version, ttl_seconds, status,
-	created_at, recorded_at, content_hash, prev_chain_hash, chain_hash`
+	created_at, recorded_at, content_hash, prev_chain_hash, chain_hash, coalesce(trace_id, '')`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -91,7 +95,7 @@ func scanRecord(row scanner) (*SnapshotRecord, error) {
 	err := row.Scan(&r.SnapshotID, &r.ChainKey, &r.ChainSeq, &r.Tool, &r.ToolVersion, &r.Build, &r.WorkflowID,
 		&r.RunID, &r.ActivityID, &r.ActivityType, &r.Attempt, &r.RequestID, &r.CorrelationID, &r.UserIDHash,
 		&r.InputDigest, &output, &r.OutputHash, &r.rawCiphertext, &r.rawNonce, &r.RawKeyID, &r.RulesetVersion,
-		&r.TTLSeconds, &r.Status, &r.CreatedAt, &r.RecordedAt, &r.ContentHash, &r.PrevChainHash, &r.ChainHash)
+		&r.TTLSeconds, &r.Status, &r.CreatedAt, &r.RecordedAt, &r.ContentHash, &r.PrevChainHash, &r.ChainHash, &r.TraceID)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,19 @@ type Store struct {
 	cipher Cipher
 	log    *zap.Logger
 	now    func() time.Time
+	// audited counts closed audit rows by outcome (ObserveAudits).
+	audited func(outcome string)
+}
+
+// ObserveAudits makes f count every audit row this store closes, by
+// outcome: success, failed (Finalize won), rejected (WriteReject wrote).
+// Call it while wiring, before the store is used.
+func (s *Store) ObserveAudits(f func(outcome string)) { s.audited = f }
+
+func (s *Store) observeAudit(outcome string) {
+	if s.audited != nil {
+		s.audited(outcome)
+	}
 }
 
 var _ toolkit.EvidenceSink = (*Store)(nil)
@@ -116,6 +129,7 @@ func (s *Store) build(snap toolkit.Snapshot) (*SnapshotRecord, string, error) {
 		InputDigest: snap.InputDigest, Output: output, OutputHash: hash, RulesetVersion: snap.RulesetVersion,
 		TTLSeconds: int(snap.TTL / time.Second), Status: string(snap.Status),
 		CreatedAt: created.UTC().Truncate(time.Microsecond), // what timestamptz keeps
+		TraceID:   snap.TraceID,
 	}
 	if r.Status == "" {
 		r.Status = string(toolkit.StatusOK)
@@ -184,12 +198,13 @@ func (s *Store) append(ctx context.Context, r *SnapshotRecord, dedupeKey string)
 	batch.Queue(`INSERT INTO evidence_snapshots (snapshot_id, dedupe_key, chain_key, chain_seq, tool, tool_version,
 		build, workflow_id, run_id, activity_id, activity_type, attempt, request_id, correlation_id, user_id_hash,
 		input_digest, output, output_hash, raw_ciphertext, raw_nonce, raw_key_id, ruleset_version, ttl_seconds,
-		status, created_at, content_hash, prev_chain_hash, chain_hash)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)`,
+		status, created_at, content_hash, prev_chain_hash, chain_hash, trace_id)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,
+		NULLIF($29, ''))`,
 		r.SnapshotID, dedupeKey, r.ChainKey, r.ChainSeq, r.Tool, r.ToolVersion, r.Build, r.WorkflowID, r.RunID,
 		r.ActivityID, r.ActivityType, r.Attempt, r.RequestID, r.CorrelationID, r.UserIDHash, r.InputDigest,
 		string(r.Output), r.OutputHash, r.rawCiphertext, r.rawNonce, keyID, r.RulesetVersion, r.TTLSeconds,
-		r.Status, r.CreatedAt, r.ContentHash, r.PrevChainHash, r.ChainHash)
+		r.Status, r.CreatedAt, r.ContentHash, r.PrevChainHash, r.ChainHash, r.TraceID)
 	batch.Queue(`INSERT INTO evidence_chain_heads (chain_key, last_seq, last_hash) VALUES ($1, $2, $3)
 		ON CONFLICT (chain_key) DO UPDATE SET last_seq = EXCLUDED.last_seq, last_hash = EXCLUDED.last_hash, updated_at = now()`,
 		r.ChainKey, r.ChainSeq, r.ChainHash)

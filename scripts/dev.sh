@@ -142,6 +142,7 @@ cat <<EOF
     PostgreSQL        postgres://cartwright:cartwright@127.0.0.1:$PG_PORT/cartwright
     stripe-mock       http://127.0.0.1:$STRIPE_PORT
     MCP gateway       http://$MCP_ADDR/mcp  (token: \$CARTWRIGHT_MCP_TOKEN in ${ENV_FILE#"$ROOT"/})
+    metrics           http://$METRICS_ADDR/metrics, gateway http://$MCP_METRICS_ADDR/metrics  (.bin/starter stats)
     logs              ${LOG_DIR#"$ROOT"/}/   (temporal.log, stripe-mock.log, worker.log)
     environment       . ${ENV_FILE#"$ROOT"/}   (then .bin/starter ..., .bin/temporal ...)
   Stop it all with: make down

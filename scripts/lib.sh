@@ -327,6 +327,10 @@ load_profile() {
 	# The MCP gateway (`starter mcp serve`): CARTWRIGHT_MCP_ADDR when set,
 	# else the Temporal port + 857 (dev 8090), for the same reason.
 	MCP_ADDR=${CARTWRIGHT_MCP_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 857))}
+	# Prometheus /metrics of the worker (+858, dev 8091) and of the MCP
+	# gateway (+859, dev 8092).
+	METRICS_ADDR=${CARTWRIGHT_METRICS_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 858))}
+	MCP_METRICS_ADDR=${CARTWRIGHT_MCP_METRICS_ADDR:-127.0.0.1:$((TEMPORAL_PORT + 859))}
 	PID_DIR="$DATA_DIR/pids"
 	LOG_DIR="$DATA_DIR/logs"
 	ENV_FILE="$DATA_DIR/env"
@@ -371,6 +375,8 @@ write_env() {
 		export CARTWRIGHT_CODEC_SECRET='$csecret'
 		export CARTWRIGHT_MCP_ADDR='$MCP_ADDR'
 		export CARTWRIGHT_MCP_URL='http://$MCP_ADDR/mcp'
+		export CARTWRIGHT_METRICS_ADDR='$METRICS_ADDR'
+		export CARTWRIGHT_MCP_METRICS_ADDR='$MCP_METRICS_ADDR'
 		export CARTWRIGHT_TEMPORAL_BIN='$BIN/temporal'
 		export CARTWRIGHT_STRIPE_MOCK_BIN='$BIN/stripe-mock'
 	EOT

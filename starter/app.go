@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/telemetry"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -24,13 +25,15 @@ const (
 
 // app is one invocation: its streams and global flags.
 type app struct {
-	ctx     context.Context
-	stdin   io.Reader
-	stdout  io.Writer
-	stderr  io.Writer
-	json    bool
-	timeout time.Duration
-	uiURL   string
+	ctx context.Context
+	// telemetry is the long-running command's (withTelemetry), else nil.
+	telemetry *telemetry.Telemetry
+	stdin     io.Reader
+	stdout    io.Writer
+	stderr    io.Writer
+	json      bool
+	timeout   time.Duration
+	uiURL     string
 	// clientOpts lets tests shorten the cancel wait (AckTimeout);
 	// the connection and defaults come from the environment.
 	clientOpts client.Options
@@ -141,7 +144,7 @@ Exit codes (every command):
 	root.PersistentFlags().DurationVar(&a.timeout, "timeout", 30*time.Second, "give up connecting or waiting for an answer after this long")
 	root.PersistentFlags().StringVar(&a.uiURL, "ui-url", "", "Temporal Web UI base URL for printed links (default CARTWRIGHT_UI_URL, else http://localhost:8233)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err.Error()} })
-	root.AddCommand(a.draftOrderCmd(), a.onboardingCmd(), a.toolCmd(), a.auditCmd(), a.reconcileCmd(), a.sampleCmd(), a.migrateCmd(), a.mcpCmd(), a.staffCmd())
+	root.AddCommand(a.draftOrderCmd(), a.onboardingCmd(), a.toolCmd(), a.auditCmd(), a.reconcileCmd(), a.sampleCmd(), a.migrateCmd(), a.mcpCmd(), a.staffCmd(), a.statsCmd())
 	return root
 }
 

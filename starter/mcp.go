@@ -20,6 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/logging"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
 
 func (a *app) mcpCmd() *cobra.Command {
@@ -128,10 +129,15 @@ CARTWRIGHT_MCP_ADDR, default 127.0.0.1:8090). Every request needs
 'Authorization: Bearer <token>' (starter mcp token create). The legacy body
 {"tool": …, "arguments": …} posted to /mcp is served too. /healthz answers ok.`,
 		Args: cobra.NoArgs,
-		RunE: a.withGateway(func(p *gatewayProcess) error {
+		RunE: a.withTelemetry(a.withGateway(func(p *gatewayProcess) error {
 			if addr == "" {
 				addr = p.cfg.MCPAddr
 			}
+			stopMetrics, err := wiring.ServeMetrics(p.cfg.MCPMetricsAddr, a.telemetry, p.log)
+			if err != nil {
+				return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+			}
+			defer stopMetrics()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return toolkit.Errorf(toolkit.InvalidArgument, "listen on %s: %v", addr, err)
@@ -149,10 +155,29 @@ CARTWRIGHT_MCP_ADDR, default 127.0.0.1:8090). Every request needs
 				return toolkit.Errorf(toolkit.UpstreamError, "serve: %v", err)
 			}
 			return nil
-		}),
+		})),
 	}
 	c.Flags().StringVar(&addr, "addr", "", "listen address (default CARTWRIGHT_MCP_ADDR, 127.0.0.1:8090)")
 	return c
+}
+
+// withTelemetry builds and installs the process's telemetry (metrics,
+// OTLP traces when OTEL_* says so) before fn dials anything, and flushes
+// it after: for the long-running commands.
+func (a *app) withTelemetry(fn func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		t, err := wiring.Telemetry(a.ctx, "cartwright-gateway")
+		if err != nil {
+			return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+		}
+		a.telemetry = t
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = t.Shutdown(ctx)
+		}()
+		return fn(cmd, args)
+	}
 }
 
 // withGateway is a command that runs fn on an open gateway, closed after.

@@ -29,9 +29,13 @@ type Client struct {
 }
 
 // Trace carries the caller's span so tools propagate it downstream.
+// Traceparent is the W3C trace context header of the caller's span
+// (docs/envelope.md#request-envelope): the client makes it the parent of
+// the workflow's spans.
 type Trace struct {
 	SpanID       string `json:"span_id,omitempty"`
 	ParentSpanID string `json:"parent_span_id,omitempty"`
+	Traceparent  string `json:"traceparent,omitempty"`
 }
 
 // Request is the request envelope every tool call carries

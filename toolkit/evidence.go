@@ -36,6 +36,9 @@ type Snapshot struct {
 	TTL            time.Duration
 	Status         Status
 	CreatedAt      time.Time
+	// TraceID is the W3C trace id of the call's span ("" untraced): an
+	// operator's way from a trace to its evidence and back.
+	TraceID string
 }
 
 // EvidenceSink stores snapshots. The invoker calls Record after output

@@ -25,6 +25,7 @@ type Invoker struct {
 	build  string
 	now    func() time.Time
 	hasher func(any) (string, error)
+	obs    Observer
 }
 
 // NewInvoker wires the registry, the evidence store and the logger. A nil
@@ -33,7 +34,7 @@ func NewInvoker(reg *Registry, sink EvidenceSink, logger *zap.Logger) *Invoker {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Invoker{reg: reg, sink: sink, log: logger, build: BuildHash(), now: time.Now, hasher: CanonicalHash}
+	return &Invoker{reg: reg, sink: sink, log: logger, build: BuildHash(), now: time.Now, hasher: CanonicalHash, obs: nopObserver{}}
 }
 
 // Registry returns the registry the invoker serves.
@@ -44,6 +45,7 @@ func (inv *Invoker) Registry() *Registry { return inv.reg }
 // response (still returned) carries it in its error field.
 func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input any) (*Response, error) {
 	start := inv.now()
+	ctx, observed := inv.obs.Call(ctx, name)
 	call := callContext(ctx)
 	if req.CorrelationID == "" {
 		req.CorrelationID = correlationID(call)
@@ -61,6 +63,7 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 
 	var seen answered
 	resp, err := inv.invoke(ctx, name, req, input, call, start, &seen)
+	defer func() { observed(seen.outcome(name, req, resp)) }()
 	resp.Meta.DurationMS = inv.now().Sub(start).Milliseconds()
 	fields := []zap.Field{
 		zap.String("event", "agent_tool_done"),
@@ -76,7 +79,10 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 			// A refusal is an answer like any other: it gets its evidence
 			// snapshot, and without one it is not given (the store's failure
 			// is infrastructure, retried).
-			if rerr := inv.recordRefusal(ctx, resp, *seen.spec, req, call, seen.inputJSON(), start); rerr != nil {
+			ectx, done := inv.obs.Phase(ctx, name, PhaseEvidence)
+			rerr := inv.recordRefusal(ectx, resp, *seen.spec, req, call, seen.inputJSON(), start)
+			done(rerr)
+			if rerr != nil {
 				te = AsError(rerr)
 				resp.Error = te
 			}
@@ -94,6 +100,22 @@ type answered struct {
 	spec  *Spec
 	input any
 	rawIn json.RawMessage
+	// ran is set once the tool's handler was called (a failure before it
+	// is a refusal), outBytes once its output was marshalled.
+	ran      bool
+	outBytes int
+}
+
+// outcome is what the observer learns of a finished call.
+func (a answered) outcome(name string, req Request, resp *Response) Outcome {
+	o := Outcome{Tool: name, Status: resp.Status, Origin: req.Actor.Type, BytesIn: len(a.rawIn), BytesOut: a.outBytes}
+	if a.spec == nil {
+		o.Tool = UnregisteredTool
+	}
+	if resp.Error != nil {
+		o.Code, o.Denied = resp.Error.Code, !a.ran
+	}
+	return o
 }
 
 // inputJSON is the input a refusal's snapshot digests: the validated input,
@@ -120,27 +142,33 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	if !enabled {
 		return resp, Errorf(Forbidden, "tool %s is disabled", name)
 	}
+	_, done := inv.obs.Phase(ctx, name, PhasePreflight)
 	rawIn, err := inv.preflight(tool, req, input)
+	done(err)
 	if err != nil {
 		return resp, err
 	}
 	resp.Meta.InputFingerprint, _ = inv.hasher(rawIn)
 	seen.rawIn = rawIn
 
-	out, err := run(ctx, tool, &Call{Request: req, Input: rawIn, Spec: spec})
+	seen.ran = true
+	xctx, done := inv.obs.Phase(ctx, name, PhaseExec)
+	out, err := run(xctx, tool, &Call{Request: req, Input: rawIn, Spec: spec})
+	done(err)
 	if err != nil {
 		return resp, err
 	}
-	rawOut, err := json.Marshal(out.Data)
+	_, done = inv.obs.Phase(ctx, name, PhaseValidate)
+	rawOut, err := inv.validateOutput(tool, out)
+	done(err)
 	if err != nil {
-		return resp, Errorf(UpstreamError, "tool %s returned data that is not JSON: %v", name, err)
+		return resp, err
 	}
-	if fields, err := validate(tool.output, rawOut); err != nil || len(fields) > 0 {
-		return resp, Errorf(UpstreamError, "tool %s returned output that breaks its schema", name).
-			WithDetail("fields", fields).WithRecovery("report the tool; its answer cannot be trusted")
-	}
+	seen.outBytes = len(rawOut)
 
+	_, done = inv.obs.Phase(ctx, name, PhaseSanitize)
 	clean, err := sanitizeJSON(rawOut)
+	done(err)
 	if err != nil {
 		return resp, Errorf(UpstreamError, "sanitise output of %s: %v", name, err)
 	}
@@ -165,11 +193,29 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	}
 	resp.Meta.OutputFingerprint = hash
 
-	if err := inv.record(ctx, resp, spec, req, call, rawIn, rawOut, clean.Changed, hash, start, resp.Data); err != nil {
+	ectx, done := inv.obs.Phase(ctx, name, PhaseEvidence)
+	err = inv.record(ectx, resp, spec, req, call, rawIn, rawOut, clean.Changed, hash, start, resp.Data)
+	done(err)
+	if err != nil {
 		resp.OK, resp.Data = false, nil
 		return resp, err
 	}
 	return resp, nil
+}
+
+// validateOutput marshals the tool's data and checks it against the
+// tool's output schema.
+func (inv *Invoker) validateOutput(tool *Tool, out *Output) (json.RawMessage, error) {
+	name := tool.Spec.Name
+	rawOut, err := json.Marshal(out.Data)
+	if err != nil {
+		return nil, Errorf(UpstreamError, "tool %s returned data that is not JSON: %v", name, err)
+	}
+	if fields, err := validate(tool.output, rawOut); err != nil || len(fields) > 0 {
+		return nil, Errorf(UpstreamError, "tool %s returned output that breaks its schema", name).
+			WithDetail("fields", fields).WithRecovery("report the tool; its answer cannot be trusted")
+	}
+	return rawOut, nil
 }
 
 // preflight checks the envelope, the caller and the input before the tool
@@ -253,6 +299,7 @@ func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req R
 		RequestID: req.RequestID, CorrelationID: req.CorrelationID, UserID: req.UserID,
 		InputDigest: digest, Output: output, OutputHash: hash,
 		RulesetVersion: resp.Meta.RulesetVersion, TTL: spec.TTL, Status: resp.Status, CreatedAt: start.UTC(),
+		TraceID: inv.obs.TraceID(ctx),
 	}
 	if redacted {
 		snap.RawOutput = rawOut

@@ -49,11 +49,22 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Telemetry first: the Temporal client dialled next reports through it.
+	tel, err := wiring.Telemetry(ctx, "cartwright-worker")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = tel.Shutdown(sctx)
+	}()
 	base, closeBase, err := wiring.Connect(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer closeBase()
+	base.Telemetry = tel
 	deps, err := wiring.Build(ctx, base)
 	if err != nil {
 		return err
@@ -66,7 +77,17 @@ func run() error {
 		if err := deps.EnsureSchedules(ctx); err != nil {
 			return err
 		}
+		// One process per deployment counts what waits (not summed over
+		// replicas): the one that owns the schedules.
+		if err := deps.ObserveWaiting(15 * time.Second); err != nil {
+			return err
+		}
 	}
+	stopMetrics, err := wiring.ServeMetrics(cfg.MetricsAddr, tel, logger)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	probe := &health.Probe{Ping: deps.Pool.Ping}
 	if cfg.HealthAddr != "" {
 		stopHealth, err := serveHealth(cfg.HealthAddr, probe, logger)
@@ -181,6 +202,9 @@ func serveWebhook(d *wiring.Deps) (func(), error) {
 		return nil, fmt.Errorf("webhook receiver: listen on %s: %w", addr, err)
 	}
 	srv := d.Webhook.Server(addr)
+	if d.Telemetry != nil {
+		srv.Handler = d.Telemetry.Product.Webhook(srv.Handler)
+	}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			d.Logger.Error("webhook receiver stopped", zap.Error(err))

@@ -203,6 +203,10 @@ func (d *draftOrder) finish(ctx workflow.Context, res *DraftOrderResult) (DraftO
 	if err := d.setState(ctx, res.State); err != nil {
 		return *res, err
 	}
+	// Counted here, once per run: the SDK's workflow metrics handler
+	// records nothing while replaying, and a metric is not a command.
+	workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"state": res.State}).
+		Counter(MetricDraftOrdersFinished).Inc(1)
 	details := fmt.Sprintf("**Draft order %s**", strings.ReplaceAll(strings.ToLower(res.State), "_", " "))
 	if res.Message != "" {
 		details += ": " + res.Message

@@ -98,5 +98,7 @@ func Reconcile(ctx workflow.Context, in ReconcileInput) (ReconcileResult, error)
 		"result_snapshots_checked", out.Report.ResultSnapshotsChecked,
 		"result_snapshots_missing", out.Report.ResultSnapshotsMissing,
 		"violations", out.Report.ViolationCount())
+	// Replay-safe like every workflow metric: a replay records nothing.
+	workflow.GetMetricsHandler(ctx).Counter(MetricReconcileViolations).Inc(int64(out.Report.ViolationCount()))
 	return out, nil
 }

@@ -26,6 +26,11 @@ type Config struct {
 	// HealthAddr serves the worker's /livez and /readyz (Kubernetes
 	// probes); "" serves none.
 	HealthAddr string `env:"CARTWRIGHT_HEALTH_ADDR" envDefault:""`
+	// MetricsAddr serves the worker's Prometheus /metrics ("": not at
+	// all); MCPMetricsAddr the MCP gateway's (README "Observability").
+	// Traces go where the standard OTEL_* variables say (none by default).
+	MetricsAddr    string `env:"CARTWRIGHT_METRICS_ADDR" envDefault:""`
+	MCPMetricsAddr string `env:"CARTWRIGHT_MCP_METRICS_ADDR" envDefault:""`
 	// Migrate runs the database migrations when a process connects. A
 	// deployment with many replicas turns it off and runs `starter migrate`
 	// once (a Kubernetes Job) before rolling out the workers.

@@ -24,6 +24,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/telemetry"
 	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/merchant"
 	"github.com/cartwright-dev/cartwright/onboarding"
@@ -44,6 +45,10 @@ type Base struct {
 	Temporal sdkclient.Client
 	// Clock replaces time.Now in the commerce tools (tests of expiry).
 	Clock func() time.Time
+	// Telemetry is the process's metrics and tracing (nil: none). The
+	// Temporal client is instrumented with it where it is dialled
+	// (Connect, or the test's own client).
+	Telemetry *telemetry.Telemetry
 }
 
 // Deps is everything built from a Base: the evidence store, the registry
@@ -138,7 +143,15 @@ func (d *Deps) buildEvidence(context.Context) error {
 	}
 	d.Evidence, d.Sealer, d.Archive = store, sealer, arch
 	d.Registry = toolkit.NewRegistry(schemas.FS)
-	d.Invoker = toolkit.NewInvoker(d.Registry, store, d.Logger)
+	var sink toolkit.EvidenceSink = store
+	if t := d.Telemetry; t != nil {
+		sink = t.Product.Evidence(store)
+		store.ObserveAudits(t.Product.Audit)
+	}
+	d.Invoker = toolkit.NewInvoker(d.Registry, sink, d.Logger)
+	if d.Telemetry != nil {
+		d.Invoker.Observe(d.Telemetry.Tools)
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -25,7 +26,9 @@ import (
 // status query shows the total, then the draft-order write. It reports
 // orders/s and the p50/p99 latency from start to result. Concurrency is
 // CARTWRIGHT_BENCH_CONCURRENCY (default 16); CARTWRIGHT_BENCH_CODEC=off
-// runs it without the payload codec, to measure its cost. Run it with a
+// runs it without the payload codec, to measure its cost;
+// CARTWRIGHT_BENCH_TELEMETRY=on with the worker's metrics and tracing on
+// (spans to a discarding exporter), to measure theirs. Run it with a
 // fixed count:
 //
 //	go test -run '^$' -bench DraftOrder -benchtime 300x ./workflows/draftordertest/
@@ -36,11 +39,14 @@ func BenchmarkDraftOrder(b *testing.B) {
 	}
 	wopts := worker.Options{MaxConcurrentWorkflowTaskPollers: 4, MaxConcurrentActivityTaskPollers: 8}
 	var s *stack
-	if os.Getenv("CARTWRIGHT_BENCH_CODEC") == "off" {
+	switch {
+	case os.Getenv("CARTWRIGHT_BENCH_CODEC") == "off":
 		// Only to measure what the payload codec costs: every process of
 		// the project encrypts its payloads.
 		s = newStackWith(b, wiringtest.Options{Worker: wopts, MaxConns: 24, Temporal: plainClient(b)})
-	} else {
+	case os.Getenv("CARTWRIGHT_BENCH_TELEMETRY") == "on":
+		s = newObservedWith(b, tracetest.NewNoopExporter(), wopts).stack
+	default:
 		s = newStack(b, wopts)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)

@@ -20,6 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/telemetry"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
@@ -58,6 +59,10 @@ type Options struct {
 	// shared test dev server); a test with a dev server of its own passes
 	// clienttest.DialAt's.
 	Temporal client.Client
+	// Telemetry, when set, observes the tool pipeline, evidence writes and
+	// audits as the worker's does; the test instruments its Temporal
+	// client with it too (cartwright's client.Instrument).
+	Telemetry *telemetry.Telemetry
 }
 
 // Start builds the stack and starts a worker serving every workflow and
@@ -104,7 +109,8 @@ func (s *Stack) AddWorker(t testing.TB, opts Options) (string, *wiring.Deps) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	deps, err := wiring.Build(ctx, wiring.Base{Config: cfg, Logger: logger, Pool: s.Pool, Temporal: s.Temporal, Clock: opts.Clock})
+	deps, err := wiring.Build(ctx, wiring.Base{Config: cfg, Logger: logger, Pool: s.Pool, Temporal: s.Temporal, Clock: opts.Clock,
+		Telemetry: opts.Telemetry})
 	if err != nil {
 		t.Fatal(err)
 	}
