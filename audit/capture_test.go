@@ -1,16 +1,20 @@
 package audit_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/proxy"
 	"go.temporal.io/api/temporalproto"
 
 	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -27,7 +31,9 @@ import (
 // The files without a prefix were recorded before the tool activity
 // (Tools.CallTool) and compliance-by-mode changes; they stay as they are,
 // proving those runs still replay. The current code records the
-// "calltool_" files.
+// "local_" files (read-only tools as local activities, issue 12); the
+// "calltool_" draft orders were recorded on regular activities before it.
+// Onboarding calls no local tool: its "calltool_" file stays current.
 func TestCaptureHistories(t *testing.T) {
 	if os.Getenv("CARTWRIGHT_CAPTURE_HISTORIES") != "1" {
 		t.Skip("set CARTWRIGHT_CAPTURE_HISTORIES=1 to capture replay histories from the dev server")
@@ -42,14 +48,14 @@ func TestCaptureHistories(t *testing.T) {
 		drive driver
 		want  string
 	}{
-		{"calltool_draftorder_happy", s.tq, orderInput(uniqueKey("capture-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
-		{"calltool_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, workflows.StateDraftCreated},
-		{"calltool_draftorder_approval", s.tq, orderInput(uniqueKey("capture-approval"), chocolate, sydney, "AUD"),
+		{"local_draftorder_happy", s.tq, orderInput(uniqueKey("capture-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
+		{"local_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, workflows.StateDraftCreated},
+		{"local_draftorder_approval", s.tq, orderInput(uniqueKey("capture-approval"), chocolate, sydney, "AUD"),
 			driver{decision: "approve", approver: "bob.compliance", reason: "personal quantity, commercially packed"}, workflows.StateDraftCreated},
-		{"calltool_draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
+		{"local_draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
 			driver{decision: "reject", approver: "bob.compliance", reason: "biosecurity import permit missing"}, workflows.StateApprovalRejected},
-		{"calltool_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, workflows.StateComplianceBlocked},
-		{"calltool_draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
+		{"local_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, workflows.StateComplianceBlocked},
+		{"local_draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
 			driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"}, workflows.StateDraftCreated},
 	}
 	for _, sc := range scenarios {
@@ -86,10 +92,11 @@ func (s *realStack) capture(t *testing.T, name, id, runID string) {
 	writeHistory(t, name, h)
 }
 
-// writeHistory writes h as testdata/histories/NAME.json, indented so a
-// re-capture shows as a reviewable diff.
+// writeHistory writes h as testdata/histories/NAME.json, decrypted and
+// indented so a re-capture shows as a reviewable diff.
 func writeHistory(t *testing.T, name string, h *historypb.History) {
 	t.Helper()
+	decodePayloads(t, h)
 	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
@@ -102,4 +109,22 @@ func writeHistory(t *testing.T, name string, h *historypb.History) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d events)", path, len(h.GetEvents()))
+}
+
+// decodePayloads decrypts every payload of h with the test stack's codec
+// (what `temporal workflow show` prints through the codec server): the
+// replayer has no key, and local activity markers, unlike activity
+// results, are decoded by the SDK itself during replay.
+func decodePayloads(t *testing.T, h *historypb.History) {
+	t.Helper()
+	c := codectest.Codec()
+	err := proxy.VisitPayloads(context.Background(), h, proxy.VisitPayloadsOptions{
+		SkipSearchAttributes: true,
+		Visitor: func(_ *proxy.VisitPayloadsContext, p []*commonpb.Payload) ([]*commonpb.Payload, error) {
+			return c.Decode(p)
+		},
+	})
+	if err != nil {
+		t.Fatalf("decode the captured history: %v", err)
+	}
 }

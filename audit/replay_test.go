@@ -29,6 +29,9 @@ var mustCover = []string{
 	// Recorded on Tools.CallTool, compliance for the chosen mode.
 	"calltool_draftorder_happy", "calltool_draftorder_requote", "calltool_draftorder_approval",
 	"calltool_draftorder_rejection", "calltool_draftorder_blocked", "calltool_draftorder_ground", "calltool_onboarding",
+	// The read-only tools as local activities (markers instead of activity events).
+	"local_draftorder_happy", "local_draftorder_requote", "local_draftorder_approval",
+	"local_draftorder_rejection", "local_draftorder_blocked", "local_draftorder_ground",
 }
 
 func TestReplayHistories(t *testing.T) {

@@ -11,7 +11,9 @@ import (
 // run is the draft order's main line: quote, approval if needed, price,
 // confirmation, creation. Every step that can end the flow returns a result.
 func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
-	d.outlive = outlivesOutages(ctx)
+	ctx, local := withLocalTools(ctx)
+	d.outlive = local || outlivesOutages(ctx)
+	d.byMode = local
 	if end, err := d.quoteAll(ctx); end != nil || err != nil {
 		return d.stop(ctx, end, err)
 	}
