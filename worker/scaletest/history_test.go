@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
@@ -95,7 +96,7 @@ func TestHistorySizes(t *testing.T) {
 	}
 	defer cl.Close()
 
-	id, err := driveOrderInput(ctx, cl, fiftyLineCart(ctx, t, ws))
+	id, err := driveOrderInput(ctx, cl, fiftyLineCart(ctx, t, ws.Pool))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,9 +153,9 @@ func TestHistorySizes(t *testing.T) {
 // sample catalog has 48 products, some of which compliance holds up, so
 // the test's own database gets 50 T-shirt variants (one line per SKU is
 // the rule).
-func fiftyLineCart(ctx context.Context, t *testing.T, ws *wiringtest.Stack) workflows.DraftOrderInput {
+func fiftyLineCart(ctx context.Context, t *testing.T, pool *pgxpool.Pool) workflows.DraftOrderInput {
 	t.Helper()
-	if _, err := ws.Pool.Exec(ctx, `
+	if _, err := pool.Exec(ctx, `
 		INSERT INTO catalog_products SELECT (jsonb_populate_record(NULL::catalog_products,
 			to_jsonb(p) || jsonb_build_object('sku', 'TEE-SCALE-' || n, 'title', p.title || ' #' || n))).*
 		FROM catalog_products p, generate_series(1, 50) n WHERE p.sku = 'TEE-ORG-M-WHT';
@@ -193,7 +194,7 @@ func TestDraftOrderEventsDoNotGrowWithTheCart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fifty, err := driveOrderInput(ctx, cl, fiftyLineCart(ctx, t, ws))
+	fifty, err := driveOrderInput(ctx, cl, fiftyLineCart(ctx, t, ws.Pool))
 	if err != nil {
 		t.Fatal(err)
 	}
