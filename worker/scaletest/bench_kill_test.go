@@ -12,6 +12,7 @@ import (
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
 
@@ -99,6 +100,7 @@ func killDuringLoad(ctx context.Context, t *testing.T, b *benchStack, l load) {
 // round, on the shared test server: one worker process, SIGKILLed with
 // orders in flight at 16, a new one started in its place.
 func TestWorkerKilledAndRestarted(t *testing.T) {
+	testenv.Integration(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	b := startBenchStack(ctx, t)
