@@ -66,6 +66,27 @@ func TestCaptureHistories(t *testing.T) {
 			s.capture(t, sc.file, id, runID)
 		})
 	}
+	// Driven by Workflow Updates (the Go client's path): Update-with-Start,
+	// a refused and an accepted confirm, a staff decision by update. The
+	// "updates_" files were recorded before the local activities; these
+	// record the same paths on them.
+	for _, sc := range []struct {
+		file string
+		in   workflows.DraftOrderInput
+		d    driver
+		want string
+	}{
+		{"local_updates_draftorder_happy", orderInput(uniqueKey("capture-upd-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
+		{"local_updates_draftorder_approval", orderInput(uniqueKey("capture-upd-approval"), chocolate, sydney, "AUD"),
+			driver{decision: "approve", approver: "bob.compliance", reason: "personal quantity, commercially packed"}, workflows.StateDraftCreated},
+	} {
+		t.Run(sc.file, func(t *testing.T) {
+			runID, res := s.runByUpdates(t, s.tq, sc.in, sc.d)
+			requireState(t, res, sc.want)
+			id, _ := workflows.DraftOrderID(sc.in.Request.UserID, sc.in.Request.IdempotencyKey)
+			s.capture(t, sc.file, id, runID)
+		})
+	}
 	t.Run("calltool_onboarding", func(t *testing.T) {
 		tq, fake := s.startOnboardingWorker(t)
 		id, runID, res := s.runOnboarding(t, tq, fake)

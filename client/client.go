@@ -33,13 +33,11 @@ type Options struct {
 	// Identity names this caller in workflow histories; "" is the SDK's
 	// default (pid@host).
 	Identity string
-	// AckTimeout bounds how long a signal helper waits to see whether the
-	// workflow accepted the signal (by polling the status query); 0 means
-	// 10 s, a negative value does not wait.
+	// AckTimeout bounds how long Cancel waits, after its signal, to see
+	// the run end cancelled (or refuse); 0 means 10 s, a negative value
+	// does not wait. Confirm, Approve and Reject get the workflow's own
+	// answer (Workflow Updates) and wait as long as their ctx allows.
 	AckTimeout time.Duration
-	// PollInterval is the status-query polling interval of the wait
-	// helpers; 0 means 100 ms.
-	PollInterval time.Duration
 }
 
 // Defaults are the windows and threshold a start fills in when the input
@@ -83,7 +81,6 @@ type Client struct {
 	namespace string
 	hostPort  string
 	ack       time.Duration
-	poll      time.Duration
 }
 
 // New connects to Temporal with opts (and checks that it answers).
@@ -105,7 +102,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		grpc.WithChainUnaryInterceptor(startProbeInterceptor))
 	c := &Client{
 		dc: so.DataConverter, defaults: opts.Defaults, taskQueue: opts.TaskQueue, namespace: so.Namespace, hostPort: so.HostPort,
-		ack: opts.AckTimeout, poll: opts.PollInterval,
+		ack: opts.AckTimeout,
 	}
 	if c.taskQueue == "" {
 		c.taskQueue = DefaultTaskQueue
@@ -118,9 +115,6 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	}
 	if c.ack == 0 {
 		c.ack = 10 * time.Second
-	}
-	if c.poll <= 0 {
-		c.poll = 100 * time.Millisecond
 	}
 	tc, err := sdkclient.DialContext(ctx, so)
 	if err != nil {

@@ -32,7 +32,6 @@ func newClient(t *testing.T) (*client.Client, *wiringtest.Stack) {
 	if err != nil {
 		t.Fatalf("client.OptionsFromEnv: %v", err)
 	}
-	opts.PollInterval = 20 * time.Millisecond
 	c, err := client.New(ctx, opts)
 	if err != nil {
 		t.Fatalf("client.New: %v", err)

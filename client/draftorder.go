@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"go.temporal.io/api/serviceerror"
-	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -25,8 +24,16 @@ type Handle struct {
 	Attached bool `json:"attached"`
 }
 
-// DraftOrderHandle is the handle StartDraftOrder returns.
-type DraftOrderHandle = Handle
+// DraftOrderHandle is what StartDraftOrder returns: the run, and its first
+// answer.
+type DraftOrderHandle struct {
+	Handle
+	// Status is the draft order as it first needs someone: the published
+	// total to confirm (Confirmation), the staff decision it waits for
+	// (Approvals.Pending), or its end (Result). It comes back with the
+	// start, in one round trip (Update-with-Start).
+	Status workflows.DraftOrderStatus `json:"status"`
+}
 
 // ApprovalDecision is a support-staff decision for Approve and Reject.
 type ApprovalDecision struct {
@@ -39,160 +46,133 @@ type ApprovalDecision struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// StartDraftOrder starts the draft order of in, or attaches to the one the
-// same user and idempotency key already started: one key never yields two
-// runs or two draft orders. The input is checked first with the workflow's
-// own check (DraftOrderInput.Check: INVALID_ARGUMENT naming the field), so
-// a bad input starts nothing and leaves the key free. Empty windows and
-// thresholds are filled from the client's Defaults, so the values are in
-// the history.
-//
-// The key is bound to the order (workflows.DraftOrderStartOptions): a key
-// whose run completed keeps that run (Attached, same result); a key whose
-// run failed, was terminated or timed out starts a new run; a key already
-// used for another basket, address, currency, service or incoterm is
-// CONFLICT naming the key, and its run is left alone.
-func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInput) (DraftOrderHandle, error) {
-	in.ApplyDefaults(c.defaults)
-	in, err := in.Check()
-	if err != nil {
-		return Handle{}, err
-	}
-	opts, err := workflows.DraftOrderStartOptions(c.taskQueue, in)
-	if err != nil {
-		return Handle{}, errf(toolkit.InvalidArgument, "%v", err)
-	}
-	h, err := c.start(ctx, opts, workflows.DraftOrderWorkflowName, in)
-	if err != nil || !h.Attached {
-		return h, err
-	}
-	return h, c.sameOrder(ctx, h, in.Request.IdempotencyKey, opts.Memo[workflows.MemoInputFingerprint].(string))
-}
-
-// start runs ExecuteWorkflow and learns from the probe whether a run was
-// started. A start refused by the reuse policy (the id's run already
-// ended) comes back from the SDK as that closed run, without an answer.
-func (c *Client) start(ctx context.Context, opts sdkclient.StartWorkflowOptions, workflowType string, in any) (Handle, error) {
-	pctx, probe := withStartProbe(ctx)
-	run, err := c.tc.ExecuteWorkflow(pctx, opts, workflowType, in)
-	if err != nil {
-		return Handle{}, c.wrap(err, opts.ID, "start")
-	}
-	answered, started := probe.result()
-	return Handle{WorkflowID: run.GetID(), RunID: run.GetRunID(), Attached: !answered || !started}, nil
-}
-
-// Confirm sends the user's confirmation of the published total: quoteHash
-// must be the status query's confirmation.quote_hash. It then waits (up to
-// Options.AckTimeout) to see whether the workflow took it: a stale hash, a
-// confirmation nobody waits for or a changed price come back as CONFLICT
-// or PRICE_CHANGED with the workflow's reason. Confirming again the hash
-// that created the draft order is not an error.
+// Confirm confirms the published total for the user: quoteHash must be
+// the confirmation's quote_hash (from StartDraftOrder, WaitForAction or
+// Status). It returns nil once the draft order exists for that hash —
+// also when this hash was confirmed before, by this caller's retry,
+// another caller or a signal. Otherwise the workflow's own answer to this
+// call: CONFLICT with the reason (stale_quote_hash, not_waiting) for a
+// hash that is not the published one or a draft order that waits for no
+// confirmation, PRICE_CHANGED with the new total when the quote expired
+// and the price moved, CONFLICT naming the state when the run ended
+// otherwise. It waits as long as ctx allows.
 func (c *Client) Confirm(ctx context.Context, workflowID, quoteHash string) error {
-	if err := checkDraftOrderID(workflowID); err != nil {
-		return err
-	}
-	if strings.TrimSpace(quoteHash) == "" {
-		return errf(toolkit.InvalidArgument, "quote_hash is required (the status query's confirmation.quote_hash)")
-	}
-	err := c.signalDraft(ctx, workflowID, workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: quoteHash}, signalHooks{
-		taken: func(st workflows.DraftOrderStatus) (bool, error) {
-			if err := priceChanged(workflowID, st, quoteHash); err != nil {
-				return true, err
-			}
-			// Taken once the draft order is being created or has ended;
-			// a re-quote (the quote had expired) is still on the way.
-			return st.Result != nil || st.State == workflows.StateCreating, nil
-		},
-		ended: func(r workflows.DraftOrderResult) error {
-			if r.DraftOrder != nil && r.DraftOrder.QuoteHash == quoteHash {
-				return nil // this very confirmation created the draft order
-			}
-			return endedError(workflowID, r)
-		},
-	})
-	if te := toolkit.AsError(err); te != nil && te.Details["reason"] == workflows.RejectStaleQuoteHash {
-		// A hash the user confirmed before the price changed: say so.
-		if st, serr := c.Status(ctx, workflowID); serr == nil {
-			if perr := priceChanged(workflowID, st, quoteHash); perr != nil {
-				return perr
-			}
-		}
-	}
+	_, err := c.ConfirmResult(ctx, workflowID, quoteHash)
 	return err
 }
 
-// priceChanged is PRICE_CHANGED when the run re-quoted after quoteHash was
-// confirmed and now waits for a confirmation of a different total.
-func priceChanged(id string, st workflows.DraftOrderStatus, quoteHash string) error {
-	p := st.Confirmation
-	if p == nil || !p.PriceChanged || p.PreviousQuoteHash != quoteHash || p.QuoteHash == quoteHash {
-		return nil
+// ConfirmResult is Confirm, returning the workflow's answer: the result it
+// ended with and whether this hash had already been confirmed.
+func (c *Client) ConfirmResult(ctx context.Context, workflowID, quoteHash string) (workflows.ConfirmAnswer, error) {
+	var ans workflows.ConfirmAnswer
+	if err := checkDraftOrderID(workflowID); err != nil {
+		return ans, err
 	}
-	return errf(toolkit.PriceChanged, "%s: the price changed on re-quote; the new total is %d %s (minor units), confirm quote_hash %s",
-		id, p.GrandTotal.Amount, p.GrandTotal.Currency, p.QuoteHash).
-		WithDetail("quote_hash", p.QuoteHash).WithDetail("grand_total", p.GrandTotal)
+	if strings.TrimSpace(quoteHash) == "" {
+		return ans, errf(toolkit.InvalidArgument, "quote_hash is required (the status query's confirmation.quote_hash)")
+	}
+	err := c.update(ctx, workflowID, workflows.UpdateConfirm, workflows.ConfirmInput{QuoteHash: quoteHash}, &ans)
+	if !errors.Is(err, errRunClosed) {
+		return ans, err
+	}
+	// The run ended before this call reached it: the same answer the
+	// update gives, from the result.
+	res, err := c.closedResult(ctx, workflowID)
+	if err != nil {
+		return ans, err
+	}
+	if res.DraftOrder == nil || res.DraftOrder.QuoteHash != quoteHash {
+		return ans, endedError(workflowID, res)
+	}
+	return workflows.ConfirmAnswer{AlreadyDone: true, Result: res}, nil
 }
 
-// Cancel asks the draft order to stop before the draft order is created.
-// A draft order already being created refuses (CONFLICT); one already
-// cancelled is fine.
+// Cancel asks the draft order to stop before the draft order is created
+// (the cancel signal), then waits up to Options.AckTimeout for the run to
+// end: nil when it ended cancelled (or already had), CONFLICT when it
+// ended otherwise (the draft order was already being created). The signal
+// is durable once sent, so a run still busy at the timeout is not an
+// error.
 func (c *Client) Cancel(ctx context.Context, workflowID, reason string) error {
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return err
 	}
-	return c.signalDraft(ctx, workflowID, workflows.SignalCancel, workflows.CancelSignal{Reason: reason}, signalHooks{
-		taken: func(st workflows.DraftOrderStatus) (bool, error) { return st.Result != nil, nil },
-		ended: func(r workflows.DraftOrderResult) error {
-			if r.State == workflows.StateCancelled {
-				return nil
-			}
-			return endedError(workflowID, r)
-		},
-	})
+	st, err := c.Status(ctx, workflowID)
+	if err != nil {
+		return err
+	}
+	if st.Result != nil {
+		return cancelAnswer(workflowID, *st.Result)
+	}
+	if err := c.tc.SignalWorkflow(ctx, workflowID, "", workflows.SignalCancel, workflows.CancelSignal{Reason: reason}); err != nil {
+		return c.closedOrMissing(ctx, err, workflowID, "signal "+workflows.SignalCancel+" to")
+	}
+	if c.ack <= 0 {
+		return nil
+	}
+	st, err = c.nextAction(ctx, workflowID, time.Now().Add(c.ack), workflows.NextActionInput{UntilEnd: true})
+	if toolkit.CodeOf(err) == toolkit.Timeout {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return cancelAnswer(workflowID, *st.Result)
 }
 
-// Approve sends support staff's approval of the pending approval.
+// cancelAnswer is nil for a run that ended cancelled, CONFLICT otherwise.
+func cancelAnswer(id string, r workflows.DraftOrderResult) error {
+	if r.State == workflows.StateCancelled {
+		return nil
+	}
+	return endedError(id, r)
+}
+
+// Approve records support staff's approval of the pending approval.
 func (c *Client) Approve(ctx context.Context, workflowID string, d ApprovalDecision) error {
-	return c.decide(ctx, workflowID, support.DecisionApprove, d)
+	_, err := c.Decide(ctx, workflowID, support.DecisionApprove, d)
+	return err
 }
 
-// Reject sends support staff's rejection; a reason is required.
+// Reject records support staff's rejection; a reason is required.
 func (c *Client) Reject(ctx context.Context, workflowID string, d ApprovalDecision) error {
 	if strings.TrimSpace(d.Reason) == "" {
 		return errf(toolkit.InvalidArgument, "reason is required to reject")
 	}
-	return c.decide(ctx, workflowID, support.DecisionReject, d)
+	_, err := c.Decide(ctx, workflowID, support.DecisionReject, d)
+	return err
 }
 
-func (c *Client) decide(ctx context.Context, workflowID, decision string, d ApprovalDecision) error {
+// Decide records decision (approve or reject) on the draft order's
+// approval and returns the workflow's answer to this call: the recorded
+// outcome (AlreadyDone when this approver had made this decision before),
+// or the refusal with its reason: FORBIDDEN for an unknown or inactive
+// approver, CONFLICT for a stale, already decided or absent approval,
+// INVALID_ARGUMENT for a malformed one.
+func (c *Client) Decide(ctx context.Context, workflowID, decision string, d ApprovalDecision) (workflows.ApprovalAnswer, error) {
+	var ans workflows.ApprovalAnswer
 	if err := checkDraftOrderID(workflowID); err != nil {
-		return err
+		return ans, err
 	}
 	if d.Approver == "" {
-		return errf(toolkit.InvalidArgument, "approver is required (a staff id, e.g. alice.support)")
+		return ans, errf(toolkit.InvalidArgument, "approver is required (a staff id, e.g. alice.support)")
 	}
 	if d.ApprovalID == "" {
 		st, err := c.Status(ctx, workflowID)
 		if err != nil {
-			return err
+			return ans, err
 		}
 		if st.Approvals.Pending == nil {
-			return errf(toolkit.Conflict, "%s has no pending approval (state %s)", workflowID, st.State)
+			return ans, errf(toolkit.Conflict, "%s has no pending approval (state %s)", workflowID, st.State)
 		}
 		d.ApprovalID = st.Approvals.Pending.ApprovalID
 	}
-	sig := workflows.ApprovalSignal{ApprovalID: d.ApprovalID, Decision: decision, Approver: d.Approver, Reason: d.Reason}
-	return c.signalDraft(ctx, workflowID, workflows.SignalApproval, sig, signalHooks{
-		taken: func(st workflows.DraftOrderStatus) (bool, error) {
-			for _, o := range st.Approvals.Decisions {
-				if o.ApprovalID == d.ApprovalID && o.Approver == d.Approver {
-					return true, nil
-				}
-			}
-			return st.Result != nil, nil
-		},
-	})
+	in := workflows.ApprovalSignal{ApprovalID: d.ApprovalID, Decision: decision, Approver: d.Approver, Reason: d.Reason}
+	err := c.update(ctx, workflowID, workflows.UpdateApproval, in, &ans)
+	if errors.Is(err, errRunClosed) {
+		return ans, errf(toolkit.Conflict, "%s already ended: no approval is pending", workflowID)
+	}
+	return ans, err
 }
 
 // Status answers the draft order's status query. For a run that ended
@@ -214,14 +194,20 @@ func (c *Client) Status(ctx context.Context, workflowID string) (workflows.Draft
 	return st, err
 }
 
-// WaitForAction polls the status query until the draft order needs someone
-// (the user to confirm the total, or staff to decide an approval) or has
-// ended, and returns that status. A zero deadline waits as long as ctx.
-// At the deadline it returns TIMEOUT with the last status.
+// WaitForAction waits until the draft order needs someone (the user to
+// confirm the total, or staff to decide an approval) or has ended, and
+// returns that status. The workflow answers when it gets there (the
+// next_action update): nothing polls. A zero deadline waits as long as
+// ctx. At the deadline it returns TIMEOUT with the current status.
 func (c *Client) WaitForAction(ctx context.Context, workflowID string, deadline time.Time) (workflows.DraftOrderStatus, error) {
-	return c.pollStatus(ctx, workflowID, deadline, "a total to confirm", func(st workflows.DraftOrderStatus) bool {
-		return st.Result != nil || st.Confirmation != nil || st.Approvals.Pending != nil
-	})
+	return c.nextAction(ctx, workflowID, deadline, workflows.NextActionInput{})
+}
+
+// WaitForNext is WaitForAction for a caller that already saw st: it
+// returns once the draft order's action differs from st's (a new total
+// after PRICE_CHANGED, the total after an approval, the end).
+func (c *Client) WaitForNext(ctx context.Context, workflowID string, st workflows.DraftOrderStatus, deadline time.Time) (workflows.DraftOrderStatus, error) {
+	return c.nextAction(ctx, workflowID, deadline, workflows.NextActionInput{Seen: workflows.ActionKey(st)})
 }
 
 // WaitResult waits for the draft order to end and returns its result. A

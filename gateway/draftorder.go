@@ -162,6 +162,14 @@ func (a draftArgs) wait() time.Duration {
 	return min(time.Duration(*a.WaitSeconds)*time.Second, maxWait)
 }
 
+// minAnswerWait is the least a start or confirm is given: each is one call
+// that both sends and waits, and a shorter bound would cut the sending.
+const minAnswerWait = 5 * time.Second
+
+// answerWait bounds one start or confirm call (wait_seconds, at least
+// minAnswerWait).
+func (a draftArgs) answerWait() time.Duration { return max(a.wait(), minAnswerWait) }
+
 // draftCall decodes the arguments, spends the budget and finds the
 // workflow id from the actor's user and the key: an agent reaches only its
 // own (or its tenant's) draft orders.
@@ -209,13 +217,31 @@ func (g *Gateway) draftStart(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		Items: a.Items, ShipTo: a.ShipTo, Currency: a.Currency,
 		ShippingService: a.ShippingService, Incoterm: a.Incoterm,
 	}
-	h, err := g.opts.Client.StartDraftOrder(ctx, in)
+	progressOf(ctx, req)("draft order: pricing the basket")
+	// The start comes back with the draft order's first answer (the total
+	// to confirm, the staff wait, or the end) in one call: nothing polls.
+	wctx, cancel := context.WithTimeout(ctx, a.answerWait())
+	defer cancel()
+	h, err := g.opts.Client.StartDraftOrder(wctx, in)
+	if err != nil && h.RunID != "" && toolkit.CodeOf(err) == toolkit.Timeout && ctx.Err() == nil {
+		// Started, still working at wait_seconds: show it as it is.
+		return g.statusView(ctx, ToolDraftStart, id, a, corr)
+	}
 	if err != nil {
-		return g.draftError(ToolDraftStart, id, corr, err, h.WorkflowID != "")
+		return g.draftError(ToolDraftStart, id, corr, err, h.RunID != "")
 	}
 	g.log.Info("mcp draft order started", zap.String("workflow_id", h.WorkflowID), zap.Bool("attached", h.Attached),
 		zap.String("actor_id", actor.ID), zap.String("correlation_id", corr))
-	return g.waitView(ctx, req, ToolDraftStart, id, a, corr, false)
+	return draftResult(view(ToolDraftStart, id, a.IdempotencyKey, h.Status), corr), nil
+}
+
+// statusView answers with the draft order's status as it is now.
+func (g *Gateway) statusView(ctx context.Context, tool, id string, a draftArgs, corr string) (*mcp.CallToolResult, error) {
+	st, err := g.opts.Client.Status(ctx, id)
+	if err != nil {
+		return g.draftError(tool, id, corr, err, true)
+	}
+	return draftResult(view(tool, id, a.IdempotencyKey, st), corr), nil
 }
 
 func (g *Gateway) draftStatus(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -223,12 +249,7 @@ func (g *Gateway) draftStatus(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if refused != nil {
 		return refused, nil
 	}
-	corr := correlationOf(ctx)
-	st, err := g.opts.Client.Status(ctx, id)
-	if err != nil {
-		return g.draftError(ToolDraftStatus, id, corr, err, true)
-	}
-	return draftResult(view(ToolDraftStatus, id, a.IdempotencyKey, st), corr), nil
+	return g.statusView(ctx, ToolDraftStatus, id, a, correlationOf(ctx))
 }
 
 func (g *Gateway) draftConfirm(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -237,7 +258,15 @@ func (g *Gateway) draftConfirm(ctx context.Context, req *mcp.CallToolRequest) (*
 		return refused, nil
 	}
 	corr := correlationOf(ctx)
-	if err := g.opts.Client.Confirm(ctx, id, a.QuoteHash); err != nil {
+	progressOf(ctx, req)("draft order: confirming the total")
+	// The workflow answers this confirmation itself, once the draft order
+	// exists (or why not).
+	wctx, cancel := context.WithTimeout(ctx, a.answerWait())
+	defer cancel()
+	if err := g.opts.Client.Confirm(wctx, id, a.QuoteHash); err != nil {
+		if toolkit.CodeOf(err) == toolkit.Timeout && ctx.Err() == nil {
+			return g.statusView(ctx, ToolDraftConfirm, id, a, corr)
+		}
 		if toolkit.CodeOf(err) == toolkit.PriceChanged {
 			st, serr := g.opts.Client.Status(ctx, id)
 			if serr == nil {
@@ -248,7 +277,7 @@ func (g *Gateway) draftConfirm(ctx context.Context, req *mcp.CallToolRequest) (*
 		}
 		return g.draftError(ToolDraftConfirm, id, corr, err, true)
 	}
-	return g.waitView(ctx, req, ToolDraftConfirm, id, a, corr, true)
+	return g.statusView(ctx, ToolDraftConfirm, id, a, corr)
 }
 
 func (g *Gateway) draftCancel(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -260,35 +289,7 @@ func (g *Gateway) draftCancel(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if err := g.opts.Client.Cancel(ctx, id, a.Reason); err != nil {
 		return g.draftError(ToolDraftCancel, id, corr, err, true)
 	}
-	st, err := g.opts.Client.Status(ctx, id)
-	if err != nil {
-		return g.draftError(ToolDraftCancel, id, corr, err, true)
-	}
-	return draftResult(view(ToolDraftCancel, id, a.IdempotencyKey, st), corr), nil
-}
-
-// waitView waits (with progress notifications) until the draft order needs
-// someone or ended — or, after a confirm, until it ended — and renders it.
-func (g *Gateway) waitView(ctx context.Context, req *mcp.CallToolRequest, tool, id string, a draftArgs, corr string,
-	untilEnd bool) (*mcp.CallToolResult, error) {
-	progress := progressOf(ctx, req)
-	deadline := time.Now().Add(a.wait())
-	for {
-		st, err := g.opts.Client.Status(ctx, id)
-		if err != nil {
-			return g.draftError(tool, id, corr, err, true)
-		}
-		waiting := st.Result == nil && (untilEnd || (st.Confirmation == nil && st.Approvals.Pending == nil))
-		if !waiting || !time.Now().Before(deadline) {
-			return draftResult(view(tool, id, a.IdempotencyKey, st), corr), nil
-		}
-		progress(fmt.Sprintf("draft order %s", strings.ToLower(st.State)))
-		select {
-		case <-ctx.Done():
-			return g.draftError(tool, id, corr, ctx.Err(), true)
-		case <-time.After(min(g.opts.ProgressEvery, 250*time.Millisecond)):
-		}
-	}
+	return g.statusView(ctx, ToolDraftCancel, id, a, corr)
 }
 
 // view renders a status for the agent.

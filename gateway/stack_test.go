@@ -61,7 +61,7 @@ func gatewayOn(t testing.TB, st *wiringtest.Stack) *stack {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := client.New(ctx, client.Options{Temporal: sdkclient.Options{HostPort: testenv.TemporalAddress()}, TaskQueue: st.TaskQueue, PollInterval: 20 * time.Millisecond})
+	c, err := client.New(ctx, client.Options{Temporal: sdkclient.Options{HostPort: testenv.TemporalAddress()}, TaskQueue: st.TaskQueue})
 	if err != nil {
 		t.Fatal(err)
 	}

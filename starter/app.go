@@ -31,7 +31,7 @@ type app struct {
 	json    bool
 	timeout time.Duration
 	uiURL   string
-	// clientOpts lets tests shorten polling (AckTimeout, PollInterval);
+	// clientOpts lets tests shorten the cancel wait (AckTimeout);
 	// the connection and defaults come from the environment.
 	clientOpts client.Options
 }
@@ -170,7 +170,7 @@ func (a *app) connect(ctx context.Context) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.AckTimeout, opts.PollInterval = a.clientOpts.AckTimeout, a.clientOpts.PollInterval
+	opts.AckTimeout = a.clientOpts.AckTimeout
 	return client.New(dctx, opts)
 }
 

@@ -51,8 +51,9 @@ workflows.DraftOrderInput, e.g.
 The file is read strictly (unknown fields, duplicate keys and wrong types are
 INVALID_ARGUMENT naming the field), then checked as the workflow would check it,
 before anything starts. The same user and key always reach the same run: a
-second start attaches to it (the output says "attached"). Then it waits (--wait)
-until the total is published and prints how to confirm it.`,
+second start attaches to it (the output says "attached"). The start returns once
+the total is published (or staff must decide, or the order ended) and prints how
+to confirm it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if newKey && key != "" {
@@ -87,7 +88,7 @@ until the total is published and prints how to confirm it.`,
 	c.Flags().StringVar(&user, "user", "", "user id (overrides request.user_id)")
 	c.Flags().StringVar(&key, "key", "", "idempotency key (overrides request.idempotency_key)")
 	c.Flags().BoolVar(&newKey, "new-key", false, "use a fresh idempotency key (a new draft order every time)")
-	c.Flags().DurationVar(&wait, "wait", 30*time.Second, "wait this long for the total (0: print the ids and return)")
+	c.Flags().DurationVar(&wait, "wait", 30*time.Second, "wait this long for the total (0: print the ids only; the start still returns with the first answer)")
 	_ = c.MarkFlagRequired("file")
 	return c
 }
@@ -133,12 +134,11 @@ func (a *app) startAndShow(in workflows.DraftOrderInput, wait time.Duration) err
 		if err != nil {
 			return err
 		}
-		res := startResult{Handle: h, UILink: uiLink(a.uiBase(), c.Namespace(), h.WorkflowID, h.RunID)}
+		res := startResult{Handle: h.Handle, UILink: uiLink(a.uiBase(), c.Namespace(), h.WorkflowID, h.RunID)}
 		if wait > 0 {
-			st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(wait))
-			if err != nil {
-				return err
-			}
+			// The start came back with the draft order's first answer
+			// (the total, the approval wait, or the end).
+			st := h.Status
 			res.Status = &st
 			if st.Confirmation != nil {
 				res.ConfirmCommand, res.TemporalCommand = confirmCommands(selfName(), temporalCLI(), c.Address(), c.Namespace(),

@@ -57,11 +57,12 @@ func (a *app) draftConfirmCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "confirm WORKFLOW_ID --quote-hash HASH",
 		Short: "Confirm the published total (the user's agreement to pay it)",
-		Long: `Send the confirm signal with the quote_hash of the total the user agreed to (from
-'draft-order status'). A hash other than the published one is refused (exit 1);
-if the quote expired the workflow re-quotes, and a changed price is PRICE_CHANGED
-(exit 1) with the new total to confirm. Then it waits (--wait) for the draft
-order to be created and prints the result.`,
+		Long: `Confirm the quote_hash of the total the user agreed to (from 'draft-order status')
+with the confirm_total update, which does what the confirm signal does and answers
+this call: a hash other than the published one is refused (exit 1) with the
+reason; if the quote expired the workflow re-quotes, and a changed price is
+PRICE_CHANGED (exit 1) with the new total to confirm. It returns once the draft
+order exists and prints the result.`,
 		Args: exactArgs(1, "WORKFLOW_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
@@ -73,7 +74,7 @@ order to be created and prints the result.`,
 		},
 	}
 	c.Flags().StringVar(&hash, "quote-hash", "", "quote_hash of the total to confirm (required)")
-	c.Flags().DurationVar(&wait, "wait", time.Minute, "wait this long for the result (0: return once the workflow took the signal)")
+	c.Flags().DurationVar(&wait, "wait", time.Minute, "wait this long for the result (the confirmation returns with it)")
 	_ = c.MarkFlagRequired("quote-hash")
 	return c
 }
@@ -118,8 +119,9 @@ func (a *app) draftDecideCmd(approve bool) *cobra.Command {
 		Short: short,
 		Long: short + `.
 
-Sends the approval signal {"approval_id", "decision", "approver", "reason"} the
-Web UI's Signal button also sends. The approval_id defaults to the one pending
+Sends {"approval_id", "decision", "approver", "reason"} as the decide_approval
+update, which does what the approval signal the Web UI's Signal button sends does
+and answers this call. The approval_id defaults to the one pending
 now (see 'draft-order status'). The approver must be an active member of the
 staff table with a role the approval allows; an unknown approver, a stale or
 duplicate approval_id is refused by the workflow (exit 1) and it keeps waiting.`,

@@ -71,7 +71,7 @@ func (a *app) openGateway(ctx context.Context) (*gatewayProcess, error) {
 		pool.Close()
 		return nil, err
 	}
-	opts.AckTimeout, opts.PollInterval = a.clientOpts.AckTimeout, a.clientOpts.PollInterval
+	opts.AckTimeout = a.clientOpts.AckTimeout
 	opts.Logger = logger.Named("temporal")
 	dctx, dcancel := context.WithTimeout(ctx, a.timeout)
 	defer dcancel()

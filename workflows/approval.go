@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
@@ -135,6 +136,8 @@ type Approvals struct {
 	seq       int
 	// attempts numbers the record calls, for their correlation ids.
 	attempts int
+	// asks are the decide_approval updates in the inbox, by payload.
+	asks map[*commonpb.Payload]*approvalAsk
 }
 
 // NewApprovals declares the approval signal and starts receiving it. Signals
@@ -236,6 +239,7 @@ func (a *Approvals) wait(ctx workflow.Context, req ApprovalRequest) (ApprovalOut
 			raw := a.inbox[0]
 			a.inbox = a.inbox[1:]
 			if out, done := a.consider(ctx, raw, req); done {
+				a.answer(raw, out)
 				return out, nil
 			}
 		}
@@ -286,7 +290,7 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 		case toolkit.InvalidArgument:
 			reason = RejectMalformed
 		}
-		a.cfg.Log.reject(ctx, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: toolkit.AsError(err).Message,
+		a.refuseRaw(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: toolkit.AsError(err).Message,
 			ApprovalID: sig.ApprovalID, Approver: sig.Approver})
 		return ApprovalOutcome{}, false
 	}
@@ -304,7 +308,7 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 func (a *Approvals) parse(ctx workflow.Context, raw converter.RawValue, current string) (ApprovalSignal, bool) {
 	var sig ApprovalSignal
 	reject := func(reason, detail string) (ApprovalSignal, bool) {
-		a.cfg.Log.reject(ctx, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: detail,
+		a.refuseRaw(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: detail,
 			ApprovalID: safeToken(sig.ApprovalID), Approver: safeToken(sig.Approver)})
 		return sig, false
 	}

@@ -189,7 +189,15 @@ func (b bound) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderR
 	if err := d.setup(ctx, in); err != nil {
 		return DraftOrderResult{}, err
 	}
-	return d.run(ctx)
+	res, err := d.run(ctx)
+	// Update handlers still waiting (for the end, or for their turn)
+	// answer before the run closes; the wait adds no command, and a run
+	// without updates does not wait at all.
+	d.over = true
+	if aerr := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); aerr != nil && err == nil {
+		err = aerr
+	}
+	return res, err
 }
 
 // invalidInput fails the workflow for an input no retry can fix.

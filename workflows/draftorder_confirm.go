@@ -11,29 +11,90 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// acceptConfirm checks one confirm signal against the published quote_hash;
-// anything else is recorded as rejected.
-func (d *draftOrder) acceptConfirm(ctx workflow.Context, raw converter.RawValue) bool {
-	var sig ConfirmSignal
-	if err := decodeSignal(raw, &sig); err != nil {
-		d.log.reject(ctx, RejectedSignal{Signal: SignalConfirm, Reason: RejectMalformed, Detail: err.Error()})
+// confirmMsg is one confirmation for the main coroutine, in arrival
+// order: a confirm signal's raw payload, or a confirm_total update's ask.
+type confirmMsg struct {
+	raw converter.RawValue
+	ask *confirmAsk
+}
+
+// confirmAsk is a confirm_total update waiting for its answer.
+type confirmAsk struct {
+	hash string
+	// answered: the main coroutine took it (taken) or refused it.
+	answered bool
+	// taken: this confirmation, or an equal one before it, was accepted;
+	// first: it was this one.
+	taken, first bool
+	refusal      *RejectedSignal
+}
+
+// acceptConfirm checks one confirmation against the published quote_hash
+// (confirmRefusal, the rule the update's validator also applies); a
+// refused signal is recorded as rejected, a refused update answered.
+func (d *draftOrder) acceptConfirm(ctx workflow.Context, m confirmMsg) bool {
+	hash := ""
+	if m.ask != nil {
+		hash = m.ask.hash
+	} else {
+		var sig ConfirmSignal
+		if err := decodeSignal(m.raw, &sig); err != nil {
+			d.log.reject(ctx, RejectedSignal{Signal: SignalConfirm, Reason: RejectMalformed, Detail: err.Error()})
+			return false
+		}
+		hash = sig.QuoteHash
+	}
+	if reason, detail := d.confirmRefusal(hash); reason != "" {
+		d.refuseConfirmMsg(ctx, m, reason, detail)
 		return false
 	}
-	if sig.QuoteHash != d.confirmation.QuoteHash {
-		detail := "quote_hash is not the published one; read it from the status query"
-		if d.confirmation.PreviousQuoteHash != "" && sig.QuoteHash == d.confirmation.PreviousQuoteHash {
-			detail = "the price changed since this quote_hash was confirmed; confirm the new total"
-		}
-		d.log.reject(ctx, RejectedSignal{Signal: SignalConfirm, Reason: RejectStaleQuoteHash, Detail: detail})
-		return false
+	d.confirmedHash = hash
+	if m.ask != nil {
+		m.ask.answered, m.ask.taken, m.ask.first = true, true, true
 	}
 	return true
 }
 
-// refuseQueuedConfirms answers confirms queued behind the accepted one.
+// confirmRefusal is why a confirmation of hash cannot be taken now ("" when
+// it can): no confirmation is awaited, or hash is not the published one.
+func (d *draftOrder) confirmRefusal(hash string) (reason, detail string) {
+	if !d.awaitingConfirm || d.confirmation == nil {
+		return RejectNotWaiting, fmt.Sprintf("no confirmation is awaited (state %s)", d.state)
+	}
+	if hash != d.confirmation.QuoteHash {
+		detail := "quote_hash is not the published one; read it from the status query"
+		if d.confirmation.PreviousQuoteHash != "" && hash == d.confirmation.PreviousQuoteHash {
+			detail = "the price changed since this quote_hash was confirmed; confirm the new total"
+		}
+		return RejectStaleQuoteHash, detail
+	}
+	return "", ""
+}
+
+// refuseConfirmMsg records a refused signal, or answers a refused update
+// (its caller gets the reason; the signal log is for signals).
+func (d *draftOrder) refuseConfirmMsg(ctx workflow.Context, m confirmMsg, reason, detail string) {
+	if m.ask == nil {
+		d.log.reject(ctx, RejectedSignal{Signal: SignalConfirm, Reason: reason, Detail: detail})
+		return
+	}
+	m.ask.answered = true
+	m.ask.refusal = &RejectedSignal{Signal: UpdateConfirm, Reason: reason, Detail: detail, At: fmtTime(workflow.Now(ctx))}
+}
+
+// refuseQueuedConfirms answers confirms queued behind the accepted one: a
+// signal is refused as before; an update for the accepted hash shares its
+// outcome ("already done"), one for another hash is refused.
 func (d *draftOrder) refuseQueuedConfirms(ctx workflow.Context) {
-	for _, raw := range d.confirms {
-		d.refuseConfirm(ctx, raw)
+	for _, m := range d.confirms {
+		switch {
+		case m.ask == nil:
+			d.refuseConfirm(ctx, m.raw)
+		case m.ask.hash == d.confirmedHash:
+			m.ask.answered, m.ask.taken = true, true
+		default:
+			d.refuseConfirmMsg(ctx, m, RejectNotWaiting, "another quote_hash was confirmed first")
+		}
 	}
 	d.confirms = nil
 }

@@ -25,7 +25,7 @@ func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
 			return d.stop(ctx, end, err)
 		}
 	}
-	if err := d.setState(ctx, StatePricing); err != nil {
+	if err := d.enterPricing(ctx, local); err != nil {
 		return DraftOrderResult{}, err
 	}
 	var end *DraftOrderResult
@@ -41,6 +41,21 @@ func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
 		return d.stop(ctx, end, err)
 	}
 	return d.confirmAndCreate(ctx)
+}
+
+// enterPricing moves the order to PRICING. With the read-only tools local
+// (changeLocalTools), duties and the total run inside the workflow task
+// that quoted or took the approval, so PRICING lasts milliseconds: the
+// status query shows it, but the search attribute is left at the previous
+// state until the total is published (an upsert is a history event, and a
+// draft order keeps to 30; only a dependency outage, waited out within the
+// task's timers, would show the previous state for longer).
+func (d *draftOrder) enterPricing(ctx workflow.Context, local bool) error {
+	if local {
+		d.state = StatePricing
+		return nil
+	}
+	return d.setState(ctx, StatePricing)
 }
 
 // stop returns a final result, or fails the workflow with err.
@@ -178,13 +193,13 @@ func (d *draftOrder) awaitConfirmation(ctx workflow.Context, previous string) (s
 		Example: fmt.Sprintf(`{"quote_hash":%q}`, t.QuoteHash),
 	}
 	workflow.SetCurrentDetails(ctx, d.confirmDetails())
-	d.awaitingConfirm, d.pastCancel = true, false
+	d.awaitingConfirm, d.pastCancel, d.confirmedHash = true, false, ""
 	defer func() { d.awaitingConfirm = false }()
 	for {
 		for len(d.confirms) > 0 {
-			raw := d.confirms[0]
+			m := d.confirms[0]
 			d.confirms = d.confirms[1:]
-			if d.acceptConfirm(ctx, raw) {
+			if d.acceptConfirm(ctx, m) {
 				d.refuseQueuedConfirms(ctx)
 				return t.QuoteHash, nil, nil
 			}

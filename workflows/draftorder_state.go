@@ -34,11 +34,17 @@ type draftOrder struct {
 	log       SignalLog
 	approvals *Approvals
 
-	// confirms holds confirm signals received while a confirmation is
-	// awaited; awaitingConfirm says whether one is.
-	confirms        []converter.RawValue
+	// confirms holds confirmations (signals and updates) received while a
+	// confirmation is awaited; awaitingConfirm says whether one is.
+	confirms        []confirmMsg
 	awaitingConfirm bool
-	cancelled       bool
+	// confirmedHash is the quote_hash accepted by the current wait, until
+	// the next wait begins (a later confirm of it is "already done").
+	confirmedHash string
+	cancelled     bool
+	// over: the run returned (with a result or an error); update handlers
+	// still waiting answer now.
+	over bool
 	// pastCancel is set once the draft order is being created: from then
 	// on a cancel can no longer stop it.
 	pastCancel bool
@@ -93,7 +99,7 @@ func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
 		for {
 			raw := receiveRaw(ctx, confirmCh)
 			if d.awaitingConfirm {
-				d.confirms = append(d.confirms, raw)
+				d.confirms = append(d.confirms, confirmMsg{raw: raw})
 				continue
 			}
 			d.refuseConfirm(ctx, raw)
@@ -104,6 +110,9 @@ func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
 			d.onCancel(ctx, receiveRaw(ctx, cancelCh))
 		}
 	})
+	if err := d.setUpdates(ctx); err != nil {
+		return err
+	}
 	return upsertFlowState(ctx, FlowDraftOrder, d.state)
 }
 

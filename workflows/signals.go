@@ -8,6 +8,8 @@ import (
 
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // maxSignalBytes bounds a signal payload we are willing to decode; a signal
@@ -29,6 +31,31 @@ const (
 	RejectApproverForbidden = "approver_not_allowed"
 	RejectVerifyFailed      = "approver_check_failed"
 )
+
+// rejectionCodes map the stable rejection reasons into the closed set: a
+// signal's refusal as the client reports it, and an update's refusal as
+// the update answers it.
+var rejectionCodes = map[string]toolkit.Code{
+	RejectMalformed:         toolkit.InvalidArgument,
+	RejectNotWaiting:        toolkit.Conflict,
+	RejectStaleQuoteHash:    toolkit.Conflict,
+	RejectStaleApproval:     toolkit.Conflict,
+	RejectDuplicateApproval: toolkit.Conflict,
+	RejectUnknownApprover:   toolkit.Forbidden,
+	RejectApproverForbidden: toolkit.Forbidden,
+	RejectVerifyFailed:      toolkit.UpstreamError,
+}
+
+// RejectionError is the refusal r of a signal or update to workflow id as
+// a closed-set error; its details carry the reason and the message name.
+func RejectionError(id string, r RejectedSignal) *toolkit.Error {
+	code, ok := rejectionCodes[r.Reason]
+	if !ok {
+		code = toolkit.Conflict
+	}
+	return toolkit.Errorf(code, "%s refused %s (%s): %s", id, r.Signal, r.Reason, r.Detail).
+		WithDetail("reason", r.Reason).WithDetail("signal", r.Signal)
+}
 
 // RejectedSignal is a signal the workflow received and refused. The workflow
 // keeps running; the entry tells the sender why.

@@ -139,7 +139,7 @@ func newStack(t *testing.T) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.AckTimeout, opts.PollInterval = -1, 200*time.Millisecond
+	opts.AckTimeout = -1
 	if s.client, err = client.New(ctx, opts); err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,6 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
 	opts := envOptions(t, tq)
-	opts.PollInterval = 200 * time.Millisecond
 	cl, err := client.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

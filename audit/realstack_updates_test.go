@@ -1,0 +1,74 @@
+package audit_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// runByUpdates drives a draft order the way the Go client does: the start
+// carries the next_action update (Update-with-Start), a stale confirm is
+// refused by the validator (no trace in history), staff decide and the
+// user confirms by update. It returns the run id and the result.
+func (s *realStack) runByUpdates(t *testing.T, tq string, in workflows.DraftOrderInput, d driver) (string, workflows.DraftOrderResult) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	opts, err := workflows.DraftOrderStartOptions(tq, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := s.c.NewWithStartWorkflowOperation(opts, workflows.DraftOrderWorkflowName, in)
+	uh, err := s.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: op,
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.UpdateNextAction,
+			Args: []any{workflows.NextActionInput{}}, WaitForStage: client.WorkflowUpdateStageCompleted},
+	})
+	if err != nil {
+		t.Fatalf("update-with-start: %v", err)
+	}
+	var st workflows.DraftOrderStatus
+	if err := uh.Get(ctx, &st); err != nil {
+		t.Fatal(err)
+	}
+	update := func(name string, arg, out any) error {
+		h, err := s.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: opts.ID, UpdateName: name,
+			Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		if err != nil {
+			return err
+		}
+		return h.Get(ctx, out)
+	}
+	if p := st.Approvals.Pending; p != nil && d.decision != "" {
+		var ans workflows.ApprovalAnswer
+		if err := update(workflows.UpdateApproval, workflows.ApprovalSignal{ApprovalID: p.ApprovalID, Decision: d.decision,
+			Approver: d.approver, Reason: d.reason}, &ans); err != nil {
+			t.Fatalf("decide by update: %v", err)
+		}
+		if err := update(workflows.UpdateNextAction, workflows.NextActionInput{Seen: workflows.ActionKey(st)}, &st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := st.Confirmation; c != nil {
+		var ans workflows.ConfirmAnswer
+		if err := update(workflows.UpdateConfirm, workflows.ConfirmInput{QuoteHash: "sha256:stale"}, &ans); err == nil {
+			t.Fatal("a stale confirm was accepted")
+		}
+		if err := update(workflows.UpdateConfirm, workflows.ConfirmInput{QuoteHash: c.QuoteHash}, &ans); err != nil {
+			t.Fatalf("confirm by update: %v", err)
+		}
+	}
+	run, err := op.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res workflows.DraftOrderResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	return run.GetRunID(), res
+}

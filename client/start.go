@@ -1,0 +1,127 @@
+package client
+
+import (
+	"context"
+	"errors"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// StartDraftOrder starts the draft order of in, or attaches to the one the
+// same user and idempotency key already started: one key never yields two
+// runs or two draft orders. It returns with the draft order's first
+// answer (DraftOrderHandle.Status): the published total to confirm, the
+// staff decision it waits for, or its end. Start and answer are one round
+// trip (Update-with-Start: the next_action update rides on the start), so
+// nothing polls; it waits as long as ctx allows.
+//
+// The input is checked first with the workflow's own check
+// (DraftOrderInput.Check: INVALID_ARGUMENT naming the field), so a bad
+// input starts nothing and leaves the key free. Empty windows and
+// thresholds are filled from the client's Defaults, so the values are in
+// the history.
+//
+// The key is bound to the order (workflows.DraftOrderStartOptions): a key
+// whose run completed keeps that run (Attached, its result as Status); a
+// key whose run failed, was terminated or timed out starts a new run; a
+// key already used for another basket, address, currency, service or
+// incoterm is CONFLICT naming the key, and its run is left alone.
+func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInput) (DraftOrderHandle, error) {
+	var h DraftOrderHandle
+	in.ApplyDefaults(c.defaults)
+	in, err := in.Check()
+	if err != nil {
+		return h, err
+	}
+	opts, err := workflows.DraftOrderStartOptions(c.taskQueue, in)
+	if err != nil {
+		return h, errf(toolkit.InvalidArgument, "%v", err)
+	}
+	fp := opts.Memo[workflows.MemoInputFingerprint].(string)
+	h.WorkflowID = opts.ID
+	op := c.tc.NewWithStartWorkflowOperation(opts, workflows.DraftOrderWorkflowName, in)
+	pctx, probe := withStartProbe(ctx)
+	uh, err := c.tc.UpdateWithStartWorkflow(pctx, sdkclient.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: op,
+		UpdateOptions: sdkclient.UpdateWorkflowOptions{
+			UpdateName: workflows.UpdateNextAction, Args: []any{workflows.NextActionInput{}},
+			WaitForStage: sdkclient.WorkflowUpdateStageCompleted,
+		},
+	})
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		// The reuse policy refused the start: the key's run completed and
+		// holds it. That run is this start's answer.
+		h.RunID, h.Attached = started.RunId, true
+		if err := c.sameOrder(ctx, h.Handle, in.Request.IdempotencyKey, fp); err != nil {
+			return h, err
+		}
+		res, err := c.closedResult(ctx, h.WorkflowID)
+		h.Status = resultStatus(res, in)
+		return h, err
+	}
+	answered, fresh := probe.result()
+	h.RunID, h.Attached = probe.runID(), !answered || !fresh
+	if h.RunID == "" && err == nil {
+		h.RunID = uh.RunID()
+	}
+	if err == nil && h.Attached {
+		h.Attached = !c.startedBy(ctx, h.Handle, probe.requestID())
+	}
+	if err == nil && h.Attached {
+		err = c.sameOrder(ctx, h.Handle, in.Request.IdempotencyKey, fp)
+	}
+	if err == nil {
+		err = uh.Get(ctx, &h.Status)
+	}
+	if err = c.updateError(ctx, err, h.WorkflowID, "start"); errors.Is(err, errRunClosed) {
+		// The run closed before it answered (it refused its input):
+		// its result or failure is the answer.
+		res, rerr := c.closedResult(ctx, h.WorkflowID)
+		h.Status = resultStatus(res, in)
+		return h, rerr
+	}
+	return h, err
+}
+
+// resultStatus is the status of a completed run known only by its result.
+func resultStatus(res workflows.DraftOrderResult, in workflows.DraftOrderInput) workflows.DraftOrderStatus {
+	return workflows.DraftOrderStatus{
+		State: res.State, Destination: in.ShipTo.Country, Currency: in.Currency, Total: res.Total,
+		DraftOrder: res.DraftOrder, Evidence: res.Evidence, Result: &res,
+	}
+}
+
+// start runs ExecuteWorkflow and learns from the probe whether a run was
+// started. A start refused by the reuse policy (the id's run already
+// ended) comes back from the SDK as that closed run, without an answer.
+func (c *Client) start(ctx context.Context, opts sdkclient.StartWorkflowOptions, workflowType string, in any) (Handle, error) {
+	pctx, probe := withStartProbe(ctx)
+	run, err := c.tc.ExecuteWorkflow(pctx, opts, workflowType, in)
+	if err != nil {
+		return Handle{}, c.wrap(err, opts.ID, "start")
+	}
+	answered, started := probe.result()
+	return Handle{WorkflowID: run.GetID(), RunID: run.GetRunID(), Attached: !answered || !started}, nil
+}
+
+// startedBy reports whether run h was started by the start request
+// requestID. Concurrent Update-with-Starts of one id can make the server
+// answer the one that created the run "busy" and its retry "attached"; the
+// run's own record of the request that started it settles who did.
+func (c *Client) startedBy(ctx context.Context, h Handle, requestID string) bool {
+	if requestID == "" {
+		return false
+	}
+	d, err := c.tc.DescribeWorkflowExecution(ctx, h.WorkflowID, h.RunID)
+	if err != nil {
+		return false
+	}
+	info := d.GetWorkflowExtendedInfo().GetRequestIdInfos()[requestID]
+	return info.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED
+}

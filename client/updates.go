@@ -1,0 +1,99 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// errRunClosed: the update reached a run that had already closed; the
+// caller answers from the run's result instead.
+var errRunClosed = errors.New("the run already closed")
+
+// update sends a Workflow Update to the draft order and waits, as long as
+// ctx allows, for the workflow's answer to this very call: out on
+// success, or its refusal (the validator's, before anything was written)
+// or failure as a closed-set error carrying the reason.
+func (c *Client) update(ctx context.Context, id, name string, arg, out any) error {
+	h, err := c.tc.UpdateWorkflow(ctx, sdkclient.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateName: name, Args: []any{arg}, WaitForStage: sdkclient.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = h.Get(ctx, out)
+	}
+	return c.updateError(ctx, err, id, "update "+name+" of")
+}
+
+// updateError maps an update's error: errRunClosed for a run that closed
+// before the update reached it (the server says NotFound, as for an id
+// that never existed), TIMEOUT when ctx ended first, else the closed set
+// (a workflow's refusal keeps its code and details).
+func (c *Client) updateError(ctx context.Context, err error, id, what string) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return errf(toolkit.Timeout, "%s %s: no answer before the deadline", what, id).WithCause(err)
+	}
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		if d, derr := c.tc.DescribeWorkflowExecution(ctx, id, ""); derr == nil &&
+			d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return errRunClosed
+		}
+	}
+	return c.wrap(err, id, what)
+}
+
+// nextAction asks the workflow for its next action (the next_action
+// update), bounded by deadline (zero: as long as ctx). At the deadline it
+// returns TIMEOUT with the status as it is; for a run that closed, its
+// final status (and for a failed run the error saying why).
+func (c *Client) nextAction(ctx context.Context, id string, deadline time.Time, in workflows.NextActionInput) (workflows.DraftOrderStatus, error) {
+	var st workflows.DraftOrderStatus
+	if err := checkDraftOrderID(id); err != nil {
+		return st, err
+	}
+	wctx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	err := c.update(wctx, id, workflows.UpdateNextAction, in, &st)
+	switch {
+	case err == nil:
+		return st, nil
+	case errors.Is(err, errRunClosed):
+		return c.Status(ctx, id)
+	case wctx.Err() != nil && ctx.Err() == nil:
+		st, serr := c.Status(ctx, id)
+		if serr != nil {
+			return st, serr
+		}
+		return st, errf(toolkit.Timeout, "%s is still in state %s: nothing to act on by the deadline", id, st.State).
+			WithDetail("state", st.State)
+	}
+	return st, err
+}
+
+// closedResult is the result of a run that closed: a failed run's error
+// has its own code (e.g. INVALID_ARGUMENT).
+func (c *Client) closedResult(ctx context.Context, id string) (workflows.DraftOrderResult, error) {
+	var res workflows.DraftOrderResult
+	err := c.wait(ctx, id, time.Time{}, &res)
+	return res, err
+}
+
+// endedError is the CONFLICT of a request to a run that already ended
+// otherwise.
+func endedError(id string, r workflows.DraftOrderResult) error {
+	return errf(toolkit.Conflict, "%s already ended (%s): %s", id, r.State, r.Message).WithDetail("state", r.State)
+}
