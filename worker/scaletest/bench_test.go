@@ -194,9 +194,10 @@ type drafts struct {
 func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }
 
 // runDrafts plays n users, c at a time, as the Go client's documentation
-// tells a backend to: start, wait for the total, confirm it, wait for the
-// draft order. toTotal is start → total published (what the user waits
-// for before seeing a price), complete is start → draft order created.
+// tells a backend to: start (which answers with the total), confirm it
+// (which answers once the draft order exists), read the result. toTotal is
+// start → total published (what the user waits for before seeing a
+// price), complete is start → draft order created.
 func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) workflows.DraftOrderInput) (drafts, error) {
 	d := drafts{n: n, toTotal: make([]time.Duration, n), complete: make([]time.Duration, n), ids: make([]string, n)}
 	jobs := make(chan int, n)
@@ -240,10 +241,8 @@ func timedOrder(ctx context.Context, cl *client.Client, in workflows.DraftOrderI
 	if err != nil {
 		return "", 0, 0, fmt.Errorf("start: %w", err)
 	}
-	st, err := cl.WaitForAction(ctx, h.WorkflowID, time.Now().Add(time.Minute))
-	if err != nil {
-		return h.WorkflowID, 0, 0, fmt.Errorf("wait for the total of %s: %w", h.WorkflowID, err)
-	}
+	// The start answers with the published total (Update-with-Start).
+	st := h.Status
 	if st.Confirmation == nil {
 		return h.WorkflowID, 0, 0, fmt.Errorf("%s waits in %s, not for a confirmation", h.WorkflowID, st.State)
 	}
