@@ -433,12 +433,16 @@ func driveOrderInput(ctx context.Context, cl *client.Client, in workflows.DraftO
 	if err := retry(deadline, func() (err error) { h, err = cl.StartDraftOrder(ctx, in); return err }); err != nil {
 		return "", fmt.Errorf("start %s: %w", key, err)
 	}
-	var st workflows.DraftOrderStatus
-	if err := retry(deadline, func() (err error) {
-		st, err = cl.WaitForAction(ctx, h.WorkflowID, time.Now().Add(30*time.Second))
-		return err
-	}); err != nil {
-		return h.WorkflowID, fmt.Errorf("wait for the total of %s: %w", h.WorkflowID, err)
+	// The start answers with the total (Update-with-Start); only a start
+	// that attached to a run without it asks for the next action.
+	st := h.Status
+	if st.Confirmation == nil && st.Result == nil {
+		if err := retry(deadline, func() (err error) {
+			st, err = cl.WaitForAction(ctx, h.WorkflowID, time.Now().Add(30*time.Second))
+			return err
+		}); err != nil {
+			return h.WorkflowID, fmt.Errorf("wait for the total of %s: %w", h.WorkflowID, err)
+		}
 	}
 	if st.Confirmation == nil {
 		return h.WorkflowID, fmt.Errorf("%s waits in %s, not for a confirmation", h.WorkflowID, st.State)
