@@ -96,6 +96,19 @@ func (r *benchResult) table() string {
 		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.1f | **%.2f×** | %.2f× | %s |\n", c, medianOf(dw), medianOf(fw), medianOf(lw),
 			ratio, medianOf(dw)/medianOf(lw), strings.Join(rounds, ", "))
 	}
+	fmt.Fprintf(&b, "\n| CPU per workflow, ms (median of rounds) | in flight | draft order | Floor6 | Floor6Local |\n|---|---|---|---|---|\n")
+	for _, c := range []int{1, 16} {
+		var ds, dw, fs, fw, ls, lw []float64
+		for _, d := range r.drafts[c] {
+			ds, dw = append(ds, d.serverCPU), append(dw, d.workerCPU)
+		}
+		for _, f := range r.floor[c] {
+			fs, fw = append(fs, f["Floor6"].ServerCPU), append(fw, f["Floor6"].WorkerCPU)
+			ls, lw = append(ls, f["Floor6Local"].ServerCPU), append(lw, f["Floor6Local"].WorkerCPU)
+		}
+		fmt.Fprintf(&b, "| Temporal dev server | %d | %.1f | %.1f | %.1f |\n", c, medianOf(ds), medianOf(fs), medianOf(ls))
+		fmt.Fprintf(&b, "| worker | %d | %.1f | %.1f | %.1f |\n", c, medianOf(dw), medianOf(fw), medianOf(lw))
+	}
 	var all1 []time.Duration
 	var f6p50, f6p99 []float64
 	for i, d := range r.drafts[1] {

@@ -91,10 +91,13 @@ func TestBenchAgainstFloor(t *testing.T) {
 			steps := []func(){
 				func() { res.add(c, runFloor(ctx, t, floor, c, n)) },
 				func() {
+					server, worker := serverCPU(), procCPU(b.worker.cmd.Process.Pid)
 					d, err := runDrafts(ctx, b.cl, n, c, oneLine)
 					if err != nil {
 						t.Fatal(err)
 					}
+					d.serverCPU = perOrder(serverCPU()-server, n)
+					d.workerCPU = perOrder(procCPU(b.worker.cmd.Process.Pid)-worker, n)
 					res.addDrafts(c, d)
 				},
 			}
@@ -189,6 +192,9 @@ type drafts struct {
 	wall              time.Duration
 	toTotal, complete []time.Duration // sorted
 	ids               []string
+	// serverCPU and workerCPU are the dev server's and the worker's CPU
+	// per order while the batch ran (ms; the client's is not counted).
+	serverCPU, workerCPU float64
 }
 
 func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }
