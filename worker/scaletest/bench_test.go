@@ -201,7 +201,7 @@ func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }
 
 // runDrafts plays n users, c at a time, as the Go client's documentation
 // tells a backend to: start (which answers with the total), confirm it
-// (which answers once the draft order exists), read the result. toTotal is
+// (which answers with the result once the draft order exists). toTotal is
 // start → total published (what the user waits for before seeing a
 // price), complete is start → draft order created.
 func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) workflows.DraftOrderInput) (drafts, error) {
@@ -253,14 +253,13 @@ func timedOrder(ctx context.Context, cl *client.Client, in workflows.DraftOrderI
 		return h.WorkflowID, 0, 0, fmt.Errorf("%s waits in %s, not for a confirmation", h.WorkflowID, st.State)
 	}
 	toTotal := time.Since(began)
-	if err := cl.Confirm(ctx, h.WorkflowID, st.Confirmation.QuoteHash); err != nil {
+	// The confirm update answers once the draft order exists, with the
+	// run's result.
+	ans, err := cl.ConfirmResult(ctx, h.WorkflowID, st.Confirmation.QuoteHash)
+	if err != nil {
 		return h.WorkflowID, 0, 0, fmt.Errorf("confirm %s: %w", h.WorkflowID, err)
 	}
-	res, err := cl.WaitResult(ctx, h.WorkflowID, time.Now().Add(time.Minute))
-	if err != nil {
-		return h.WorkflowID, 0, 0, fmt.Errorf("result of %s: %w", h.WorkflowID, err)
-	}
-	if res.State != workflows.StateDraftCreated {
+	if res := ans.Result; res.State != workflows.StateDraftCreated {
 		return h.WorkflowID, 0, 0, fmt.Errorf("%s ended %s: %s", h.WorkflowID, res.State, res.Message)
 	}
 	return h.WorkflowID, toTotal, time.Since(began), nil
