@@ -12,7 +12,9 @@ import (
 // changeToolActivity switches the workflows from the per-tool activities
 // (GetQuote, Cite, RecordApproval …) to the one tool activity
 // Tools.CallTool. Runs recorded before it replay on the per-tool
-// activities: every call site asks workflow.GetVersion, through callTool.
+// activities: every call site asks workflow.GetVersion, through callTool
+// (except in a draft order on changeLocalTools, whose one marker stands
+// for this change too).
 const changeToolActivity = "generic-tool-activity"
 
 // toolCall is one tool call made by workflow code.
