@@ -35,7 +35,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-unit test-integration test-ui test-scale test-faults test-faults-short test-down fuzz lint clean bench
+.PHONY: help tools build dev down status test test-unit test-integration test-integration-ui test-ui test-scale test-faults test-faults-short test-down fuzz lint clean bench
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -71,7 +71,7 @@ test-down: ## stop a test stack kept up with scripts/stack.sh test up
 status: ## show what is running
 	scripts/stack.sh dev status
 
-test: test-unit fuzz test-integration test-faults-short ## unit tests, short fuzzing, integration tests, the short fault matrix
+test: test-unit fuzz test-integration-ui test-faults-short ## unit tests, short fuzzing, integration tests and the browser test, the short fault matrix
 
 test-unit: ## go test -short ./... (no services)
 	scripts/test.sh unit
@@ -79,8 +79,15 @@ test-unit: ## go test -short ./... (no services)
 test-integration: tools ## start the test stack if needed, go test ./..., stop it
 	scripts/test.sh integration
 
-test-ui: tools ## headless Chromium through the Web UI with the codec server (installs chromium, npm ci in scripts/ui)
+test-ui: tools ## headless Chromium through the Web UI: codec server, support staff (installs chromium, npm ci in scripts/ui)
 	scripts/test-ui.sh
+
+# What `make test` runs: the integration suite, then the browser test on the
+# same test stack (its chromium and npm setup first, so a machine without
+# network fails at once, saying why).
+test-integration-ui: tools
+	scripts/test-ui.sh setup
+	WITH_UI_TEST=1 scripts/test.sh integration
 
 test-faults: tools ## the fault matrix on a stack of its own (FAULTS=long|short, default long)
 	scripts/faults.sh

@@ -1,7 +1,6 @@
 package audit_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,6 +54,8 @@ func TestCaptureHistories(t *testing.T) {
 		{"local_draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
 			driver{decision: "reject", approver: "bob.compliance", reason: "biosecurity import permit missing"}, workflows.StateApprovalRejected},
 		{"local_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, workflows.StateComplianceBlocked},
+		{"local_draftorder_refused_approval", s.tq, orderInput(uniqueKey("capture-refused"), chocolate, sydney, "AUD"),
+			driver{refuseFirst: "caol.admin", decision: "approve", approver: "carol.admin", reason: "personal quantity"}, workflows.StateDraftCreated},
 		{"local_draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
 			driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"}, workflows.StateDraftCreated},
 	}
@@ -110,14 +111,32 @@ func (s *realStack) capture(t *testing.T, name, id, runID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	decodeHistory(t, h)
 	writeHistory(t, name, h)
 }
 
-// writeHistory writes h as testdata/histories/NAME.json, decrypted and
-// indented so a re-capture shows as a reviewable diff.
+// decodeHistory decrypts the payloads of a history captured from a stack
+// with the payload codec (the test key ring), so the file holds what every
+// other capture holds: plain JSON payloads the replayer reads as they are,
+// and a diff a reviewer can read.
+func decodeHistory(t *testing.T, h *historypb.History) {
+	t.Helper()
+	c := codectest.Codec()
+	err := proxy.VisitPayloads(ctxT(t), h, proxy.VisitPayloadsOptions{
+		SkipSearchAttributes: true,
+		Visitor: func(_ *proxy.VisitPayloadsContext, p []*commonpb.Payload) ([]*commonpb.Payload, error) {
+			return c.Decode(p)
+		},
+	})
+	if err != nil {
+		t.Fatalf("decode the captured history: %v", err)
+	}
+}
+
+// writeHistory writes h as testdata/histories/NAME.json, indented so a
+// re-capture shows as a reviewable diff.
 func writeHistory(t *testing.T, name string, h *historypb.History) {
 	t.Helper()
-	decodePayloads(t, h)
 	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
@@ -130,22 +149,4 @@ func writeHistory(t *testing.T, name string, h *historypb.History) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d events)", path, len(h.GetEvents()))
-}
-
-// decodePayloads decrypts every payload of h with the test stack's codec
-// (what `temporal workflow show` prints through the codec server): the
-// replayer has no key, and local activity markers, unlike activity
-// results, are decoded by the SDK itself during replay.
-func decodePayloads(t *testing.T, h *historypb.History) {
-	t.Helper()
-	c := codectest.Codec()
-	err := proxy.VisitPayloads(context.Background(), h, proxy.VisitPayloadsOptions{
-		SkipSearchAttributes: true,
-		Visitor: func(_ *proxy.VisitPayloadsContext, p []*commonpb.Payload) ([]*commonpb.Payload, error) {
-			return c.Decode(p)
-		},
-	})
-	if err != nil {
-		t.Fatalf("decode the captured history: %v", err)
-	}
 }

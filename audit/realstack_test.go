@@ -66,6 +66,9 @@ type driver struct {
 	// confirmLate confirms the first total only after its quote expired,
 	// which makes the workflow re-quote.
 	confirmLate bool
+	// refuseFirst, if set, is an approver not on the roster who decides
+	// first; the decision follows once the workflow refused it.
+	refuseFirst string
 }
 
 // orderInput is a draft order of items to a country, keyed by key.
@@ -109,7 +112,7 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrd
 	done := make(chan error, 1)
 	var res workflows.DraftOrderResult
 	go func() { done <- run.Get(ctx, &res) }()
-	confirmed, decided := map[string]bool{}, map[string]bool{}
+	confirmed, decided, refused := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for {
 		select {
 		case err := <-done:
@@ -124,7 +127,13 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrd
 		if err != nil || v.Get(&st) != nil {
 			continue // not started yet, or closing
 		}
-		if p := st.Approvals.Pending; p != nil && d.decision != "" && !decided[p.ApprovalID] {
+		if p := st.Approvals.Pending; p != nil && d.refuseFirst != "" && !refused[p.ApprovalID] {
+			refused[p.ApprovalID] = true
+			s.signal(t, ctx, run, workflows.SignalApproval, workflows.ApprovalSignal{
+				ApprovalID: p.ApprovalID, Decision: d.decision, Approver: d.refuseFirst, Reason: d.reason})
+			continue
+		}
+		if p := st.Approvals.Pending; p != nil && d.decision != "" && !decided[p.ApprovalID] && (d.refuseFirst == "" || p.LastRefusal != nil) {
 			decided[p.ApprovalID] = true
 			s.signal(t, ctx, run, workflows.SignalApproval, workflows.ApprovalSignal{
 				ApprovalID: p.ApprovalID, Decision: d.decision, Approver: d.approver, Reason: d.reason})

@@ -32,10 +32,13 @@ var mustCover = []string{
 	// The read-only tools as local activities (markers instead of activity events).
 	"local_draftorder_happy", "local_draftorder_requote", "local_draftorder_approval",
 	"local_draftorder_rejection", "local_draftorder_blocked", "local_draftorder_ground",
+	// One approval-window timer per request (approval-one-window-timer).
+	"calltool_draftorder_refused_approval",
 	// Driven by Workflow Updates (Update-with-Start, confirm and decide).
 	"updates_draftorder_happy", "updates_draftorder_approval",
 	// The same, on the local activities.
 	"local_updates_draftorder_happy", "local_updates_draftorder_approval",
+	"local_draftorder_refused_approval",
 }
 
 func TestReplayHistories(t *testing.T) {

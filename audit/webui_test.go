@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
 	"github.com/cartwright-dev/cartwright/commerce"
@@ -47,10 +50,19 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	to := commerce.Address{Name: plantedPII[0], Line1: plantedPII[1], City: "Sydney", Region: "NSW", PostalCode: "2000", Country: "AU"}
+	// A finished, rejected order for the list's outcome column.
+	rejected := orderInput(uniqueKey("webui-rejected"), chocolate, sydney, "AUD")
+	if _, res := s.runDraftOrder(t, tq, rejected, driver{decision: "reject", approver: "bob.compliance", reason: "no import permit"}); res.State != workflows.StateApprovalRejected {
+		t.Fatalf("the order to reject ended %s", res.State)
+	}
+	rejectedID, _ := workflows.DraftOrderID(rejected.Request.UserID, rejected.Request.IdempotencyKey)
 	in := orderInput(uniqueKey("webui"), chocolate, to, "AUD")
+	// The approval window outlasts the confirmation window, so the history
+	// tells its timer apart.
+	in.ApprovalWindow = 20 * time.Minute
 	opts, err := workflows.DraftOrderStartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
@@ -66,31 +78,67 @@ func TestWebUIWithCodecServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// make test-ui refreshes the committed screenshots in docs/ui; make
+	// test writes them under .data, leaving the checkout clean.
 	shots, _ := filepath.Abs("../docs/ui")
+	if dir := os.Getenv("CARTWRIGHT_UI_SHOTS"); dir != "" {
+		shots = dir
+	}
+	failureShot := filepath.Join(os.TempDir(), "cartwright-ui-failure-"+strconv.FormatInt(time.Now().Unix(), 10)+".png")
 	node := exec.CommandContext(ctx, "node", "codec-ui.mjs")
 	node.Dir = "../scripts/ui"
 	node.Env = append(os.Environ(),
 		"UI_URL="+uiOrigin, "CODEC_URL="+endpoint, "STAFF_TOKEN="+token,
 		"WORKFLOW_ID="+run.GetID(), "RUN_ID="+run.GetRunID(), "APPROVAL_ID="+st.Approvals.Pending.ApprovalID,
-		"PLANTED_NAME="+plantedPII[0], "SHOTS_DIR="+shots)
+		"PLANTED_NAME="+plantedPII[0], "SHOTS_DIR="+shots, "REJECTED_WORKFLOW_ID="+rejectedID, "FAILURE_SHOT="+failureShot)
 	out, err := node.CombinedOutput()
 	t.Logf("browser:\n%s", out)
 	if err != nil {
-		t.Fatalf("browser test failed: %v", err)
+		t.Fatalf("browser test failed (%v); the log above names the condition that did not hold, screenshot %s", err, failureShot)
 	}
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
 	after := waitDraft(t, wctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool {
 		return st.Approvals.Pending == nil && len(st.Approvals.Decisions) == 1
 	})
-	if d := after.Approvals.Decisions[0]; d.Approver != "alice.support" || d.Decision != "approve" {
+	// carol.admin typed in the dialog opened from the History tab: no r lost.
+	if d := after.Approvals.Decisions[0]; d.Approver != "carol.admin" || d.Decision != "approve" {
 		t.Fatalf("decision from the UI: %+v", d)
 	}
+	if r := after.Rejected.Rejected; len(r) != 1 || r[0].Reason != workflows.RejectUnknownApprover || r[0].Approver != "caol.admin" {
+		t.Fatalf("refusals: %+v, want the one unknown_approver sent from the UI", r)
+	}
+	checkQuietHistory(t, ctx, s, run.GetID(), run.GetRunID())
 	var decodes int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM evidence_access_log WHERE kind = 'payload_decode' AND reader = 'alice.support'`).Scan(&decodes); err != nil || decodes == 0 {
 		t.Fatalf("UI decodes logged: %d, %v", decodes, err)
 	}
 	t.Logf("workflow moved on to %s after the UI's approval; %d UI decode requests logged", after.State, decodes)
+}
+
+// checkQuietHistory: the refused decision left no failed activity and
+// started no second approval-window timer (the only timer longer than the
+// confirmation window).
+func checkQuietHistory(t *testing.T, ctx context.Context, s *realStack, id, runID string) {
+	t.Helper()
+	h, err := history.FetchHistory(ctx, s.c, id, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	windows, failed := 0, 0
+	for _, e := range h.GetEvents() {
+		switch e.GetEventType() {
+		case enumspb.EVENT_TYPE_TIMER_STARTED:
+			if e.GetTimerStartedEventAttributes().GetStartToFireTimeout().AsDuration() > 15*time.Minute {
+				windows++
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED:
+			failed++
+		}
+	}
+	if windows != 1 || failed != 0 {
+		t.Fatalf("history: %d approval-window timers (want 1), %d failed activities (want 0)", windows, failed)
+	}
 }
 
 func waitDraft(t *testing.T, ctx context.Context, s *realStack, id string, ok func(workflows.DraftOrderStatus) bool) workflows.DraftOrderStatus {

@@ -87,7 +87,7 @@ func verdictFrom(r compliance.Result) ComplianceVerdict {
 		v.Requirements = []string{}
 	}
 	for _, x := range r.Reasons {
-		v.Reasons = append(v.Reasons, ComplianceReason{Code: x.Code, SKU: x.SKU, Verdict: string(x.Verdict), Message: x.Message})
+		v.Reasons = append(v.Reasons, ComplianceReason{Code: x.Code, SKU: x.SKU, Verdict: string(x.Verdict), Message: x.Message, Source: x.Source})
 	}
 	return v
 }

@@ -81,3 +81,20 @@ func TestComplianceDestinationRules(t *testing.T) {
 		Items: []LineItem{{SKU: "WIN-BDX19-750", Quantity: 1}}, Destination: Address{Country: "SA", PostalCode: "12211"}, TransportMode: "ground"})
 	wantCode(t, err, "COMPLIANCE_BLOCKED")
 }
+
+// TestComplianceReasonsNameTheirSource: a rule's public reference reaches
+// the tool's answer, so support staff see what the rule rests on.
+func TestComplianceReasonsNameTheirSource(t *testing.T) {
+	e := newEnv(t)
+	v, _, err := invoke[ComplianceVerdict](t, e, ToolCheckCompliance, request("u_1", ""), CheckComplianceArgs{
+		Items:       []LineItem{{SKU: "CHO-DARK70-100", Quantity: 3}},
+		Destination: Address{Country: "AU", Region: "NSW", PostalCode: "2000"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(v.Reasons, func(r ComplianceReason) bool { return r.Code == "BIOSECURITY_IMPORT_CONDITIONS" })
+	if i < 0 || v.Reasons[i].Source != "https://www.agriculture.gov.au/biosecurity-trade/import/online-shopping" {
+		t.Fatalf("reasons %+v", v.Reasons)
+	}
+}

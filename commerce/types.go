@@ -190,6 +190,9 @@ type ComplianceReason struct {
 	SKU     string `json:"sku,omitempty"`
 	Verdict string `json:"verdict"`
 	Message string `json:"message"`
+	// Source is the public reference the rule rests on, when it has one;
+	// support staff see it beside the rule (docs/approvals.md).
+	Source string `json:"source,omitempty"`
 }
 
 // ComplianceVerdict is the answer of compliance.check_item for the whole

@@ -1,28 +1,65 @@
 #!/usr/bin/env bash
-# test-ui.sh — what `make test-ui` runs: the headless-Chromium test of the
-# Web UI with the codec server (audit/webui_test.go drives
-# scripts/ui/codec-ui.mjs). It installs Debian's chromium if absent (never
-# a browser download: puppeteer-core only drives /usr/bin/chromium), the
-# pinned npm packages of scripts/ui (package-lock.json), then runs the test
-# against the test stack like `make test-integration`. Screenshots land in
-# docs/ui/.
+# test-ui.sh [setup|run] — the headless-Chromium test of the Web UI
+# (audit/webui_test.go drives scripts/ui/codec-ui.mjs): the codec server
+# (issue 13) and the support-staff path (issue 14).
+#   setup  install Debian's chromium (never a browser download:
+#          puppeteer-core only drives /usr/bin/chromium), node and npm if
+#          absent, and scripts/ui's pinned npm packages (package-lock.json).
+#          Without network for apt or npm it fails, saying so: the test
+#          is part of `make test` and must never be skipped silently.
+#   run    the test itself, against a test stack already up with its
+#          environment loaded (what `make test` does after the integration
+#          suite, on the same stack: scripts/test.sh integration with
+#          WITH_UI_TEST=1).
+#   (none) setup, then the test on the test stack like `make
+#          test-integration` (what `make test-ui` runs); it refreshes the
+#          screenshots committed in docs/ui/ (`run` writes them to
+#          .data/test/ui/, so `make test` leaves the checkout clean).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-if ! command -v chromium >/dev/null; then
-	log "installing chromium from Debian's packages"
-	as_root apt-get update -qq
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-fi
-command -v node >/dev/null || die "node is not installed (apt-get install nodejs npm)"
-if [ ! -d scripts/ui/node_modules/puppeteer-core ] ||
-	[ scripts/ui/package-lock.json -nt scripts/ui/node_modules/.package-lock.json ]; then
-	log "installing scripts/ui's npm packages (npm ci)"
-	(cd scripts/ui && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
-fi
-mkdir -p docs/ui
-export CARTWRIGHT_UI_TEST=1 CHROMIUM=${CHROMIUM:-$(command -v chromium)}
-TEST_PKGS=./audit/ GOTEST_FLAGS="-run ^TestWebUIWithCodecServer\$ -v ${GOTEST_FLAGS-}" \
-	exec "$ROOT/scripts/test.sh" integration
+setup() {
+	local need=()
+	command -v chromium >/dev/null || need+=(chromium)
+	command -v node >/dev/null || need+=(nodejs)
+	command -v npm >/dev/null || need+=(npm)
+	if [ ${#need[@]} -gt 0 ]; then
+		log "installing ${need[*]} from Debian's packages (the browser test needs them)"
+		as_root apt-get update -qq ||
+			die "apt-get update failed (no network or no Debian mirror?): cannot install ${need[*]} for the browser test (make test-ui, part of make test)"
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null ||
+			die "apt-get install ${need[*]} failed: the browser test (make test-ui, part of make test) cannot run"
+	fi
+	if [ ! -d scripts/ui/node_modules/puppeteer-core ] ||
+		[ scripts/ui/package-lock.json -nt scripts/ui/node_modules/.package-lock.json ]; then
+		log "installing scripts/ui's npm packages (npm ci)"
+		(cd scripts/ui && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) ||
+			die "npm ci in scripts/ui failed (no network or no npm registry?): the browser test (make test-ui, part of make test) cannot run"
+	fi
+}
+
+run() {
+	[ -n "${CARTWRIGHT_INTEGRATION-}" ] || die "test-ui.sh run needs the test stack's environment (scripts/test.sh integration loads it)"
+	# Screenshots of a `make test` run go under .data (the committed ones
+	# in docs/ui are refreshed by `make test-ui`).
+	export CARTWRIGHT_UI_SHOTS=${CARTWRIGHT_UI_SHOTS:-$ROOT/.data/test/ui}
+	mkdir -p "$CARTWRIGHT_UI_SHOTS"
+	log "browser test: headless chromium through the Web UI (codec server, support staff)"
+	# shellcheck disable=SC2086
+	CARTWRIGHT_UI_TEST=1 CHROMIUM=${CHROMIUM:-$(command -v chromium)} \
+		go test -count=1 -timeout 10m -run '^TestWebUIWithCodecServer$' -v ${GOTEST_FLAGS-} ./audit/
+}
+
+case ${1:-} in
+setup) setup ;;
+run) run ;;
+"")
+	setup
+	mkdir -p docs/ui
+	TEST_PKGS=./audit/ GOTEST_FLAGS="-run ^TestWebUIWithCodecServer\$ -v ${GOTEST_FLAGS-}" CARTWRIGHT_UI_TEST=1 \
+		CHROMIUM=${CHROMIUM:-$(command -v chromium)} exec "$ROOT/scripts/test.sh" integration
+	;;
+*) die "usage: $0 [setup|run]" ;;
+esac

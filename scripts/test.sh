@@ -6,7 +6,8 @@
 #               unless already up, the whole suite runs against it (fuzz seed
 #               corpora in testdata/fuzz included: plain go test runs them),
 #               and whatever this run started is stopped again, even on
-#               failure.
+#               failure. WITH_UI_TEST=1 runs the browser test
+#               (scripts/test-ui.sh run) after the suite, on the same stack.
 #   fuzz        a short coverage-guided run of each target in FUZZ_TARGETS.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -38,6 +39,11 @@ integration() {
 	log "integration tests against Temporal :$TEMPORAL_PORT, stripe-mock :$STRIPE_PORT, PostgreSQL :$PG_PORT"
 	# shellcheck disable=SC2086
 	go test -count=1 -timeout "$TEST_TIMEOUT" $GOTEST_FLAGS $TEST_PKGS
+	# `make test`: the browser test next, on the same stack (its setup ran
+	# before: scripts/test-ui.sh setup).
+	if [ -n "${WITH_UI_TEST-}" ]; then
+		"$ROOT/scripts/test-ui.sh" run
+	fi
 }
 
 # hold_stack: the test stack up (started unless already running) and its

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -96,8 +97,14 @@ type PendingApproval struct {
 	AllowedRoles []string  `json:"allowed_roles,omitempty"`
 	RequestedAt  time.Time `json:"requested_at"`
 	ExpiresAt    time.Time `json:"expires_at"`
-	// Example is a ready-to-edit payload for the approval signal.
-	Example string `json:"example"`
+	// Example and ExampleReject are ready-to-edit payloads of the approval
+	// signal, to approve and to reject, as JSON objects (not strings), so a
+	// copy from the query result is valid JSON as it stands.
+	Example       json.RawMessage `json:"example"`
+	ExampleReject json.RawMessage `json:"example_reject"`
+	// LastRefusal is the last decision refused while this approval waits,
+	// with what to send instead; the Web UI's current details show it.
+	LastRefusal *RejectedSignal `json:"last_refusal,omitempty"`
 }
 
 // ApprovalOutcome is how an approval request ended.
@@ -205,7 +212,7 @@ func (a *Approvals) Request(ctx workflow.Context, req ApprovalRequest) (Approval
 		ApprovalID: id, Flow: a.cfg.Flow, Subject: req.Subject, Question: req.Question,
 		Facts: append([]string{}, req.Facts...), AllowedRoles: append([]string{}, req.AllowedRoles...),
 		RequestedAt: now, ExpiresAt: now.Add(window),
-		Example: fmt.Sprintf(`{"approval_id":%q,"decision":"approve","approver":"<staff id>","reason":"<why>"}`, id),
+		Example: examplePayload(id, support.DecisionApprove), ExampleReject: examplePayload(id, support.DecisionReject),
 	}
 	if err := upsertAwaitingApproval(ctx, true); err != nil {
 		return ApprovalOutcome{}, err
@@ -227,8 +234,56 @@ func (a *Approvals) Request(ctx workflow.Context, req ApprovalRequest) (Approval
 	return outcome, upsertAwaitingApproval(ctx, false)
 }
 
-// wait processes approval signals in arrival order until one decides.
+// changeApprovalTimer gives each approval request one "approval window"
+// timer, cancelled when the wait ends (docs/approvals.md#the-window). Runs
+// recorded before it started a new timer each time a signal woke the wait
+// and never cancelled the last (waitV0).
+const changeApprovalTimer = "approval-one-window-timer"
+
+// wait processes approval signals in arrival order until one decides, the
+// window's one timer fires or the owner interrupts.
 func (a *Approvals) wait(ctx workflow.Context, req ApprovalRequest) (ApprovalOutcome, error) {
+	if workflow.GetVersion(ctx, changeApprovalTimer, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return a.waitV0(ctx, req)
+	}
+	p := a.pending
+	ended := func(decision string) ApprovalOutcome {
+		return ApprovalOutcome{ApprovalID: p.ApprovalID, Subject: p.Subject, Decision: decision, At: workflow.Now(ctx).UTC()}
+	}
+	interrupted := func() bool { return req.Interrupt != nil && req.Interrupt() }
+	left := p.ExpiresAt.Sub(workflow.Now(ctx))
+	if left <= 0 {
+		return ended(ApprovalExpired), nil
+	}
+	timerCtx, cancelTimer := workflow.WithCancel(ctx)
+	// Cancelling a timer that already fired does nothing; otherwise the
+	// history shows the window closed when the decision came.
+	defer cancelTimer()
+	timer := workflow.NewTimerWithOptions(timerCtx, left, workflow.TimerOptions{Summary: "approval window " + p.ApprovalID})
+	for {
+		for len(a.inbox) > 0 {
+			raw := a.inbox[0]
+			a.inbox = a.inbox[1:]
+			if out, done := a.consider(ctx, raw, req); done {
+				a.answer(raw, out)
+				return out, nil
+			}
+		}
+		if interrupted() {
+			return ended(ApprovalInterrupted), nil
+		}
+		if timer.IsReady() {
+			return ended(ApprovalExpired), nil
+		}
+		if err := workflow.Await(ctx, func() bool { return len(a.inbox) > 0 || interrupted() || timer.IsReady() }); err != nil {
+			return ended(ApprovalInterrupted), err
+		}
+	}
+}
+
+// waitV0 is wait as recorded before changeApprovalTimer: a new window timer
+// for every wake-up. Kept only so those histories replay.
+func (a *Approvals) waitV0(ctx workflow.Context, req ApprovalRequest) (ApprovalOutcome, error) {
 	p := a.pending
 	ended := func(decision string) ApprovalOutcome {
 		return ApprovalOutcome{ApprovalID: p.ApprovalID, Subject: p.Subject, Decision: decision, At: workflow.Now(ctx).UTC()}
@@ -290,8 +345,9 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 		case toolkit.InvalidArgument:
 			reason = RejectMalformed
 		}
-		a.refuseRaw(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: toolkit.AsError(err).Message,
-			ApprovalID: sig.ApprovalID, Approver: sig.Approver})
+		te := toolkit.AsError(err)
+		a.refuseRaw(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: te.Message,
+			ApprovalID: sig.ApprovalID, Approver: sig.Approver, Instead: a.instead(reason, te.RecoverySuggestion)})
 		return ApprovalOutcome{}, false
 	}
 	a.decided[sig.ApprovalID] = true
@@ -309,7 +365,7 @@ func (a *Approvals) parse(ctx workflow.Context, raw converter.RawValue, current 
 	var sig ApprovalSignal
 	reject := func(reason, detail string) (ApprovalSignal, bool) {
 		a.refuseRaw(ctx, raw, RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: detail,
-			ApprovalID: safeToken(sig.ApprovalID), Approver: safeToken(sig.Approver)})
+			ApprovalID: safeToken(sig.ApprovalID), Approver: safeToken(sig.Approver), Instead: a.instead(reason, "")})
 		return sig, false
 	}
 	if err := decodeSignal(raw, &sig); err != nil {
@@ -383,25 +439,4 @@ func (a *Approvals) request(ctx workflow.Context, sig ApprovalSignal) toolkit.Re
 func (a *Approvals) approvalID(ctx workflow.Context) string {
 	info := workflow.GetInfo(ctx)
 	return "apr_" + shortHash(fmt.Sprintf("%s/%s/%s/%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, a.cfg.Flow, a.seq))
-}
-
-// details renders the pending approval for the Web UI (Temporal markdown).
-func (a *Approvals) details() string {
-	p := a.pending
-	var b strings.Builder
-	b.WriteString(fmt.Sprintf("**Waiting for a support-staff decision** (%s): %s\n\n", p.Flow, p.Subject))
-	if p.Question != "" {
-		b.WriteString(p.Question + "\n\n")
-	}
-	for _, f := range p.Facts {
-		b.WriteString("- " + f + "\n")
-	}
-	b.WriteString(fmt.Sprintf("\nApproval id `%s`, decide before %s", p.ApprovalID, p.ExpiresAt.Format(time.RFC3339)))
-	if len(p.AllowedRoles) > 0 {
-		b.WriteString(fmt.Sprintf(" (roles: %s)", strings.Join(p.AllowedRoles, ", ")))
-	}
-	// Inline code, not a fenced block: the Web UI's Current Details view
-	// (2.42) drops fenced blocks, and staff copy this payload from there.
-	b.WriteString(fmt.Sprintf(".\n\nSend signal `%s` with: `%s`\n", SignalApproval, p.Example))
-	return b.String()
 }

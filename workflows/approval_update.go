@@ -117,7 +117,7 @@ func (a *Approvals) refuseRaw(ctx workflow.Context, raw converter.RawValue, r Re
 		ask.answered, ask.refusal = true, &r
 		return
 	}
-	a.cfg.Log.reject(ctx, r)
+	a.reject(ctx, r)
 }
 
 // answer gives an update its decision.

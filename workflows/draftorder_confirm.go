@@ -120,7 +120,9 @@ func (d *draftOrder) confirmDetails() string {
 	}
 	b.WriteString(fmt.Sprintf("\n- quote_hash: `%s`\n- prices held until %s (a later confirmation re-quotes)\n- confirm before %s\n\n",
 		c.QuoteHash, fmtTime(c.QuoteExpiresAt), fmtTime(c.ConfirmBy)))
-	b.WriteString(fmt.Sprintf("Send signal `%s` with:\n\n```json\n%s\n```\n", SignalConfirm, c.Example))
+	// Inline code alone in its paragraph: the Web UI (2.42) drops fenced
+	// blocks from current details (docs/approvals.md#in-the-web-ui).
+	b.WriteString(fmt.Sprintf("Send signal `%s` with:\n\n`%s`\n", SignalConfirm, c.Example))
 	return b.String()
 }
 

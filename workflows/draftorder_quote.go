@@ -147,16 +147,6 @@ func (d *draftOrder) keepCompliance(v commerce.ComplianceVerdict, env toolkit.Re
 	}
 }
 
-// reasonLine renders a compliance reason without personal data (rule code,
-// SKU and the rule's message only).
-func reasonLine(r commerce.ComplianceReason) string {
-	s := r.Code + " (" + r.Verdict
-	if r.SKU != "" {
-		s += ", " + r.SKU
-	}
-	return s + "): " + r.Message
-}
-
 // startShipping asks for shipping options for the whole basket.
 func (d *draftOrder) startShipping(ctx workflow.Context) toolFuture[commerce.ShippingQuote] {
 	return callTool[commerce.ShippingQuote](ctx, d.specs, toolCall{

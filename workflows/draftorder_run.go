@@ -81,19 +81,10 @@ func (d *draftOrder) approve(ctx workflow.Context) (*DraftOrderResult, error) {
 	if err := d.setState(ctx, StateAwaitingApproval); err != nil {
 		return nil, err
 	}
-	c := d.compliance
-	facts := []string{
-		fmt.Sprintf("destination country: %s, %d item(s)", d.in.ShipTo.Country, len(d.in.Items)),
-		fmt.Sprintf("compliance verdict: %s, confidence %.2f (approval needed below %.2f)", c.Verdict, c.Confidence, d.in.ApprovalConfidence),
-		"ruleset: " + c.Ruleset,
-	}
-	for _, r := range c.Reasons {
-		facts = append(facts, "reason: "+r)
-	}
 	out, err := d.approvals.Request(ctx, ApprovalRequest{
 		Subject:   "compliance review of a draft order to " + d.in.ShipTo.Country,
 		Question:  "The compliance check could not clear this basket with enough confidence. Approve to let the user see the total and order; reject to block the order.",
-		Facts:     facts,
+		Facts:     d.approvalFacts(),
 		Window:    d.in.ApprovalWindow,
 		Interrupt: func() bool { return d.cancelled },
 	})

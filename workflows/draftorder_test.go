@@ -187,7 +187,7 @@ func uncertainThenApproved(t *testing.T, f *fixture) {
 		t.Fatalf("result = %+v", res)
 	}
 	p := waiting.Approvals.Pending
-	if waiting.State != StateAwaitingApproval || p == nil || !approvalIDPattern.MatchString(p.ApprovalID) || !strings.Contains(p.Example, p.ApprovalID) {
+	if waiting.State != StateAwaitingApproval || p == nil || !approvalIDPattern.MatchString(p.ApprovalID) || !strings.Contains(string(p.Example), p.ApprovalID) {
 		t.Fatalf("while waiting: %+v", waiting)
 	}
 	if a := res.Approval; a == nil || !a.Approved() || a.Approver != "bob.compliance" || a.ApproverRole != "compliance" || a.Evidence == nil || a.Evidence.SnapshotID == "" {

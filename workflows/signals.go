@@ -69,6 +69,8 @@ type RejectedSignal struct {
 	// ApprovalID and Approver are set for approval signals that named them.
 	ApprovalID string `json:"approval_id,omitempty"`
 	Approver   string `json:"approver,omitempty"`
+	// Instead says what to send instead, when the sender can fix it.
+	Instead string `json:"instead,omitempty"`
 	// At is the workflow time the signal was handled.
 	At string `json:"at"`
 }
