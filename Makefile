@@ -35,7 +35,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-unit test-integration test-integration-ui test-ui test-scale test-faults test-faults-short test-down fuzz lint clean
+.PHONY: help tools build dev down status test test-unit test-integration test-integration-ui test-ui test-scale test-faults test-faults-short test-down fuzz lint clean bench
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -104,6 +104,17 @@ test-scale: tools ## three worker processes at load, two SIGKILLed (worker/scale
 	CARTWRIGHT_SCALE_ORDERS=$(SCALE_ORDERS) CARTWRIGHT_SCALE_ONBOARDINGS=$(SCALE_ONBOARDINGS) \
 	  CARTWRIGHT_SCALE_CONCURRENCY=$(SCALE_CONCURRENCY) TEST_PKGS=./worker/scaletest/ \
 	  GOTEST_FLAGS='-v -run TestManyWorkers' scripts/test.sh integration
+
+# The draft order beside the Temporal floor (README "Performance"): a dev
+# server of its own on BENCH_PORT, the floor harness in ../shared/bench/floor.
+# Override e.g. BENCH_ROUNDS=3 BENCH_N16=400 BENCH_KILL=0.
+BENCH_ROUNDS ?= 2
+BENCH_N1 ?= 40
+BENCH_N16 ?= 200
+BENCH_KILL ?= 1
+bench: tools ## draft orders vs the Temporal floor at 1 and 16 in flight, one table; audits; worker SIGKILLed
+	CARTWRIGHT_BENCH_ROUNDS=$(BENCH_ROUNDS) CARTWRIGHT_BENCH_N1=$(BENCH_N1) CARTWRIGHT_BENCH_N16=$(BENCH_N16) \
+	  CARTWRIGHT_BENCH_KILL=$(BENCH_KILL) scripts/test.sh bench
 
 fuzz: ## run each FUZZ_TARGETS target for FUZZ_TIME
 	scripts/test.sh fuzz

@@ -30,7 +30,9 @@ import (
 // The files without a prefix were recorded before the tool activity
 // (Tools.CallTool) and compliance-by-mode changes; they stay as they are,
 // proving those runs still replay. The current code records the
-// "calltool_" files.
+// "local_" files (read-only tools as local activities, issue 12); the
+// "calltool_" draft orders were recorded on regular activities before it.
+// Onboarding calls no local tool: its "calltool_" file stays current.
 func TestCaptureHistories(t *testing.T) {
 	if os.Getenv("CARTWRIGHT_CAPTURE_HISTORIES") != "1" {
 		t.Skip("set CARTWRIGHT_CAPTURE_HISTORIES=1 to capture replay histories from the dev server")
@@ -45,16 +47,16 @@ func TestCaptureHistories(t *testing.T) {
 		drive driver
 		want  string
 	}{
-		{"calltool_draftorder_happy", s.tq, orderInput(uniqueKey("capture-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
-		{"calltool_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, workflows.StateDraftCreated},
-		{"calltool_draftorder_approval", s.tq, orderInput(uniqueKey("capture-approval"), chocolate, sydney, "AUD"),
+		{"local_draftorder_happy", s.tq, orderInput(uniqueKey("capture-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
+		{"local_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, workflows.StateDraftCreated},
+		{"local_draftorder_approval", s.tq, orderInput(uniqueKey("capture-approval"), chocolate, sydney, "AUD"),
 			driver{decision: "approve", approver: "bob.compliance", reason: "personal quantity, commercially packed"}, workflows.StateDraftCreated},
-		{"calltool_draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
+		{"local_draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
 			driver{decision: "reject", approver: "bob.compliance", reason: "biosecurity import permit missing"}, workflows.StateApprovalRejected},
-		{"calltool_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, workflows.StateComplianceBlocked},
-		{"calltool_draftorder_refused_approval", s.tq, orderInput(uniqueKey("capture-refused"), chocolate, sydney, "AUD"),
+		{"local_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, workflows.StateComplianceBlocked},
+		{"local_draftorder_refused_approval", s.tq, orderInput(uniqueKey("capture-refused"), chocolate, sydney, "AUD"),
 			driver{refuseFirst: "caol.admin", decision: "approve", approver: "carol.admin", reason: "personal quantity"}, workflows.StateDraftCreated},
-		{"calltool_draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
+		{"local_draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
 			driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"}, workflows.StateDraftCreated},
 	}
 	for _, sc := range scenarios {
@@ -66,15 +68,17 @@ func TestCaptureHistories(t *testing.T) {
 		})
 	}
 	// Driven by Workflow Updates (the Go client's path): Update-with-Start,
-	// a refused and an accepted confirm, a staff decision by update.
+	// a refused and an accepted confirm, a staff decision by update. The
+	// "updates_" files were recorded before the local activities; these
+	// record the same paths on them.
 	for _, sc := range []struct {
 		file string
 		in   workflows.DraftOrderInput
 		d    driver
 		want string
 	}{
-		{"updates_draftorder_happy", orderInput(uniqueKey("capture-upd-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
-		{"updates_draftorder_approval", orderInput(uniqueKey("capture-upd-approval"), chocolate, sydney, "AUD"),
+		{"local_updates_draftorder_happy", orderInput(uniqueKey("capture-upd-happy"), tees, berlin, "EUR"), driver{}, workflows.StateDraftCreated},
+		{"local_updates_draftorder_approval", orderInput(uniqueKey("capture-upd-approval"), chocolate, sydney, "AUD"),
 			driver{decision: "approve", approver: "bob.compliance", reason: "personal quantity, commercially packed"}, workflows.StateDraftCreated},
 	} {
 		t.Run(sc.file, func(t *testing.T) {

@@ -24,13 +24,32 @@ func TestDraftOrderAuditsCleanThenNamesEditedSnapshot(t *testing.T) {
 		t.Fatalf("fresh draft order: exit %d (%v), %d activities, findings %v", code, err, len(rep.Activities), rep.Findings)
 	}
 
-	// Edit the compute_total snapshot as a superuser would.
+	// The read-only tools ran as local activities (issue 12): the audit
+	// found their markers and checked each against its snapshot; the write
+	// tool stayed a regular activity.
 	var victim audit.ActivityCheck
+	local := map[string]bool{}
 	for _, a := range rep.Activities {
 		if a.Tool == commerce.ToolComputeTotal {
 			victim = a
 		}
+		if a.Local {
+			local[a.Tool] = true
+		} else if a.Tool != commerce.ToolCreateDraftOrder {
+			t.Errorf("%s ran as a regular activity", a.Tool)
+		}
 	}
+	for _, tool := range []string{commerce.ToolGetQuote, commerce.ToolQuoteShipping, commerce.ToolCheckCompliance,
+		commerce.ToolDutiesAndTaxes, commerce.ToolComputeTotal} {
+		if !local[tool] {
+			t.Errorf("the audit checked no local activity of %s (%v)", tool, local)
+		}
+	}
+	if !victim.Local || local[commerce.ToolCreateDraftOrder] {
+		t.Fatalf("compute_total local=%v, create_draft_order local=%v", victim.Local, local[commerce.ToolCreateDraftOrder])
+	}
+
+	// Edit the compute_total snapshot (a local activity's) as a superuser would.
 	testenv.SuperExec(t, s.pool, `UPDATE evidence_snapshots SET output = jsonb_set(output, '{grand_total,amount}', '1')
 		WHERE snapshot_id = $1`, victim.SnapshotID)
 	rep, err = audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))

@@ -29,10 +29,16 @@ var mustCover = []string{
 	// Recorded on Tools.CallTool, compliance for the chosen mode.
 	"calltool_draftorder_happy", "calltool_draftorder_requote", "calltool_draftorder_approval",
 	"calltool_draftorder_rejection", "calltool_draftorder_blocked", "calltool_draftorder_ground", "calltool_onboarding",
+	// The read-only tools as local activities (markers instead of activity events).
+	"local_draftorder_happy", "local_draftorder_requote", "local_draftorder_approval",
+	"local_draftorder_rejection", "local_draftorder_blocked", "local_draftorder_ground",
 	// One approval-window timer per request (approval-one-window-timer).
 	"calltool_draftorder_refused_approval",
 	// Driven by Workflow Updates (Update-with-Start, confirm and decide).
 	"updates_draftorder_happy", "updates_draftorder_approval",
+	// The same, on the local activities.
+	"local_updates_draftorder_happy", "local_updates_draftorder_approval",
+	"local_draftorder_refused_approval",
 }
 
 func TestReplayHistories(t *testing.T) {

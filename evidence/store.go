@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,25 +75,33 @@ func NewStoreFromConfig(pool *pgxpool.Pool, cfg config.Config, logger *zap.Logge
 // Pool returns the store's connection pool (reconcile and the audit share it).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Record implements toolkit.EvidenceSink. It appends one snapshot to its
-// workflow's chain and returns its id. Recording the same answer again —
-// a retried write, or a later attempt of the same activity that produced
-// the same output from the same input — returns the existing id instead of
-// writing a second row. Transient database failures come back as a
-// retryable UPSTREAM_ERROR.
+// Record implements toolkit.EvidenceSink: RecordStep's snapshot id.
 func (s *Store) Record(ctx context.Context, snap toolkit.Snapshot) (string, error) {
+	rec, err := s.RecordStep(ctx, snap)
+	return rec.SnapshotID, err
+}
+
+// RecordStep implements toolkit.StepRecorder. It appends one snapshot to
+// its workflow's chain, unless the step already holds one: a step is one
+// call of one tool with one input in one activity of one run (its id, not
+// its attempt), so a retried attempt or a local activity run again after a
+// lost workflow task gets the snapshot already written, with its answer,
+// and never a second row (docs/evidence.md#one-snapshot-per-step). Outside
+// an activity the request id is the step. Transient database failures come
+// back as a retryable UPSTREAM_ERROR.
+func (s *Store) RecordStep(ctx context.Context, snap toolkit.Snapshot) (toolkit.Recorded, error) {
 	r, dedupeKey, err := s.build(snap)
 	if err != nil {
-		return "", err
+		return toolkit.Recorded{}, err
 	}
-	id, reused, err := s.append(ctx, r, dedupeKey)
+	rec, err := s.append(ctx, r, dedupeKey)
 	if err != nil {
-		return "", err
+		return toolkit.Recorded{}, err
 	}
-	s.log.Debug("evidence recorded", zap.String("snapshot_id", id), zap.String("tool", r.Tool),
+	s.log.Debug("evidence recorded", zap.String("snapshot_id", rec.SnapshotID), zap.String("tool", r.Tool),
 		zap.String("workflow_id", r.WorkflowID), zap.String("activity_id", r.ActivityID),
-		zap.Int32("attempt", r.Attempt), zap.Bool("reused", reused), zap.Bool("raw_encrypted", r.HasRaw))
-	return id, nil
+		zap.Int32("attempt", r.Attempt), zap.Bool("reused", rec.Reused), zap.Bool("raw_encrypted", r.HasRaw))
+	return rec, nil
 }
 
 // build turns a toolkit snapshot into a row (without its chain position),
@@ -152,42 +161,48 @@ func (s *Store) build(snap toolkit.Snapshot) (*SnapshotRecord, string, error) {
 		r.ChainKey = "request:" + r.RequestID
 		parts = []string{"request", r.RequestID}
 	}
-	parts = append(parts, r.Tool, r.ToolVersion, r.InputDigest, r.OutputHash, r.Status, r.RulesetVersion)
+	// The step, not the answer: a second answer to the same step (a re-run
+	// whose output carries a new timestamp) must not become a second row.
+	// A refusal and an answer stay apart, so an answer never turns into a
+	// refusal on reuse.
+	parts = append(parts, "step", r.Tool, r.ToolVersion, r.InputDigest, strconv.FormatBool(r.Status == string(toolkit.StatusError)))
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x1f")))
 	return r, hex.EncodeToString(sum[:]), nil
 }
 
 // append writes r at the end of its chain under a per-chain advisory lock,
-// or returns the id of the row that already holds the same answer.
-func (s *Store) append(ctx context.Context, r *SnapshotRecord, dedupeKey string) (id string, reused bool, err error) {
+// or returns the row the step already holds.
+func (s *Store) append(ctx context.Context, r *SnapshotRecord, dedupeKey string) (toolkit.Recorded, error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return "", false, dbError("begin", err)
+		return toolkit.Recorded{}, dbError("begin", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 
-	var existing, lastHash string
+	var existing storedStep
+	var lastHash string
 	var lastSeq int64
 	batch := &pgx.Batch{}
 	batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockClass, r.ChainKey)
-	batch.Queue(`SELECT coalesce((SELECT snapshot_id FROM evidence_snapshots WHERE dedupe_key = $1), '')`, dedupeKey).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&existing) })
+	batch.Queue(`SELECT snapshot_id, output, output_hash, status, ruleset_version, created_at
+		FROM evidence_snapshots WHERE dedupe_key = $1`, dedupeKey).
+		QueryRow(func(row pgx.Row) error { return existing.scan(row) })
 	batch.Queue(`SELECT coalesce(max(chain_seq), 0), coalesce((SELECT chain_hash FROM evidence_snapshots
 		WHERE chain_key = $1 ORDER BY chain_seq DESC LIMIT 1), '') FROM evidence_snapshots WHERE chain_key = $1`, r.ChainKey).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&lastSeq, &lastHash) })
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return "", false, dbError("lock chain", err)
+		return toolkit.Recorded{}, dbError("lock chain", err)
 	}
-	if existing != "" {
+	if existing.SnapshotID != "" {
 		if err := tx.Commit(ctx); err != nil {
-			return "", false, dbError("commit", err)
+			return toolkit.Recorded{}, dbError("commit", err)
 		}
-		return existing, true, nil
+		return existing.Recorded, nil
 	}
 
 	r.ChainSeq, r.PrevChainHash = lastSeq+1, lastHash
 	if r.ContentHash, err = r.contentHash(); err != nil {
-		return "", false, fmt.Errorf("evidence: content hash: %w", err)
+		return toolkit.Recorded{}, fmt.Errorf("evidence: content hash: %w", err)
 	}
 	r.ChainHash = chainHash(r.PrevChainHash, r.ContentHash)
 	var keyID *string
@@ -209,10 +224,29 @@ func (s *Store) append(ctx context.Context, r *SnapshotRecord, dedupeKey string)
 		ON CONFLICT (chain_key) DO UPDATE SET last_seq = EXCLUDED.last_seq, last_hash = EXCLUDED.last_hash, updated_at = now()`,
 		r.ChainKey, r.ChainSeq, r.ChainHash)
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return "", false, dbError("insert snapshot", err)
+		return toolkit.Recorded{}, dbError("insert snapshot", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return "", false, dbError("commit", err)
+		return toolkit.Recorded{}, dbError("commit", err)
 	}
-	return r.SnapshotID, false, nil
+	return toolkit.Recorded{SnapshotID: r.SnapshotID, OutputHash: r.OutputHash}, nil
+}
+
+// storedStep is the snapshot a step already holds, if any.
+type storedStep struct{ toolkit.Recorded }
+
+// scan reads the step's row; no row leaves it empty.
+func (st *storedStep) scan(row pgx.Row) error {
+	var output []byte
+	var status string
+	err := row.Scan(&st.SnapshotID, &output, &st.OutputHash, &status, &st.RulesetVersion, &st.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	st.Output, st.Status, st.Reused = json.RawMessage(output), toolkit.Status(status), true
+	st.CreatedAt = st.CreatedAt.UTC()
+	return nil
 }

@@ -95,17 +95,42 @@ func TestRecordIsIdempotent(t *testing.T) {
 	if id, err := s.Record(ctx, snap); err != nil || id != first {
 		t.Fatalf("attempt 2 with the same output gave %s (%v), want %s", id, err, first)
 	}
-	// A different answer is new evidence.
+	// The same step answered differently (a local activity run again after
+	// a lost workflow task: its output carries a new timestamp) gets the
+	// first snapshot and its answer, not a second row.
 	other := snapshot(t, "wf-idem", 1, map[string]any{"x": 2})
 	other.Call.Attempt = 3
-	if id, err := s.Record(ctx, other); err != nil || id == first {
-		t.Fatalf("a different output reused %s (%v)", id, err)
+	rec, err := s.RecordStep(ctx, other)
+	if err != nil || rec.SnapshotID != first || !rec.Reused {
+		t.Fatalf("the same step with another output gave %+v (%v), want reuse of %s", rec, err, first)
+	}
+	if rec.OutputHash != snap.OutputHash || !jsonEqual(rec.Output, snap.Output) || rec.Status != toolkit.StatusOK {
+		t.Fatalf("reuse answered %s %s, want the stored %s", rec.Output, rec.OutputHash, snap.Output)
+	}
+	// Another input is another step; a refusal of the step is its own row.
+	next := snapshot(t, "wf-idem", 1, map[string]any{"x": 2})
+	next.InputDigest = "sha256:" + strings.Repeat("e", 64)
+	if id, err := s.Record(ctx, next); err != nil || id == first {
+		t.Fatalf("another input reused %s (%v)", id, err)
+	}
+	refusal := snapshot(t, "wf-idem", 1, map[string]any{"code": "OUT_OF_STOCK"})
+	refusal.Status = toolkit.StatusError
+	if id, err := s.Record(ctx, refusal); err != nil || id == first {
+		t.Fatalf("a refusal reused the answer %s (%v)", id, err)
 	}
 	var n int
 	_ = pool.QueryRow(ctx, `SELECT count(*) FROM evidence_snapshots WHERE workflow_id = 'wf-idem'`).Scan(&n)
-	if n != 2 {
-		t.Fatalf("%d rows, want 2", n)
+	if n != 3 {
+		t.Fatalf("%d rows, want 3 (one per step)", n)
 	}
+}
+
+// jsonEqual compares two JSON documents by their canonical hash (jsonb
+// reorders keys).
+func jsonEqual(a, b json.RawMessage) bool {
+	ha, errA := toolkit.CanonicalHash(a)
+	hb, errB := toolkit.CanonicalHash(b)
+	return errA == nil && errB == nil && ha == hb
 }
 
 func TestRecordConcurrentChain(t *testing.T) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test.sh unit|integration|fuzz — what `make test` runs, step by step.
+# test.sh unit|integration|fuzz|bench — what `make test` (and `make bench`) runs, step by step.
 #   unit        go test -short: no services; testenv skips integration tests.
 #   integration the test stack (in-memory Temporal on :7243, UI :8243,
 #               stripe-mock on :12112, the shared PostgreSQL) is started
@@ -35,6 +35,20 @@ unit() {
 # the lock exclusively), and only if a `make test` started it: a stack kept
 # warm with `scripts/stack.sh test up` is left running.
 integration() {
+	hold_stack
+	log "integration tests against Temporal :$TEMPORAL_PORT, stripe-mock :$STRIPE_PORT, PostgreSQL :$PG_PORT"
+	# shellcheck disable=SC2086
+	go test -count=1 -timeout "$TEST_TIMEOUT" $GOTEST_FLAGS $TEST_PKGS
+	# `make test`: the browser test next, on the same stack (its setup ran
+	# before: scripts/test-ui.sh setup).
+	if [ -n "${WITH_UI_TEST-}" ]; then
+		"$ROOT/scripts/test-ui.sh" run
+	fi
+}
+
+# hold_stack: the test stack up (started unless already running) and its
+# environment loaded, held until this script exits.
+hold_stack() {
 	load_profile test
 	local marker="$PID_DIR/stop-after-tests"
 	exec 8>"$DATA_DIR/start.lock" 9>"$DATA_DIR/stack.lock"
@@ -49,15 +63,42 @@ integration() {
 	trap 'release_stack' EXIT
 	stack_up
 	flock -u 8
-	log "integration tests against Temporal :$TEMPORAL_PORT, stripe-mock :$STRIPE_PORT, PostgreSQL :$PG_PORT"
 	# shellcheck disable=SC1090
 	. "$ENV_FILE"
-	# shellcheck disable=SC2086
-	go test -count=1 -timeout "$TEST_TIMEOUT" $GOTEST_FLAGS $TEST_PKGS
-	# `make test`: the browser test next, on the same stack (its setup ran
-	# before: scripts/test-ui.sh setup).
-	if [ -n "${WITH_UI_TEST-}" ]; then
-		"$ROOT/scripts/test-ui.sh" run
+}
+
+# bench: `make bench` (README "Performance"). A Temporal dev server of its
+# own (in memory, the stack's dynamic config, port BENCH_PORT), the test
+# stack's PostgreSQL, and worker/scaletest's TestBenchAgainstFloor: the
+# floor harness (../shared/bench/floor) and draft orders interleaved, one
+# table, audits, and the worker SIGKILLed at 16 in flight.
+BENCH_PORT=${BENCH_PORT:-7290}
+bench() {
+	hold_stack
+	port_open 127.0.0.1 "$BENCH_PORT" && die "something listens on :$BENCH_PORT already (set BENCH_PORT)"
+	local dir
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/cartwright-bench-XXXXXX")
+	"$BIN/temporal" server start-dev --ip 127.0.0.1 --port "$BENCH_PORT" --headless --log-level warn \
+		"${TEMPORAL_DYNAMIC_CONFIG[@]}" >"$dir/temporal.log" 2>&1 &
+	BENCH_SERVER_PID=$!
+	trap 'stop_bench_server; release_stack' EXIT
+	wait_until 90 "bench Temporal (127.0.0.1:$BENCH_PORT)" temporal_healthy "127.0.0.1:$BENCH_PORT" ||
+		die "the bench's Temporal did not become healthy; see $dir/temporal.log"
+	register_search_attributes "127.0.0.1:$BENCH_PORT"
+	log "bench against Temporal :$BENCH_PORT (logs in $dir), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	CARTWRIGHT_TEST_TEMPORAL_ADDRESS="127.0.0.1:$BENCH_PORT" CARTWRIGHT_BENCH=1 CARTWRIGHT_BENCH_OUT="$dir/table.md" \
+		CARTWRIGHT_BENCH_SERVER_PID="$BENCH_SERVER_PID" \
+		go test -count=1 -timeout 60m -v -run '^TestBenchAgainstFloor$' ./worker/scaletest/ >"$dir/go-test.log" 2>&1 ||
+		{ tail -n 60 "$dir/go-test.log" >&2; die "the bench failed; full log: $dir/go-test.log"; }
+	grep -E '^\s+bench.*_test.go:[0-9]+: ' "$dir/go-test.log" >&2 || true
+	cat "$dir/table.md"
+}
+
+# stop_bench_server stops the one dev server bench started (its own pid).
+stop_bench_server() {
+	if [ -n "${BENCH_SERVER_PID:-}" ] && kill -0 "$BENCH_SERVER_PID" 2>/dev/null; then
+		kill "$BENCH_SERVER_PID"
+		wait "$BENCH_SERVER_PID" 2>/dev/null || true
 	fi
 }
 
@@ -88,6 +129,6 @@ fuzz() {
 }
 
 case ${1:-} in
-unit | integration | fuzz) "$1" ;;
-*) die "usage: $0 unit|integration|fuzz" ;;
+unit | integration | fuzz | bench) "$1" ;;
+*) die "usage: $0 unit|integration|fuzz|bench" ;;
 esac

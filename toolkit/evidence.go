@@ -54,3 +54,26 @@ type DiscardEvidence struct{}
 
 // Record implements EvidenceSink.
 func (DiscardEvidence) Record(context.Context, Snapshot) (string, error) { return "", nil }
+
+// Recorded is the snapshot a step's answer is evidenced by. Reused says
+// the step already held it (a retried attempt, a local activity run again
+// after a lost workflow task): then Output, OutputHash, Status,
+// RulesetVersion and CreatedAt are the stored answer's, which the caller
+// must answer with, since that is what the evidence proves.
+type Recorded struct {
+	SnapshotID     string
+	Reused         bool
+	Output         json.RawMessage
+	OutputHash     string
+	Status         Status
+	RulesetVersion string
+	CreatedAt      time.Time
+}
+
+// StepRecorder is an EvidenceSink that keeps one snapshot per step (the
+// evidence store): the invoker prefers it, and answers a step that already
+// has a snapshot with that snapshot's answer.
+type StepRecorder interface {
+	EvidenceSink
+	RecordStep(ctx context.Context, s Snapshot) (Recorded, error)
+}

@@ -304,12 +304,19 @@ func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req R
 	if redacted {
 		snap.RawOutput = rawOut
 	}
-	id, err := inv.sink.Record(ctx, snap)
+	rec, err := inv.recordStep(ctx, snap)
 	if err != nil {
 		if te := (*Error)(nil); errors.As(err, &te) {
 			return te
 		}
 		return Errorf(UpstreamError, "store evidence for %s: %v", spec.Name, err).WithCause(err)
+	}
+	id := rec.SnapshotID
+	if rec.Reused && rec.OutputHash != hash {
+		if err := adopt(resp, rec); err != nil {
+			return Errorf(UpstreamError, "%s: the step's stored answer %s: %v", spec.Name, id, err)
+		}
+		hash, start = rec.OutputHash, rec.CreatedAt
 	}
 	if id == "" {
 		if spec.EvidenceRequired {
@@ -320,6 +327,36 @@ func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req R
 	resp.Evidence = &Evidence{SnapshotID: id, Sources: []Source{{
 		Type: "tool", Name: spec.Name + "@" + spec.Version, Hash: hash, TS: start.UTC().Format(time.RFC3339Nano),
 	}}}
+	return nil
+}
+
+// recordStep stores snap through the sink, one snapshot per step when the
+// sink keeps steps (the evidence store).
+func (inv *Invoker) recordStep(ctx context.Context, snap Snapshot) (Recorded, error) {
+	if sr, ok := inv.sink.(StepRecorder); ok {
+		return sr.RecordStep(ctx, snap)
+	}
+	id, err := inv.sink.Record(ctx, snap)
+	return Recorded{SnapshotID: id}, err
+}
+
+// adopt makes resp the answer the step's snapshot already holds: a step
+// answered twice (a retried attempt, a local activity run again after a
+// lost workflow task) answers what its evidence proves, not the newer
+// output, whose timestamps may differ. A refusal's snapshot is its error
+// object.
+func adopt(resp *Response, rec Recorded) error {
+	resp.Meta.OutputFingerprint = rec.OutputHash
+	if !resp.OK {
+		var e Error
+		if err := json.Unmarshal(rec.Output, &e); err != nil {
+			return err
+		}
+		e.cause = resp.Error.cause
+		resp.Error = &e
+		return nil
+	}
+	resp.Data, resp.Status, resp.Meta.RulesetVersion = rec.Output, rec.Status, rec.RulesetVersion
 	return nil
 }
 

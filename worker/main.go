@@ -125,7 +125,9 @@ func run() error {
 	}
 	fatal := make(chan error, 1)
 	w := worker.New(deps.Temporal, cfg.TaskQueue, roles.WorkerOptions(worker.Options{
-		DeploymentOptions: versioning,
+		DeploymentOptions:                versioning,
+		MaxConcurrentWorkflowTaskPollers: cfg.WorkflowPollers,
+		MaxConcurrentActivityTaskPollers: cfg.ActivityPollers,
 		OnFatalError: func(err error) {
 			probe.Fatal(err)
 			select {

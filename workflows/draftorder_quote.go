@@ -42,7 +42,7 @@ func firstFailure(errs ...error) error {
 // changeComplianceMode: all three in parallel, compliance for air).
 func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 	d.round++
-	if workflow.GetVersion(ctx, changeComplianceMode, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !d.byMode && workflow.GetVersion(ctx, changeComplianceMode, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return d.quoteAllAir(ctx)
 	}
 	pf := d.startPricing(ctx, "", "pricing")

@@ -11,7 +11,9 @@ import (
 // run is the draft order's main line: quote, approval if needed, price,
 // confirmation, creation. Every step that can end the flow returns a result.
 func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
-	d.outlive = outlivesOutages(ctx)
+	ctx, local := withLocalTools(ctx)
+	d.outlive = local || outlivesOutages(ctx)
+	d.byMode = local
 	if end, err := d.quoteAll(ctx); end != nil || err != nil {
 		return d.stop(ctx, end, err)
 	}
@@ -23,7 +25,7 @@ func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
 			return d.stop(ctx, end, err)
 		}
 	}
-	if err := d.setState(ctx, StatePricing); err != nil {
+	if err := d.enterPricing(ctx, local); err != nil {
 		return DraftOrderResult{}, err
 	}
 	var end *DraftOrderResult
@@ -39,6 +41,21 @@ func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
 		return d.stop(ctx, end, err)
 	}
 	return d.confirmAndCreate(ctx)
+}
+
+// enterPricing moves the order to PRICING. With the read-only tools local
+// (changeLocalTools), duties and the total run inside the workflow task
+// that quoted or took the approval, so PRICING lasts milliseconds: the
+// status query shows it, but the search attribute is left at the previous
+// state until the total is published (an upsert is a history event, and a
+// draft order keeps to 30; only a dependency outage, waited out within the
+// task's timers, would show the previous state for longer).
+func (d *draftOrder) enterPricing(ctx workflow.Context, local bool) error {
+	if local {
+		d.state = StatePricing
+		return nil
+	}
+	return d.setState(ctx, StatePricing)
 }
 
 // stop returns a final result, or fails the workflow with err.

@@ -69,6 +69,9 @@ type draftOrder struct {
 	result   *DraftOrderResult
 	// outlive: this run waits out dependency outages (outlive.go).
 	outlive bool
+	// byMode: compliance follows the chosen option's transport mode
+	// without asking changeComplianceMode (a run on changeLocalTools).
+	byMode bool
 }
 
 // setup checks the input, then declares the query and the signals (with

@@ -12,7 +12,9 @@ import (
 // changeToolActivity switches the workflows from the per-tool activities
 // (GetQuote, Cite, RecordApproval …) to the one tool activity
 // Tools.CallTool. Runs recorded before it replay on the per-tool
-// activities: every call site asks workflow.GetVersion, through callTool.
+// activities: every call site asks workflow.GetVersion, through callTool
+// (except in a draft order on changeLocalTools, whose one marker stands
+// for this change too).
 const changeToolActivity = "generic-tool-activity"
 
 // toolCall is one tool call made by workflow code.
@@ -47,7 +49,8 @@ type toolFuture[T any] struct {
 }
 
 // callTool starts one tool call with the activity options of the tool's
-// spec. On the current version it runs Tools.CallTool; runs recorded before
+// spec. On the current version it runs Tools.CallTool, as a local activity
+// for the read-only in-process tools (runsLocal); runs recorded before
 // changeToolActivity run the tool's own activity. A tool without a spec is
 // a failed future (NOT_FOUND), never a call on made-up options.
 func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFuture[T] {
@@ -57,7 +60,7 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 		set.SetError(activities.ApplicationError(err))
 		return toolFuture[T]{f: f, tool: c.tool}
 	}
-	if workflow.GetVersion(ctx, changeToolActivity, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !onLocalTools(ctx) && workflow.GetVersion(ctx, changeToolActivity, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		la, ok := activities.LegacyActivityOf(c.tool)
 		if !ok {
 			f, set := workflow.NewFuture(ctx)
@@ -80,7 +83,11 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 	}
 	var tools *activities.Tools
 	in := activities.CallToolInput{Call: toolkit.ToolCall{Tool: c.tool, Request: c.req, Input: raw}}
+	local := runsLocal(ctx, spec)
 	f := c.run(ctx, func(ctx workflow.Context) workflow.Future {
+		if local {
+			return workflow.ExecuteLocalActivity(localToolOptions(ctx, spec, c.summary), tools.CallTool, in)
+		}
 		return workflow.ExecuteActivity(toolOptions(ctx, spec, c.summary), tools.CallTool, in)
 	})
 	return toolFuture[T]{f: f, tool: c.tool}

@@ -28,6 +28,7 @@ func (f *fakeEnv) registerWorkflows() { Register(f.env, testSpecs()) }
 // activity and compliance-by-mode changes: the per-tool activities, in the
 // old order.
 func (f *fakeEnv) useLegacyActivities() {
+	f.env.OnGetVersion(changeLocalTools, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	f.env.OnGetVersion(changeToolActivity, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	f.env.OnGetVersion(changeComplianceMode, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 }

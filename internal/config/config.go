@@ -17,6 +17,12 @@ type Config struct {
 	PostgresMaxConns int32 `env:"CARTWRIGHT_PG_MAX_CONNS" envDefault:"24"`
 	// TaskQueue is the one queue every workflow and activity runs on.
 	TaskQueue string `env:"CARTWRIGHT_TASK_QUEUE" envDefault:"cartwright"`
+	// WorkflowPollers and ActivityPollers are the worker's concurrent
+	// pollers of workflow and activity tasks (docs/performance.md#pollers):
+	// with one task-queue partition, a few pollers per process keep a task
+	// from waiting for the next long poll; 0 leaves the SDK default (2).
+	WorkflowPollers int `env:"CARTWRIGHT_WORKFLOW_POLLERS" envDefault:"4"`
+	ActivityPollers int `env:"CARTWRIGHT_ACTIVITY_POLLERS" envDefault:"4"`
 	// WorkerRoles are what this worker process does, comma-separated:
 	// workflows, activities, webhook (serve the Stripe webhook receiver),
 	// schedules (ensure the reconcile and archive schedules), codec (serve

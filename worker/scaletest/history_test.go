@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
@@ -95,22 +96,7 @@ func TestHistorySizes(t *testing.T) {
 	}
 	defer cl.Close()
 
-	// A 50-line cart: the sample catalog has 48 products, some of which
-	// compliance holds up, so the test's own database gets 50 T-shirt
-	// variants (one line per SKU is the rule).
-	if _, err := ws.Pool.Exec(ctx, `
-		INSERT INTO catalog_products SELECT (jsonb_populate_record(NULL::catalog_products,
-			to_jsonb(p) || jsonb_build_object('sku', 'TEE-SCALE-' || n, 'title', p.title || ' #' || n))).*
-		FROM catalog_products p, generate_series(1, 50) n WHERE p.sku = 'TEE-ORG-M-WHT';
-		INSERT INTO catalog_stock (sku, on_hand) SELECT 'TEE-SCALE-' || n, 1000 FROM generate_series(1, 50) n`); err != nil {
-		t.Fatal(err)
-	}
-	in := orderInput("hist-50-" + randomHex(6))
-	in.Items = nil
-	for i := 1; i <= 50; i++ {
-		in.Items = append(in.Items, commerce.LineItem{SKU: fmt.Sprintf("TEE-SCALE-%d", i), Quantity: 1 + i%3})
-	}
-	id, err := driveOrderInput(ctx, cl, in)
+	id, err := driveOrderInput(ctx, cl, fiftyLineCart(ctx, t, ws.Pool))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,5 +146,61 @@ func TestHistorySizes(t *testing.T) {
 	}
 	if cart.Bytes > historyWarnBytes || atCAN > historyWarnBytes {
 		t.Errorf("history over Temporal's 10 MiB warning: cart %d B, onboarding at continue-as-new %.0f B", cart.Bytes, atCAN)
+	}
+}
+
+// fiftyLineCart is a draft order of 50 lines (the schemas' maximum). The
+// sample catalog has 48 products, some of which compliance holds up, so
+// the test's own database gets 50 T-shirt variants (one line per SKU is
+// the rule).
+func fiftyLineCart(ctx context.Context, t *testing.T, pool *pgxpool.Pool) workflows.DraftOrderInput {
+	t.Helper()
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO catalog_products SELECT (jsonb_populate_record(NULL::catalog_products,
+			to_jsonb(p) || jsonb_build_object('sku', 'TEE-SCALE-' || n, 'title', p.title || ' #' || n))).*
+		FROM catalog_products p, generate_series(1, 50) n WHERE p.sku = 'TEE-ORG-M-WHT';
+		INSERT INTO catalog_stock (sku, on_hand) SELECT 'TEE-SCALE-' || n, 1000 FROM generate_series(1, 50) n`); err != nil {
+		t.Fatal(err)
+	}
+	in := orderInput("hist-50-" + randomHex(6))
+	in.Items = nil
+	for i := 1; i <= 50; i++ {
+		in.Items = append(in.Items, commerce.LineItem{SKU: fmt.Sprintf("TEE-SCALE-%d", i), Quantity: 1 + i%3})
+	}
+	return in
+}
+
+// maxDraftOrderEvents bounds a confirmed draft order's history (issue 12):
+// the read-only tools are local activities, one marker each, whatever the
+// cart holds.
+const maxDraftOrderEvents = 30
+
+// TestDraftOrderEventsDoNotGrowWithTheCart: a 50-line cart's draft order
+// has no more history events than a 1-line one, and neither has more than
+// maxDraftOrderEvents: the lines travel inside the tools' payloads, never
+// as more calls or more workflow tasks.
+func TestDraftOrderEventsDoNotGrowWithTheCart(t *testing.T) {
+	testenv.Integration(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ws := wiringtest.StartWith(t, wiringtest.Options{})
+	ws.Env(t)
+	cl, err := client.New(ctx, envOptions(t, ws.TaskQueue))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	one, err := driveOrder(ctx, cl, "events-1-"+randomHex(6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifty, err := driveOrderInput(ctx, cl, fiftyLineCart(ctx, t, ws.Pool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1, h50 := measureHistory(ctx, t, ws.Temporal, one, ""), measureHistory(ctx, t, ws.Temporal, fifty, "")
+	t.Logf("1 line: %s; 50 lines: %s", h1, h50)
+	if h50.Events > h1.Events || h1.Events > maxDraftOrderEvents {
+		t.Fatalf("history events: 1 line %d, 50 lines %d; want the same count, at most %d", h1.Events, h50.Events, maxDraftOrderEvents)
 	}
 }

@@ -182,19 +182,26 @@ func (p *proc) usage() (usage, error) {
 			u.PeakRSSMiB = kb / 1024
 		}
 	}
+	u.CPU = procCPU(pid)
+	return u, nil
+}
+
+// procCPU is the user+system CPU time process pid has used (0 if it
+// cannot be read).
+func procCPU(pid int) time.Duration {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return u, err
+		return 0
 	}
 	// Fields after the command name (which may hold spaces): utime and
 	// stime are fields 14 and 15 of the whole line, in clock ticks (100/s).
 	rest := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	if len(rest) > 12 {
-		ut, _ := strconv.ParseInt(rest[11], 10, 64)
-		st, _ := strconv.ParseInt(rest[12], 10, 64)
-		u.CPU = time.Duration(ut+st) * 10 * time.Millisecond
+	if len(rest) <= 12 {
+		return 0
 	}
-	return u, nil
+	ut, _ := strconv.ParseInt(rest[11], 10, 64)
+	st, _ := strconv.ParseInt(rest[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // waitReady polls the worker's /readyz until it answers 200: the Temporal

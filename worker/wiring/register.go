@@ -22,10 +22,16 @@ const archiveEvery = 15 * time.Minute
 func (d *Deps) Register(r worker.Registry) { d.RegisterRoles(r, AllRoles) }
 
 // RegisterRoles registers what roles say this process serves: the
-// workflows, the activities, or both.
+// workflows, the activities, or both. A workflow worker runs the draft
+// order's read-only tools as local activities (Tools.CallTool in its own
+// process), so it registers the tool activity even without the activities
+// role; WorkerOptions keeps it from polling activity tasks.
 func (d *Deps) RegisterRoles(r worker.Registry, roles Roles) {
 	if roles.Workflows {
 		workflows.Register(r, d.Registry.Specs())
+	}
+	if roles.Workflows && !roles.Activities {
+		r.RegisterActivity(d.localActivities())
 	}
 	if roles.Activities {
 		for _, a := range d.activities() {
@@ -34,6 +40,10 @@ func (d *Deps) RegisterRoles(r worker.Registry, roles Roles) {
 	}
 }
 
+// localActivities is the activity struct workflows run as local
+// activities: the tool activity, on the same invoker and evidence store.
+func (d *Deps) localActivities() *activities.Tools { return &activities.Tools{Invoker: d.Invoker} }
+
 // activities are the activity structs of every workflow, each holding the
 // clients it needs.
 func (d *Deps) activities() []any {
@@ -41,7 +51,7 @@ func (d *Deps) activities() []any {
 		&activities.Commerce{Invoker: d.Invoker},
 		&activities.Approval{Invoker: d.Invoker},
 		&activities.Onboarding{Invoker: d.Invoker},
-		&activities.Tools{Invoker: d.Invoker},
+		d.localActivities(),
 		&activities.Archive{Temporal: d.Temporal, Store: d.Archive},
 		&activities.Reconcile{
 			Pool: d.Pool, Temporal: d.Temporal, Logger: d.Logger.Named("reconcile"),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
@@ -167,8 +168,8 @@ func cli(t testing.TB, args ...string) string {
 // names an evidence snapshot, the snapshot belongs to this workflow and
 // tool, and its stored hash is the canonical hash of the data the history
 // holds (toolkit.CanonicalHash(envelope.data), of envelope.error for a
-// refusal). It returns how many it
-// checked.
+// refusal). Local activities (their markers) count like regular ones. It
+// returns how many it checked.
 func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 	s.t.Helper()
 	iter := s.tc.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
@@ -179,14 +180,14 @@ func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 		if err != nil {
 			s.t.Fatalf("history of %s: %v", id, err)
 		}
-		done := ev.GetActivityTaskCompletedEventAttributes()
-		if done == nil {
+		result := toolResult(ev)
+		if result == nil {
 			continue
 		}
 		var res struct {
 			Envelope toolkit.Response `json:"envelope"`
 		}
-		if err := dc.FromPayloads(done.GetResult(), &res); err != nil {
+		if err := dc.FromPayloads(result, &res); err != nil {
 			s.t.Fatalf("event %d: decode activity result: %v", ev.GetEventId(), err)
 		}
 		env := res.Envelope
@@ -213,6 +214,20 @@ func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 		n++
 	}
 	return n
+}
+
+// toolResult is the result of a completed activity: a regular one's, or a
+// local activity's from its marker (the read-only tools since issue 12);
+// nil for any other event.
+func toolResult(ev *historypb.HistoryEvent) *commonpb.Payloads {
+	if done := ev.GetActivityTaskCompletedEventAttributes(); done != nil {
+		return done.GetResult()
+	}
+	m := ev.GetMarkerRecordedEventAttributes()
+	if m.GetMarkerName() != "LocalActivity" || m.GetFailure() != nil {
+		return nil
+	}
+	return m.GetDetails()["result"]
 }
 
 // draftRows counts draft-order rows of an idempotency key.

@@ -1,0 +1,140 @@
+package scaletest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// benchResult collects a bench run; table prints it.
+type benchResult struct {
+	floor  map[int][]map[string]floorFigures // by concurrency, one per round
+	drafts map[int][]drafts
+	// cart: start → draft created, one at a time, by cart lines.
+	cart    map[int][]time.Duration
+	cartIDs map[int]string
+
+	events1, events50     int
+	rssMiB                float64
+	audited               int
+	auditTook             time.Duration
+	loadBefore, loadAfter string
+}
+
+func (r *benchResult) add(c int, f map[string]floorFigures) {
+	if r.floor == nil {
+		r.floor = map[int][]map[string]floorFigures{}
+	}
+	r.floor[c] = append(r.floor[c], f)
+}
+
+func (r *benchResult) addDrafts(c int, d drafts) {
+	if r.drafts == nil {
+		r.drafts = map[int][]drafts{}
+	}
+	r.drafts[c] = append(r.drafts[c], d)
+}
+
+func (r *benchResult) addCart(lines int, d drafts) {
+	if r.cart == nil {
+		r.cart, r.cartIDs = map[int][]time.Duration{}, map[int]string{}
+	}
+	r.cart[lines] = append(r.cart[lines], d.complete...)
+	r.cartIDs[lines] = d.ids[0]
+}
+
+// medianOf is the median of xs.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// goal marks a figure against its goal.
+func goal(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**not met**"
+}
+
+// table is the bench's one table, in the form README "Performance" shows:
+// per concurrency the median over rounds of draft orders/s, Floor6's and
+// Floor6Local's, and the ratio to Floor6, then the draft-order figures the
+// issue sets goals for.
+func (r *benchResult) table() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| in flight | draft orders/s | Floor6 wf/s | Floor6Local wf/s | draft ÷ Floor6 | draft ÷ Floor6Local | rounds (draft ÷ Floor6 each) |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
+	ratio16 := 0.0
+	for _, c := range []int{1, 16} {
+		var dw, fw, lw, each []float64
+		for i, d := range r.drafts[c] {
+			dw = append(dw, d.perSecond())
+			if i < len(r.floor[c]) {
+				f6 := r.floor[c][i]["Floor6"].WPS
+				fw = append(fw, f6)
+				lw = append(lw, r.floor[c][i]["Floor6Local"].WPS)
+				each = append(each, d.perSecond()/f6)
+			}
+		}
+		var rounds []string
+		for _, e := range each {
+			rounds = append(rounds, fmt.Sprintf("%.2f×", e))
+		}
+		ratio := medianOf(each)
+		if c == 16 {
+			ratio16 = ratio
+		}
+		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.1f | **%.2f×** | %.2f× | %s |\n", c, medianOf(dw), medianOf(fw), medianOf(lw),
+			ratio, medianOf(dw)/medianOf(lw), strings.Join(rounds, ", "))
+	}
+	fmt.Fprintf(&b, "\n| CPU per workflow, ms (median of rounds) | in flight | draft order | Floor6 | Floor6Local |\n|---|---|---|---|---|\n")
+	for _, c := range []int{1, 16} {
+		var ds, dw, fs, fw, ls, lw []float64
+		for _, d := range r.drafts[c] {
+			ds, dw = append(ds, d.serverCPU), append(dw, d.workerCPU)
+		}
+		for _, f := range r.floor[c] {
+			fs, fw = append(fs, f["Floor6"].ServerCPU), append(fw, f["Floor6"].WorkerCPU)
+			ls, lw = append(ls, f["Floor6Local"].ServerCPU), append(lw, f["Floor6Local"].WorkerCPU)
+		}
+		fmt.Fprintf(&b, "| Temporal dev server | %d | %.1f | %.1f | %.1f |\n", c, medianOf(ds), medianOf(fs), medianOf(ls))
+		fmt.Fprintf(&b, "| worker | %d | %.1f | %.1f | %.1f |\n", c, medianOf(dw), medianOf(fw), medianOf(lw))
+	}
+	var all1 []time.Duration
+	var f6p50, f6p99 []float64
+	for i, d := range r.drafts[1] {
+		all1 = append(all1, d.toTotal...)
+		if i < len(r.floor[1]) {
+			f6p50 = append(f6p50, r.floor[1][i]["Floor6"].P50)
+			f6p99 = append(f6p99, r.floor[1][i]["Floor6"].P99)
+		}
+	}
+	sortDurations(all1)
+	p50, p99 := pct(all1, 50), pct(all1, 99)
+	sortDurations(r.cart[1])
+	sortDurations(r.cart[50])
+	c1, c50 := pct(r.cart[1], 50), pct(r.cart[50], 50)
+	rate := float64(r.audited) / r.auditTook.Seconds()
+	fmt.Fprintf(&b, "\n| figure | measured | goal | |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| draft orders at 16 in flight ÷ Floor6 | %.2f× | ≥ 1.5× | %s |\n", ratio16, goal(ratio16 >= 1.5))
+	fmt.Fprintf(&b, "| start → total published, 1 in flight (%d orders) | p50 %.0f ms, p99 %.0f ms (Floor6 whole workflow: p50 %.0f ms, p99 %.0f ms) | p50 ≤ 40 ms, p99 ≤ 100 ms | %s |\n",
+		len(all1), p50, p99, medianOf(f6p50), medianOf(f6p99), goal(p50 <= 40 && p99 <= 100))
+	fmt.Fprintf(&b, "| 50-line ÷ 1-line cart, start → draft created, one at a time (p50) | %.0f ms ÷ %.0f ms = %.2f× | ≤ 2× | %s |\n",
+		c50, c1, c50/c1, goal(c50 <= 2*c1))
+	fmt.Fprintf(&b, "| history events per draft order, 1 line / 50 lines | %d / %d | same, ≤ 30 | %s |\n",
+		r.events1, r.events50, goal(r.events50 <= r.events1 && r.events1 <= 30))
+	fmt.Fprintf(&b, "| worker peak RSS (VmHWM) | %.0f MiB | ≤ 100 MiB | %s |\n", r.rssMiB, goal(r.rssMiB <= 100))
+	fmt.Fprintf(&b, "| audit (`audit.AuditMany`, as `starter audit --query`) | %d histories in %.1f s = %.0f/s, all CLEAN | ≥ 50/s | %s |\n",
+		r.audited, r.auditTook.Seconds(), rate, goal(rate >= 50))
+	fmt.Fprintf(&b, "\nLoad average (1 5 15 min): %s before, %s after.\n", r.loadBefore, r.loadAfter)
+	return b.String()
+}

@@ -1,0 +1,290 @@
+package scaletest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/stripefake"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// benchConfig is what `make bench` (scripts/bench.sh) asks for, from the
+// environment: rounds of floor and draft orders interleaved at 1 and 16
+// in flight, orders per round at each, orders per cart size, and where the
+// floor harness lives (its own Go module, never copied into this repo).
+type benchConfig struct {
+	rounds, n1, n16, cart, audit int
+	floorDir                     string
+	kill                         bool
+}
+
+func benchConfigFromEnv(t *testing.T) benchConfig {
+	c := benchConfig{rounds: 2, n1: 40, n16: 200, cart: 10, audit: 50, kill: os.Getenv("CARTWRIGHT_BENCH_KILL") != "0"}
+	for name, dst := range map[string]*int{
+		"CARTWRIGHT_BENCH_ROUNDS": &c.rounds, "CARTWRIGHT_BENCH_N1": &c.n1, "CARTWRIGHT_BENCH_N16": &c.n16,
+		"CARTWRIGHT_BENCH_CART": &c.cart, "CARTWRIGHT_BENCH_AUDIT": &c.audit,
+	} {
+		if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+			*dst = n
+		}
+	}
+	c.floorDir = os.Getenv("CARTWRIGHT_FLOOR_DIR")
+	if c.floorDir == "" {
+		// ../shared/bench/floor from the repository root.
+		root, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "bench", "floor"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.floorDir = root
+	}
+	return c
+}
+
+// TestBenchAgainstFloor is `make bench`: against the one dev server the
+// script started for it (CARTWRIGHT_TEST_TEMPORAL_ADDRESS, the stack's
+// dynamic config, in memory), it runs the Temporal floor (no-op activities
+// in the draft order's shape: Floor6 regular, Floor6Local local) and real
+// draft orders through a worker process and the Go client, interleaved, at
+// 1 and 16 in flight, then a 1-line and a 50-line cart, audits the run's
+// draft orders (all CLEAN, at least CARTWRIGHT_BENCH_AUDIT of them), and
+// SIGKILLs the worker during a last round at 16 in flight (a new one takes
+// over; every order completes, one draft-order row each, one snapshot per
+// step, audits CLEAN). It prints one table: README "Performance" shows it.
+// Speed goals are reported against, never asserted (a loaded machine is
+// not a failing build); correctness is asserted.
+func TestBenchAgainstFloor(t *testing.T) {
+	if os.Getenv("CARTWRIGHT_BENCH") != "1" {
+		t.Skip("`make bench` runs this (CARTWRIGHT_BENCH=1) against a dev server of its own")
+	}
+	testenv.Integration(t)
+	cfg := benchConfigFromEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
+	defer cancel()
+	floor := buildFloor(t, cfg.floorDir)
+	loadBefore := loadAverage()
+
+	b := startBenchStack(ctx, t)
+	res := benchResult{loadBefore: loadBefore}
+	// Warm the database, the caches and the sticky workflow cache.
+	if _, err := runDrafts(ctx, b.cl, 5, 1, oneLine); err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < cfg.rounds; r++ {
+		for _, c := range []int{1, 16} {
+			n := cfg.n1
+			if c == 16 {
+				n = cfg.n16
+			}
+			steps := []func(){
+				func() { res.add(c, runFloor(ctx, t, floor, c, n)) },
+				func() {
+					server, worker := serverCPU(), procCPU(b.worker.cmd.Process.Pid)
+					d, err := runDrafts(ctx, b.cl, n, c, oneLine)
+					if err != nil {
+						t.Fatal(err)
+					}
+					d.serverCPU = perOrder(serverCPU()-server, n)
+					d.workerCPU = perOrder(procCPU(b.worker.cmd.Process.Pid)-worker, n)
+					res.addDrafts(c, d)
+				},
+			}
+			if r%2 == 1 { // neither side always goes first
+				steps[0], steps[1] = steps[1], steps[0]
+			}
+			for _, s := range steps {
+				s()
+			}
+			t.Logf("round %d at %d in flight done (load %s)", r+1, c, loadAverage())
+		}
+	}
+
+	// The cart: 1 line and 50 lines, alternating, one at a time.
+	fifty := fiftyLineCart(ctx, t, b.pool)
+	for i := 0; i < cfg.cart; i++ {
+		for _, mk := range []func(int) workflows.DraftOrderInput{oneLine, func(int) workflows.DraftOrderInput {
+			in := fifty
+			in.Request.IdempotencyKey = "bench50-" + randomHex(6)
+			in.Request.RequestID = "req-" + in.Request.IdempotencyKey
+			return in
+		}} {
+			d, err := runDrafts(ctx, b.cl, 1, 1, mk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.addCart(len(mk(0).Items), d)
+		}
+	}
+	res.events1 = measureHistory(ctx, t, b.cl.Temporal(), res.cartIDs[1], "").Events
+	res.events50 = measureHistory(ctx, t, b.cl.Temporal(), res.cartIDs[50], "").Events
+	if u, err := b.worker.usage(); err == nil {
+		res.rssMiB = u.PeakRSSMiB
+	}
+
+	// Every draft order of the run so far audits CLEAN.
+	res.audited, res.auditTook = auditRun(ctx, t, b, cfg.audit)
+	res.loadAfter = loadAverage()
+	table := res.table()
+	fmt.Print(table)
+	if out := os.Getenv("CARTWRIGHT_BENCH_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cfg.kill {
+		killDuringLoad(ctx, t, b, load{orders: cfg.n16, concurrency: 16})
+	}
+}
+
+// benchStack is the worker process, client and database of a bench run.
+type benchStack struct {
+	worker *proc
+	env    map[string]string
+	tq     string
+	cl     *client.Client
+	pool   *pgxpool.Pool
+}
+
+// startBenchStack starts one worker process (workflows and activities) on
+// a task queue and database of its own, and a client with the default
+// options, as a customer's backend has.
+func startBenchStack(ctx context.Context, t *testing.T) *benchStack {
+	t.Helper()
+	dsn := testenv.Database(t)
+	pool, err := db.Open(ctx, dsn, db.MaxConns(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	fake := stripefake.New()
+	t.Cleanup(fake.Close)
+	tq := testenv.TaskQueue(t)
+	env := workerEnv(tq, dsn, fake.URL, 24)
+	w := startWorker(t, "bench", "workflows,activities", env)
+	w.waitReady(t, 2*time.Minute)
+	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
+	t.Setenv("TEMPORAL_NAMESPACE", "default")
+	cl, err := client.New(ctx, envOptions(t, tq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return &benchStack{worker: w, env: env, tq: tq, cl: cl, pool: pool}
+}
+
+func oneLine(int) workflows.DraftOrderInput { return orderInput("bench-" + randomHex(8)) }
+
+// drafts is one measured batch of draft orders.
+type drafts struct {
+	n                 int
+	wall              time.Duration
+	toTotal, complete []time.Duration // sorted
+	ids               []string
+	// serverCPU and workerCPU are the dev server's and the worker's CPU
+	// per order while the batch ran (ms; the client's is not counted).
+	serverCPU, workerCPU float64
+}
+
+func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }
+
+// runDrafts plays n users, c at a time, as the Go client's documentation
+// tells a backend to: start (which answers with the total), confirm it
+// (which answers with the result once the draft order exists). toTotal is
+// start → total published (what the user waits for before seeing a
+// price), complete is start → draft order created.
+func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) workflows.DraftOrderInput) (drafts, error) {
+	d := drafts{n: n, toTotal: make([]time.Duration, n), complete: make([]time.Duration, n), ids: make([]string, n)}
+	jobs := make(chan int, n)
+	for i := 0; i < n; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	began := time.Now()
+	for g := 0; g < c; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				id, toTotal, complete, err := timedOrder(ctx, cl, mk(i))
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+				d.ids[i], d.toTotal[i], d.complete[i] = id, toTotal, complete
+			}
+		}()
+	}
+	wg.Wait()
+	d.wall = time.Since(began)
+	sortDurations(d.toTotal)
+	sortDurations(d.complete)
+	return d, first
+}
+
+// timedOrder is one user's draft order, timed.
+func timedOrder(ctx context.Context, cl *client.Client, in workflows.DraftOrderInput) (string, time.Duration, time.Duration, error) {
+	began := time.Now()
+	h, err := cl.StartDraftOrder(ctx, in)
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("start: %w", err)
+	}
+	// The start answers with the published total (Update-with-Start).
+	st := h.Status
+	if st.Confirmation == nil {
+		return h.WorkflowID, 0, 0, fmt.Errorf("%s waits in %s, not for a confirmation", h.WorkflowID, st.State)
+	}
+	toTotal := time.Since(began)
+	// The confirm update answers once the draft order exists, with the
+	// run's result.
+	ans, err := cl.ConfirmResult(ctx, h.WorkflowID, st.Confirmation.QuoteHash)
+	if err != nil {
+		return h.WorkflowID, 0, 0, fmt.Errorf("confirm %s: %w", h.WorkflowID, err)
+	}
+	if res := ans.Result; res.State != workflows.StateDraftCreated {
+		return h.WorkflowID, 0, 0, fmt.Errorf("%s ended %s: %s", h.WorkflowID, res.State, res.Message)
+	}
+	return h.WorkflowID, toTotal, time.Since(began), nil
+}
+
+func sortDurations(d []time.Duration) { sort.Slice(d, func(i, j int) bool { return d[i] < d[j] }) }
+
+// pct is the nearest-rank percentile p of sorted durations, in ms.
+func pct(sorted []time.Duration, p int) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p + 99) / 100
+	return float64(sorted[min(max(i-1, 0), len(sorted)-1)].Microseconds()) / 1000
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load average.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -1,0 +1,83 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// changeLocalTools runs the draft order's read-only tools (pricing,
+// shipping, compliance, duties and taxes, total) as local activities: they
+// compute in the worker from rule data and PostgreSQL, so a round trip
+// through the task queue per call costs more than the call (issue 12;
+// docs/performance.md#local-activities). Each still runs Tools.CallTool,
+// through the invoker, with its evidence snapshot; the history holds a
+// marker with the same envelope instead of three activity events.
+//
+// Its one marker also stands for the draft order's earlier changes at
+// their current versions (outageChange, changeComplianceMode,
+// changeToolActivity): every GetVersion a run records costs two history
+// events (the marker and the TemporalChangeVersion upsert), and a draft
+// order keeps to 30 events. Runs recorded before it have no such marker,
+// read 0 here and ask each earlier change as they always did.
+const changeLocalTools = "local-read-only-tools"
+
+// localTools are the tools that run as local activities: read-only,
+// in-process (no open world), and short. The write tool, Stripe and every
+// call with side effects stay regular activities, whose retries and
+// timeouts the server owns. A fixed list, not the annotations alone: which
+// calls are local is part of the command sequence, so it must not change
+// when a spec does.
+var localTools = map[string]bool{
+	commerce.ToolGetQuote:        true,
+	commerce.ToolQuoteShipping:   true,
+	commerce.ToolCheckCompliance: true,
+	commerce.ToolDutiesAndTaxes:  true,
+	commerce.ToolComputeTotal:    true,
+}
+
+// localToolsKey marks a workflow context whose run is on changeLocalTools.
+type localToolsKey struct{}
+
+// withLocalTools asks changeLocalTools once, at the start of a draft
+// order, before any command; on the new version the context carries the
+// answer to callTool, which then neither asks changeToolActivity nor runs
+// the read-only tools as regular activities.
+func withLocalTools(ctx workflow.Context) (workflow.Context, bool) {
+	if workflow.GetVersion(ctx, changeLocalTools, workflow.DefaultVersion, 1) < 1 {
+		return ctx, false
+	}
+	return workflow.WithValue(ctx, localToolsKey{}, true), true
+}
+
+// onLocalTools reports whether ctx is a run on changeLocalTools.
+func onLocalTools(ctx workflow.Context) bool {
+	on, _ := ctx.Value(localToolsKey{}).(bool)
+	return on
+}
+
+// runsLocal reports whether this call runs as a local activity: a run on
+// changeLocalTools, a tool of the list, whose spec still says read-only
+// and in-process.
+func runsLocal(ctx workflow.Context, spec toolkit.Spec) bool {
+	return onLocalTools(ctx) && localTools[spec.Name] && spec.Annotations.ReadOnly && !spec.Annotations.OpenWorld
+}
+
+// localToolOptions are toolOptions for a local activity: the same attempt
+// timeout (the tool's own plus the evidence margin) and retry policy. The
+// SDK retries a local activity in the worker while the backoff is short and
+// through a timer beyond that; the schedule-to-close bound is the same as
+// the regular activity's, so the call's contract does not change.
+func localToolOptions(ctx workflow.Context, spec toolkit.Spec, summary string) workflow.Context {
+	attempt := spec.Timeout + evidenceMargin
+	//workflowcheck:ignore
+	retry := retryPolicy(spec)
+	opts := workflow.LocalActivityOptions{StartToCloseTimeout: attempt, RetryPolicy: retry, Summary: summary}
+	if n := spec.Retry.MaxAttempts; n > 0 {
+		opts.ScheduleToCloseTimeout = time.Duration(n)*attempt + time.Duration(n-1)*retry.MaximumInterval
+	}
+	return workflow.WithLocalActivityOptions(ctx, opts)
+}
