@@ -48,8 +48,12 @@ func newProduct(m metric.Meter) (*Product, error) {
 	return p, nil
 }
 
-// Evidence wraps an evidence sink so every write is counted and timed.
-func (p *Product) Evidence(sink toolkit.EvidenceSink) toolkit.EvidenceSink {
+// Evidence wraps an evidence sink so every write is counted and timed. The
+// wrapper is a toolkit.StepRecorder: the invoker finds a step's stored
+// answer through it (one snapshot per step, docs/evidence.md), and a
+// wrapper that hid RecordStep would let a re-run step answer differently
+// from its evidence.
+func (p *Product) Evidence(sink toolkit.EvidenceSink) toolkit.StepRecorder {
 	return evidenceSink{sink: sink, p: p}
 }
 
@@ -59,8 +63,21 @@ type evidenceSink struct {
 }
 
 func (e evidenceSink) Record(ctx context.Context, s toolkit.Snapshot) (string, error) {
+	rec, err := e.RecordStep(ctx, s)
+	return rec.SnapshotID, err
+}
+
+// RecordStep passes the step to the wrapped sink, as a step when it keeps
+// steps (the evidence store).
+func (e evidenceSink) RecordStep(ctx context.Context, s toolkit.Snapshot) (toolkit.Recorded, error) {
 	start := time.Now()
-	id, err := e.sink.Record(ctx, s)
+	var rec toolkit.Recorded
+	var err error
+	if sr, ok := e.sink.(toolkit.StepRecorder); ok {
+		rec, err = sr.RecordStep(ctx, s)
+	} else {
+		rec.SnapshotID, err = e.sink.Record(ctx, s)
+	}
 	outcome := "ok"
 	if err != nil {
 		outcome = "error"
@@ -68,7 +85,7 @@ func (e evidenceSink) Record(ctx context.Context, s toolkit.Snapshot) (string, e
 	ctx = context.WithoutCancel(ctx)
 	e.p.evidenceWrites.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome)))
 	e.p.evidenceTime.Record(ctx, time.Since(start).Seconds())
-	return id, err
+	return rec, err
 }
 
 // Audit counts one closed audit row; outcome is success, failed or

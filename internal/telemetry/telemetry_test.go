@@ -144,3 +144,54 @@ func TestWaitingGaugesKeepLastGoodFigure(t *testing.T) {
 type httpStatus int
 
 func (s httpStatus) ServeHTTP(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(int(s)) }
+
+// stepSink keeps the first answer of each step, like the evidence store.
+type stepSink struct{ first map[string]toolkit.Recorded }
+
+func (s *stepSink) Record(ctx context.Context, snap toolkit.Snapshot) (string, error) {
+	rec, err := s.RecordStep(ctx, snap)
+	return rec.SnapshotID, err
+}
+
+func (s *stepSink) RecordStep(_ context.Context, snap toolkit.Snapshot) (toolkit.Recorded, error) {
+	key := snap.Call.WorkflowID + "/" + snap.Call.ActivityID
+	if rec, ok := s.first[key]; ok {
+		rec.Reused = true
+		return rec, nil
+	}
+	rec := toolkit.Recorded{SnapshotID: "ev_" + key, Output: snap.Output, OutputHash: snap.OutputHash, Status: snap.Status}
+	s.first[key] = rec
+	return rec, nil
+}
+
+// The evidence wrapper must not hide the store's steps: a step recorded
+// again answers with its stored answer (the SIGKILL bench found a re-run
+// local activity whose history disagreed with its evidence when it did).
+func TestEvidenceWrapperKeepsSteps(t *testing.T) {
+	tel, err := New(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sink toolkit.EvidenceSink = tel.Product.Evidence(&stepSink{first: map[string]toolkit.Recorded{}})
+	sr, ok := sink.(toolkit.StepRecorder)
+	if !ok {
+		t.Fatal("the wrapped sink is not a StepRecorder: the invoker would not find a step's stored answer")
+	}
+	call := toolkit.Snapshot{Tool: "t", ToolVersion: "1", Status: toolkit.StatusOK}
+	call.Call.WorkflowID, call.Call.ActivityID = "wf", "1"
+	first, second := call, call
+	first.Output, second.Output = []byte(`{"at":1}`), []byte(`{"at":2}`)
+	if _, err := sr.RecordStep(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := sr.RecordStep(context.Background(), second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Reused || string(rec.Output) != `{"at":1}` {
+		t.Errorf("second record of the step = %+v, want the first answer, reused", rec)
+	}
+	if got := Sum(scrape(t, tel), "evidence_writes_total", map[string]string{"outcome": "ok"}); got != 2 {
+		t.Errorf("evidence_writes_total{outcome=ok} = %v, want 2", got)
+	}
+}
