@@ -77,7 +77,7 @@ func (d *draftOrder) quoteAllAir(ctx workflow.Context) (*DraftOrderResult, error
 		wrap:    d.outliving(commerce.ToolCheckCompliance),
 		req:     d.request(ctx, d.step("compliance")),
 		args:    commerce.CheckComplianceArgs{Items: d.in.Items, Destination: d.in.ShipTo},
-		summary: fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolCheckCompliance, len(d.in.Items), d.in.ShipTo.Country),
+		summary: fmt.Sprintf("%s: %s to %s", commerce.ToolCheckCompliance, d.basket(), d.in.ShipTo.Country),
 	})
 	q, qenv, perr := pf.Get(ctx)
 	s, senv, serr := sf.Get(ctx)
@@ -111,7 +111,7 @@ func (d *draftOrder) startCompliance(ctx workflow.Context) toolFuture[commerce.C
 		wrap:    d.outliving(commerce.ToolCheckCompliance),
 		req:     d.request(ctx, d.step("compliance")),
 		args:    commerce.CheckComplianceArgs{Items: d.in.Items, Destination: d.in.ShipTo, TransportMode: mode},
-		summary: fmt.Sprintf("%s: %d item(s) to %s by %s", commerce.ToolCheckCompliance, len(d.in.Items), d.in.ShipTo.Country, mode),
+		summary: fmt.Sprintf("%s: %s to %s by %s", commerce.ToolCheckCompliance, d.basket(), d.in.ShipTo.Country, mode),
 	})
 }
 
@@ -154,7 +154,7 @@ func (d *draftOrder) startShipping(ctx workflow.Context) toolFuture[commerce.Shi
 		wrap:    d.outliving(commerce.ToolQuoteShipping),
 		req:     d.request(ctx, d.step("shipping")),
 		args:    commerce.QuoteShippingArgs{Items: d.in.Items, Destination: d.in.ShipTo, Currency: d.in.Currency},
-		summary: fmt.Sprintf("%s: %d item(s) to %s", commerce.ToolQuoteShipping, len(d.in.Items), d.in.ShipTo.Country),
+		summary: fmt.Sprintf("%s: %s to %s", commerce.ToolQuoteShipping, d.basket(), d.in.ShipTo.Country),
 	})
 }
 
@@ -245,7 +245,7 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) t
 		wrap:    d.outliving(commerce.ToolGetQuote),
 		req:     d.request(ctx, d.step(name)),
 		args:    commerce.GetQuoteArgs{Items: d.in.Items, Currency: d.in.Currency, ExpectedPriceHash: expected},
-		summary: fmt.Sprintf("%s: %s %d item(s) in %s", commerce.ToolGetQuote, verb, len(d.in.Items), d.in.Currency),
+		summary: fmt.Sprintf("%s: %s %s in %s", commerce.ToolGetQuote, verb, d.basket(), d.in.Currency),
 	})
 }
 
@@ -280,4 +280,14 @@ func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 	}
 	d.total = &t
 	return nil, nil
+}
+
+// basket is the activity summaries' count of the cart: units and lines, as
+// Current Details counts them (a line of 3 is 3 units, not "1 item").
+func (d *draftOrder) basket() string {
+	units := 0
+	for _, it := range d.in.Items {
+		units += it.Quantity
+	}
+	return fmt.Sprintf("%d unit(s) in %d line(s)", units, len(d.in.Items))
 }
