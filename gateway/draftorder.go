@@ -353,9 +353,16 @@ func draftResult(v DraftOrderView, corr string) *mcp.CallToolResult {
 	var text string
 	switch {
 	case v.Confirmation != nil:
-		text = fmt.Sprintf("NEEDS_USER_CONFIRMATION: show the user the total %v %s (confirm by %s); on their OK call %s with %v",
-			v.Confirmation.ShowUser.GrandTotal.Amount, v.Confirmation.ShowUser.GrandTotal.Currency,
-			v.Confirmation.ShowUser.ConfirmBy.Format(time.RFC3339), v.Confirmation.Send.Tool, v.Confirmation.Send.Arguments)
+		// The total in major units and the arguments as JSON: an agent
+		// reading only the text must not show 22.60 EUR as "2260 EUR".
+		show := v.Confirmation.ShowUser
+		total := show.GrandTotal.Display()
+		if show.DueOnDelivery.Amount > 0 {
+			total += " (+ " + show.DueOnDelivery.Display() + " duty and tax due on delivery)"
+		}
+		args, _ := json.Marshal(v.Confirmation.Send.Arguments)
+		text = fmt.Sprintf("NEEDS_USER_CONFIRMATION: show the user the total %s (confirm by %s); on their OK call %s with %s",
+			total, show.ConfirmBy.Format(time.RFC3339), v.Confirmation.Send.Tool, args)
 	case v.Error != nil:
 		text = fmt.Sprintf("%s: %s: %s", v.Tool, v.Error.Code, v.Error.Message)
 	case v.AwaitingStaff:

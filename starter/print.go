@@ -10,18 +10,11 @@ import (
 	"strings"
 
 	"github.com/cartwright-dev/cartwright/commerce"
-	moneyrules "github.com/cartwright-dev/cartwright/commerce/rules/money"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
 // money renders "61.88 EUR"; the exact minor units stay in --json.
-func money(m commerce.Money) string {
-	s, err := moneyrules.FormatMajor(m.Amount, m.Currency)
-	if err != nil {
-		return fmt.Sprintf("%d (minor units) %s", m.Amount, m.Currency)
-	}
-	return s + " " + m.Currency
-}
+func money(m commerce.Money) string { return m.Display() }
 
 // printStatus is the text form of a draft order's status query.
 func printStatus(w io.Writer, id string, st workflows.DraftOrderStatus) {

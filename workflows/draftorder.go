@@ -1,14 +1,12 @@
 package workflows
 
 import (
-	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/commerce"
-	moneyrules "github.com/cartwright-dev/cartwright/commerce/rules/money"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -272,10 +270,4 @@ func (in *DraftOrderInput) checkV0(workflowID string) error {
 
 // fmtMoney renders an amount for people ("123.45 EUR"); the exact minor
 // units stay in the data.
-func fmtMoney(m commerce.Money) string {
-	s, err := moneyrules.FormatMajor(m.Amount, m.Currency)
-	if err != nil {
-		return fmt.Sprintf("%d minor units of %s", m.Amount, m.Currency)
-	}
-	return s + " " + m.Currency
-}
+func fmtMoney(m commerce.Money) string { return m.Display() }
