@@ -99,6 +99,10 @@ func TestRefusalShownInCurrentDetails(t *testing.T) {
 	if strings.Contains(after, "refused") || !strings.Contains(after, "confirm the total") || !strings.Contains(after, "\n`{\"quote_hash\":\"") {
 		t.Errorf("after the approval the details still show the refusal:\n%s", after)
 	}
+	// The confirm payload comes before the facts, inside the UI's fixed-height frame.
+	if p, f := strings.Index(after, "`{\"quote_hash\""), strings.Index(after, "- total:"); p < 0 || f < 0 || p > f {
+		t.Errorf("the confirm payload does not come before the facts:\n%s", after)
+	}
 }
 
 // TestApprovalFactsAndPayloads: the details give a compliance reviewer the

@@ -114,15 +114,17 @@ func (d *draftOrder) confirmDetails() string {
 	} else {
 		b.WriteString("**Waiting for the user to confirm the total**\n\n")
 	}
+	// The payload first: the Web UI (2.42) shows current details in a
+	// frame of fixed height, and what follows the facts is cut off until
+	// one scrolls it. Inline code alone in its paragraph, since the UI
+	// drops fenced blocks (docs/approvals.md#in-the-web-ui).
+	b.WriteString(fmt.Sprintf("Send signal `%s` with:\n\n`%s`\n\n", SignalConfirm, c.Example))
 	b.WriteString(fmt.Sprintf("- total: %s", fmtMoney(c.GrandTotal)))
 	if c.DueOnDelivery.Amount > 0 {
 		b.WriteString(fmt.Sprintf(" (+ %s duty and tax due on delivery)", fmtMoney(c.DueOnDelivery)))
 	}
-	b.WriteString(fmt.Sprintf("\n- quote_hash: `%s`\n- prices held until %s (a later confirmation re-quotes)\n- confirm before %s\n\n",
+	b.WriteString(fmt.Sprintf("\n- quote_hash: `%s`\n- prices held until %s (a later confirmation re-quotes)\n- confirm before %s\n",
 		c.QuoteHash, fmtTime(c.QuoteExpiresAt), fmtTime(c.ConfirmBy)))
-	// Inline code alone in its paragraph: the Web UI (2.42) drops fenced
-	// blocks from current details (docs/approvals.md#in-the-web-ui).
-	b.WriteString(fmt.Sprintf("Send signal `%s` with:\n\n`%s`\n", SignalConfirm, c.Example))
 	return b.String()
 }
 
