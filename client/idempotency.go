@@ -4,6 +4,7 @@ import (
 	"context"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -16,7 +17,16 @@ import (
 // before it existed, or by a bare SDK start) is fingerprinted from the
 // input in its first history event.
 func (c *Client) sameOrder(ctx context.Context, h Handle, key, want string) error {
-	got, err := c.runFingerprint(ctx, h)
+	desc, err := c.describe(ctx, h)
+	if err != nil {
+		return err
+	}
+	return c.sameOrderAs(ctx, h, desc, key, want)
+}
+
+// sameOrderAs is sameOrder on a description of h already read.
+func (c *Client) sameOrderAs(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse, key, want string) error {
+	got, err := c.runFingerprint(ctx, h, desc)
 	if err != nil {
 		return err
 	}
@@ -31,12 +41,17 @@ func (c *Client) sameOrder(ctx context.Context, h Handle, key, want string) erro
 		WithRecovery("start the new order with a new idempotency_key, or repeat the original order unchanged")
 }
 
-// runFingerprint is the input fingerprint of run h.
-func (c *Client) runFingerprint(ctx context.Context, h Handle) (string, error) {
+// describe reads run h's description (memo, start request ids).
+func (c *Client) describe(ctx context.Context, h Handle) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
 	desc, err := c.tc.DescribeWorkflowExecution(ctx, h.WorkflowID, h.RunID)
 	if err != nil {
-		return "", c.wrap(err, h.WorkflowID, "describe")
+		return nil, c.wrap(err, h.WorkflowID, "describe")
 	}
+	return desc, nil
+}
+
+// runFingerprint is the input fingerprint of run h, from its description.
+func (c *Client) runFingerprint(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse) (string, error) {
 	if p := desc.GetWorkflowExecutionInfo().GetMemo().GetFields()[workflows.MemoInputFingerprint]; p != nil {
 		var fp string
 		if err := c.dc.FromPayload(p, &fp); err == nil && fp != "" {

@@ -6,6 +6,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -71,10 +72,14 @@ func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInp
 		h.RunID = uh.RunID()
 	}
 	if err == nil && h.Attached {
-		h.Attached = !c.startedBy(ctx, h.Handle, probe.requestID())
-	}
-	if err == nil && h.Attached {
-		err = c.sameOrder(ctx, h.Handle, in.Request.IdempotencyKey, fp)
+		// One description answers both: who started the run, and whether
+		// it is this order.
+		var desc *workflowservice.DescribeWorkflowExecutionResponse
+		if desc, err = c.describe(ctx, h.Handle); err == nil {
+			if h.Attached = !startedBy(desc, probe.requestID()); h.Attached {
+				err = c.sameOrderAs(ctx, h.Handle, desc, in.Request.IdempotencyKey, fp)
+			}
+		}
 	}
 	if err == nil {
 		err = uh.Get(ctx, &h.Status)
@@ -110,18 +115,15 @@ func (c *Client) start(ctx context.Context, opts sdkclient.StartWorkflowOptions,
 	return Handle{WorkflowID: run.GetID(), RunID: run.GetRunID(), Attached: !answered || !started}, nil
 }
 
-// startedBy reports whether run h was started by the start request
-// requestID. Concurrent Update-with-Starts of one id can make the server
-// answer the one that created the run "busy" and its retry "attached"; the
-// run's own record of the request that started it settles who did.
-func (c *Client) startedBy(ctx context.Context, h Handle, requestID string) bool {
+// startedBy reports whether the run described by desc was started by the
+// start request requestID. Concurrent Update-with-Starts of one id can
+// make the server answer the one that created the run "busy" and its
+// retry "attached"; the run's own record of the request that started it
+// settles who did.
+func startedBy(desc *workflowservice.DescribeWorkflowExecutionResponse, requestID string) bool {
 	if requestID == "" {
 		return false
 	}
-	d, err := c.tc.DescribeWorkflowExecution(ctx, h.WorkflowID, h.RunID)
-	if err != nil {
-		return false
-	}
-	info := d.GetWorkflowExtendedInfo().GetRequestIdInfos()[requestID]
+	info := desc.GetWorkflowExtendedInfo().GetRequestIdInfos()[requestID]
 	return info.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED
 }

@@ -9,28 +9,24 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
-
-// money renders "61.88 EUR"; the exact minor units stay in --json.
-func money(m commerce.Money) string { return m.Display() }
 
 // printStatus is the text form of a draft order's status query.
 func printStatus(w io.Writer, id string, st workflows.DraftOrderStatus) {
 	fmt.Fprintf(w, "%s: %s (to %s, in %s)\n", id, st.State, st.Destination, st.Currency)
 	if t := st.Total; t != nil {
 		fmt.Fprintf(w, "  total        %s  (subtotal %s, shipping %s, duty %s, tax %s, %s)\n",
-			money(t.GrandTotal), money(t.Subtotal), money(t.Shipping), money(t.Duty), money(t.Tax), t.Incoterm)
+			t.GrandTotal.Display(), t.Subtotal.Display(), t.Shipping.Display(), t.Duty.Display(), t.Tax.Display(), t.Incoterm)
 		if t.DueOnDelivery.Amount > 0 {
-			fmt.Fprintf(w, "  on delivery  %s duty and tax, paid to the carrier\n", money(t.DueOnDelivery))
+			fmt.Fprintf(w, "  on delivery  %s duty and tax, paid to the carrier\n", t.DueOnDelivery.Display())
 		}
 	}
 	if c := st.Confirmation; c != nil {
 		if c.PriceChanged {
 			fmt.Fprintf(w, "  PRICE CHANGED since quote_hash %s was confirmed\n", c.PreviousQuoteHash)
 		}
-		fmt.Fprintf(w, "  awaiting     the user's confirmation of %s\n", money(c.GrandTotal))
+		fmt.Fprintf(w, "  awaiting     the user's confirmation of %s\n", c.GrandTotal.Display())
 		fmt.Fprintf(w, "  quote_hash   %s\n", c.QuoteHash)
 		fmt.Fprintf(w, "  confirm by   %s (prices held until %s)\n", c.ConfirmBy.UTC().Format("2006-01-02 15:04:05Z"),
 			c.QuoteExpiresAt.UTC().Format("15:04:05Z"))
@@ -61,7 +57,7 @@ func printStatus(w io.Writer, id string, st workflows.DraftOrderStatus) {
 func printResult(w io.Writer, id string, r workflows.DraftOrderResult) {
 	fmt.Fprintf(w, "%s: %s\n", id, r.State)
 	if r.Total != nil {
-		fmt.Fprintf(w, "  total        %s\n", money(r.Total.GrandTotal))
+		fmt.Fprintf(w, "  total        %s\n", r.Total.GrandTotal.Display())
 	}
 	printResultLine(w, r)
 }

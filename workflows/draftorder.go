@@ -267,7 +267,3 @@ func (in *DraftOrderInput) checkV0(workflowID string) error {
 	}
 	return nil
 }
-
-// fmtMoney renders an amount for people ("123.45 EUR"); the exact minor
-// units stay in the data.
-func fmtMoney(m commerce.Money) string { return m.Display() }

@@ -119,9 +119,9 @@ func (d *draftOrder) confirmDetails() string {
 	// one scrolls it. Inline code alone in its paragraph, since the UI
 	// drops fenced blocks (docs/approvals.md#in-the-web-ui).
 	b.WriteString(fmt.Sprintf("Send signal `%s` with:\n\n`%s`\n\n", SignalConfirm, c.Example))
-	b.WriteString(fmt.Sprintf("- total: %s", fmtMoney(c.GrandTotal)))
+	b.WriteString(fmt.Sprintf("- total: %s", c.GrandTotal.Display()))
 	if c.DueOnDelivery.Amount > 0 {
-		b.WriteString(fmt.Sprintf(" (+ %s duty and tax due on delivery)", fmtMoney(c.DueOnDelivery)))
+		b.WriteString(fmt.Sprintf(" (+ %s duty and tax due on delivery)", c.DueOnDelivery.Display()))
 	}
 	b.WriteString(fmt.Sprintf("\n- quote_hash: `%s`\n- prices held until %s (a later confirmation re-quotes)\n- confirm before %s\n",
 		c.QuoteHash, fmtTime(c.QuoteExpiresAt), fmtTime(c.ConfirmBy)))
@@ -150,7 +150,7 @@ func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResul
 		wrap:    d.outliving(commerce.ToolCreateDraftOrder),
 		req:     envelope(ctx, d.in.Request, step),
 		args:    commerce.CreateDraftOrderArgs{Total: *d.total, ConfirmedQuoteHash: hash, ShipTo: d.in.ShipTo},
-		summary: fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, fmtMoney(d.total.GrandTotal)),
+		summary: fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, d.total.GrandTotal.Display()),
 	}).Get(ctx)
 	d.recordAnswer("create", env, err)
 	if err != nil {

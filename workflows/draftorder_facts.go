@@ -24,17 +24,17 @@ func (d *draftOrder) approvalFacts() []string {
 			units += l.Quantity
 			if i < maxFactLines {
 				facts = append(facts, fmt.Sprintf("%d × %s %q at %s (HS %s, made in %s)",
-					l.Quantity, l.SKU, l.Title, fmtMoney(l.UnitPrice), l.HSCode, l.Origin))
+					l.Quantity, l.SKU, l.Title, l.UnitPrice.Display(), l.HSCode, l.Origin))
 			}
 		}
 		if n := len(q.Lines) - maxFactLines; n > 0 {
 			facts = append(facts, fmt.Sprintf("… and %d more line(s), in the status query's total", n))
 		}
 		facts = append(facts, fmt.Sprintf("basket: %d unit(s) in %d line(s), goods value %s (before shipping, duty and tax)",
-			units, len(q.Lines), fmtMoney(q.Subtotal)))
+			units, len(q.Lines), q.Subtotal.Display()))
 	}
 	if o := d.option; o != nil {
-		s := fmt.Sprintf("shipping: %s service by %s, transport mode %s, %s", o.ServiceLevel, o.Carrier, o.TransportMode, fmtMoney(o.Cost))
+		s := fmt.Sprintf("shipping: %s service by %s, transport mode %s, %s", o.ServiceLevel, o.Carrier, o.TransportMode, o.Cost.Display())
 		if o.ServiceLevel != d.in.ShippingService {
 			s += fmt.Sprintf(" (%s is not offered to %s)", d.in.ShippingService, d.in.ShipTo.Country)
 		}

@@ -208,7 +208,7 @@ func (d *draftOrder) priceChangedFrom(hash string) error {
 		return nil
 	}
 	return activities.ApplicationError(toolkit.Errorf(toolkit.PriceChanged,
-		"the price changed on re-quote; the new total is %s, confirm quote_hash %s", fmtMoney(p.GrandTotal), p.QuoteHash).
+		"the price changed on re-quote; the new total is %s, confirm quote_hash %s", p.GrandTotal.Display(), p.QuoteHash).
 		WithDetail("quote_hash", p.QuoteHash).WithDetail("grand_total", p.GrandTotal).WithDetail("reason", RejectStaleQuoteHash))
 }
 
