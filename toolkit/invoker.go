@@ -187,7 +187,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	if out.Provider != "" {
 		resp.Meta.Provider = out.Provider
 	}
-	hash, err := CanonicalHash(resp.Data)
+	hash, err := OutputHash(resp.Data)
 	if err != nil {
 		return resp, Errorf(UpstreamError, "hash output of %s: %v", name, err)
 	}

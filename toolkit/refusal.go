@@ -40,7 +40,7 @@ func (inv *Invoker) recordRefusal(ctx context.Context, resp *Response, spec Spec
 	if err != nil {
 		return Errorf(UpstreamError, "encode refusal of %s: %v", spec.Name, err)
 	}
-	hash, err := CanonicalHash(out)
+	hash, err := OutputHash(out)
 	if err != nil {
 		return Errorf(UpstreamError, "hash refusal of %s: %v", spec.Name, err)
 	}
