@@ -10,10 +10,13 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/proxy"
 	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -83,6 +86,41 @@ func TestCaptureHistories(t *testing.T) {
 	} {
 		t.Run(sc.file, func(t *testing.T) {
 			runID, res := s.runByUpdates(t, s.tq, sc.in, sc.d)
+			requireState(t, res, sc.want)
+			id, _ := workflows.DraftOrderID(sc.in.Request.UserID, sc.in.Request.IdempotencyKey)
+			s.capture(t, sc.file, id, runID)
+		})
+	}
+	// Generation 1, as client.StartDraftOrder starts today: no version
+	// markers, the write in the worker; "handover" on a worker whose first
+	// in-process write attempt fails, so the regular activity takes over.
+	handoverTQ := s.startWorkerWith(t, wiringtest.Options{Logger: s.logger,
+		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{&failFirstLocalWrite{}}}})
+	for _, sc := range []struct {
+		file    string
+		tq      string
+		in      workflows.DraftOrderInput
+		d       driver
+		updates bool
+		want    string
+	}{
+		{"gen1_draftorder_happy", s.tq, orderInput(uniqueKey("capture-g1-happy"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
+		{"gen1_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-g1-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, false, workflows.StateDraftCreated},
+		{"gen1_draftorder_approval", s.tq, orderInput(uniqueKey("capture-g1-approval"), chocolate, sydney, "AUD"),
+			driver{decision: "approve", approver: "bob.compliance", reason: "personal quantity, commercially packed"}, false, workflows.StateDraftCreated},
+		{"gen1_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-g1-blocked")), driver{}, false, workflows.StateComplianceBlocked},
+		{"gen1_updates_draftorder_happy", s.tq, orderInput(uniqueKey("capture-g1-upd-happy"), tees, berlin, "EUR"), driver{}, true, workflows.StateDraftCreated},
+		{"gen1_draftorder_handover", handoverTQ, orderInput(uniqueKey("capture-g1-handover"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
+	} {
+		t.Run(sc.file, func(t *testing.T) {
+			sc.in.Generation = workflows.CurrentGeneration
+			var runID string
+			var res workflows.DraftOrderResult
+			if sc.updates {
+				runID, res = s.runByUpdates(t, sc.tq, sc.in, sc.d)
+			} else {
+				runID, res = s.runDraftOrder(t, sc.tq, sc.in, sc.d)
+			}
 			requireState(t, res, sc.want)
 			id, _ := workflows.DraftOrderID(sc.in.Request.UserID, sc.in.Request.IdempotencyKey)
 			s.capture(t, sc.file, id, runID)

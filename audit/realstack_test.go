@@ -55,7 +55,13 @@ func newRealStackOn(t *testing.T, tc client.Client) *realStack {
 // is the commerce tools' clock (quotes expire by it).
 func (s *realStack) startWorker(t *testing.T, clock func() time.Time) string {
 	t.Helper()
-	tq, _ := s.ws.AddWorker(t, wiringtest.Options{Logger: s.logger, Clock: clock})
+	return s.startWorkerWith(t, wiringtest.Options{Logger: s.logger, Clock: clock})
+}
+
+// startWorkerWith starts a worker of the stack on a task queue of its own.
+func (s *realStack) startWorkerWith(t *testing.T, opts wiringtest.Options) string {
+	t.Helper()
+	tq, _ := s.ws.AddWorker(t, opts)
 	return tq
 }
 

@@ -39,6 +39,10 @@ var mustCover = []string{
 	// The same, on the local activities.
 	"local_updates_draftorder_happy", "local_updates_draftorder_approval",
 	"local_draftorder_refused_approval",
+	// Generation 1 (workflows/generation.go): no version markers, the write
+	// in the worker, and its hand-over to the regular activity.
+	"gen1_draftorder_happy", "gen1_draftorder_requote", "gen1_draftorder_approval", "gen1_draftorder_blocked",
+	"gen1_updates_draftorder_happy", "gen1_draftorder_handover",
 }
 
 func TestReplayHistories(t *testing.T) {

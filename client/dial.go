@@ -47,6 +47,7 @@ func SDKOptions(cfg config.Config, logger *zap.Logger) (sdkclient.Options, error
 		return sdkclient.Options{}, err
 	}
 	codec.Apply(&opts, c)
+	opts.ConnectionOptions.GrpcCompression = grpcCompression(cfg.GRPCCompression)
 	if err := instrumentGlobal(&opts); err != nil {
 		return sdkclient.Options{}, err
 	}
@@ -65,6 +66,15 @@ func Dial(ctx context.Context, cfg config.Config, logger *zap.Logger) (sdkclient
 		return nil, fmt.Errorf("connect to temporal at %s: %w", hostPort(opts), err)
 	}
 	return c, nil
+}
+
+// grpcCompression maps CARTWRIGHT_GRPC_COMPRESSION (checked by config)
+// to the SDK's option.
+func grpcCompression(name string) sdkclient.GrpcCompression {
+	if name == "gzip" {
+		return &sdkclient.GrpcCompressionGzip{}
+	}
+	return &sdkclient.GrpcCompressionNone{}
 }
 
 func hostPort(o sdkclient.Options) string {

@@ -1,9 +1,11 @@
 package evidence
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -55,13 +57,49 @@ type SnapshotRecord struct {
 // the chain links and the database's recorded_at), plus raw_digest.
 // created_at is hashed in the microsecond form PostgreSQL stores.
 func (r *SnapshotRecord) contentHash() (string, error) {
-	view, err := toolkit.HashView(r)
+	view, err := r.contentView()
 	if err != nil {
 		return "", err
 	}
+	return toolkit.CanonicalHash(view)
+}
+
+func (r *SnapshotRecord) contentView() (map[string]any, error) {
+	view, err := toolkit.HashView(r)
+	if err != nil {
+		return nil, err
+	}
 	view["created_at"] = r.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z")
 	view["raw_digest"] = rawDigest(r.rawNonce, r.rawCiphertext)
-	return toolkit.CanonicalHash(view)
+	return view, nil
+}
+
+// seqKey is how the canonical form writes the chain_seq key. Outside a
+// string a quote is a delimiter and inside one it is escaped, so these
+// bytes can only be the top-level key (the view has no nested objects).
+const seqKey = `"chain_seq":`
+
+// contentHashParts is the canonical form contentHash hashes, cut around the
+// chain_seq value (whatever r.ChainSeq says), so the database, which alone
+// knows the row's place in its chain, can finish the hash:
+// contentHash = HashBytes(head + decimal(chain_seq) + tail). RFC 8785
+// writes an integer up to 2^53 as its plain decimal digits.
+func (r *SnapshotRecord) contentHashParts() (head, tail []byte, err error) {
+	view, err := r.contentView()
+	if err != nil {
+		return nil, nil, err
+	}
+	view["chain_seq"] = 0
+	c, err := toolkit.Canonical(view)
+	if err != nil {
+		return nil, nil, err
+	}
+	marker := []byte(seqKey + "0")
+	i := bytes.Index(c, marker)
+	if i < 0 || bytes.Count(c, []byte(seqKey)) != 1 {
+		return nil, nil, fmt.Errorf("canonical content has %d chain_seq keys", bytes.Count(c, []byte(seqKey)))
+	}
+	return c[:i+len(seqKey)], c[i+len(marker):], nil
 }
 
 // rawDigest binds the ciphertext and its nonce into the content hash

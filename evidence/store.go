@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
 
@@ -168,85 +167,4 @@ func (s *Store) build(snap toolkit.Snapshot) (*SnapshotRecord, string, error) {
 	parts = append(parts, "step", r.Tool, r.ToolVersion, r.InputDigest, strconv.FormatBool(r.Status == string(toolkit.StatusError)))
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x1f")))
 	return r, hex.EncodeToString(sum[:]), nil
-}
-
-// append writes r at the end of its chain under a per-chain advisory lock,
-// or returns the row the step already holds.
-func (s *Store) append(ctx context.Context, r *SnapshotRecord, dedupeKey string) (toolkit.Recorded, error) {
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return toolkit.Recorded{}, dbError("begin", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-
-	var existing storedStep
-	var lastHash string
-	var lastSeq int64
-	batch := &pgx.Batch{}
-	batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockClass, r.ChainKey)
-	batch.Queue(`SELECT snapshot_id, output, output_hash, status, ruleset_version, created_at
-		FROM evidence_snapshots WHERE dedupe_key = $1`, dedupeKey).
-		QueryRow(func(row pgx.Row) error { return existing.scan(row) })
-	batch.Queue(`SELECT coalesce(max(chain_seq), 0), coalesce((SELECT chain_hash FROM evidence_snapshots
-		WHERE chain_key = $1 ORDER BY chain_seq DESC LIMIT 1), '') FROM evidence_snapshots WHERE chain_key = $1`, r.ChainKey).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&lastSeq, &lastHash) })
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return toolkit.Recorded{}, dbError("lock chain", err)
-	}
-	if existing.SnapshotID != "" {
-		if err := tx.Commit(ctx); err != nil {
-			return toolkit.Recorded{}, dbError("commit", err)
-		}
-		return existing.Recorded, nil
-	}
-
-	r.ChainSeq, r.PrevChainHash = lastSeq+1, lastHash
-	if r.ContentHash, err = r.contentHash(); err != nil {
-		return toolkit.Recorded{}, fmt.Errorf("evidence: content hash: %w", err)
-	}
-	r.ChainHash = chainHash(r.PrevChainHash, r.ContentHash)
-	var keyID *string
-	if r.HasRaw {
-		keyID = &r.RawKeyID
-	}
-	batch = &pgx.Batch{}
-	batch.Queue(`INSERT INTO evidence_snapshots (snapshot_id, dedupe_key, chain_key, chain_seq, tool, tool_version,
-		build, workflow_id, run_id, activity_id, activity_type, attempt, request_id, correlation_id, user_id_hash,
-		input_digest, output, output_hash, raw_ciphertext, raw_nonce, raw_key_id, ruleset_version, ttl_seconds,
-		status, created_at, content_hash, prev_chain_hash, chain_hash, trace_id)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,
-		NULLIF($29, ''))`,
-		r.SnapshotID, dedupeKey, r.ChainKey, r.ChainSeq, r.Tool, r.ToolVersion, r.Build, r.WorkflowID, r.RunID,
-		r.ActivityID, r.ActivityType, r.Attempt, r.RequestID, r.CorrelationID, r.UserIDHash, r.InputDigest,
-		string(r.Output), r.OutputHash, r.rawCiphertext, r.rawNonce, keyID, r.RulesetVersion, r.TTLSeconds,
-		r.Status, r.CreatedAt, r.ContentHash, r.PrevChainHash, r.ChainHash, r.TraceID)
-	batch.Queue(`INSERT INTO evidence_chain_heads (chain_key, last_seq, last_hash) VALUES ($1, $2, $3)
-		ON CONFLICT (chain_key) DO UPDATE SET last_seq = EXCLUDED.last_seq, last_hash = EXCLUDED.last_hash, updated_at = now()`,
-		r.ChainKey, r.ChainSeq, r.ChainHash)
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return toolkit.Recorded{}, dbError("insert snapshot", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return toolkit.Recorded{}, dbError("commit", err)
-	}
-	return toolkit.Recorded{SnapshotID: r.SnapshotID, OutputHash: r.OutputHash}, nil
-}
-
-// storedStep is the snapshot a step already holds, if any.
-type storedStep struct{ toolkit.Recorded }
-
-// scan reads the step's row; no row leaves it empty.
-func (st *storedStep) scan(row pgx.Row) error {
-	var output []byte
-	var status string
-	err := row.Scan(&st.SnapshotID, &output, &st.OutputHash, &status, &st.RulesetVersion, &st.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	st.Output, st.Status, st.Reused = json.RawMessage(output), toolkit.Status(status), true
-	st.CreatedAt = st.CreatedAt.UTC()
-	return nil
 }

@@ -78,6 +78,10 @@ type DraftOrderInput struct {
 	// ApprovalConfidence: a compliance confidence below it needs support
 	// staff (default 0.80, docs/approvals.md#confidence-threshold).
 	ApprovalConfidence float64 `json:"approval_confidence,omitempty"`
+	// Generation is the code path of the run (generation.go): the start
+	// sets it (client.StartDraftOrder: CurrentGeneration), callers do not.
+	// It is not part of the order's fingerprint.
+	Generation int `json:"generation,omitempty"`
 }
 
 // StartDefaults are the windows and threshold a starter fills in when an

@@ -132,7 +132,15 @@ func (d *draftOrder) confirmDetails() string {
 // a replay or a second start of the same workflow id yields the same row.
 func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResult, error) {
 	d.pastCancel = true
-	if err := d.setState(ctx, StateCreating); err != nil {
+	// On GenerationLocalWrite the write runs inside this workflow task and
+	// CREATING lasts milliseconds, like PRICING (enterPricing): the search
+	// attribute moves to it only if the write hands over to its regular
+	// activity, which may wait out an outage.
+	creating := func(ctx workflow.Context) error { return d.setState(ctx, StateCreating) }
+	var handover func(workflow.Context) error
+	if onLocalWrite(ctx) {
+		d.state, handover = StateCreating, creating
+	} else if err := creating(ctx); err != nil {
 		return nil, err
 	}
 	// Each create call of the run gets its own correlation id: a call that
@@ -146,11 +154,12 @@ func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResul
 		step = fmt.Sprintf("create/%s/%d", hash, d.creates)
 	}
 	draft, env, err := callTool[commerce.DraftOrder](ctx, d.specs, toolCall{
-		tool:    commerce.ToolCreateDraftOrder,
-		wrap:    d.outliving(commerce.ToolCreateDraftOrder),
-		req:     envelope(ctx, d.in.Request, step),
-		args:    commerce.CreateDraftOrderArgs{Total: *d.total, ConfirmedQuoteHash: hash, ShipTo: d.in.ShipTo},
-		summary: fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, d.total.GrandTotal.Display()),
+		tool:     commerce.ToolCreateDraftOrder,
+		wrap:     d.outliving(commerce.ToolCreateDraftOrder),
+		handover: handover,
+		req:      envelope(ctx, d.in.Request, step),
+		args:     commerce.CreateDraftOrderArgs{Total: *d.total, ConfirmedQuoteHash: hash, ShipTo: d.in.ShipTo},
+		summary:  fmt.Sprintf("%s: %s", commerce.ToolCreateDraftOrder, d.total.GrandTotal.Display()),
 	}).Get(ctx)
 	d.recordAnswer("create", env, err)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // run is the draft order's main line: quote, approval if needed, price,
 // confirmation, creation. Every step that can end the flow returns a result.
 func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
-	ctx, local := withLocalTools(ctx)
+	ctx, local := withGeneration(ctx, d.in.Generation)
 	d.outlive = local || outlivesOutages(ctx)
 	d.byMode = local
 	if end, err := d.quoteAll(ctx); end != nil || err != nil {

@@ -87,6 +87,9 @@ func (in DraftOrderInput) Check() (DraftOrderInput, error) {
 	if in.ApprovalConfidence == 0 {
 		in.ApprovalConfidence = DefaultApprovalConfidence
 	}
+	if err := checkGeneration(in.Generation); err != nil {
+		return in, err
+	}
 	if err := checkRequest(in.Request); err != nil {
 		return in, err
 	}

@@ -32,6 +32,8 @@ type fixture struct {
 	modeOf func(level string, now time.Time) string
 	// blockAir makes compliance block the basket by air (a power bank).
 	blockAir bool
+	// beforeCreate, if set, sees each create call's context first.
+	beforeCreate func(ctx context.Context)
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -158,6 +160,9 @@ func (f *fixture) computeTotal(ctx context.Context, in activities.ComputeTotalIn
 }
 
 func (f *fixture) createDraftOrder(ctx context.Context, in activities.CreateDraftOrderInput) (activities.CreateDraftOrderResult, error) {
+	if f.beforeCreate != nil {
+		f.beforeCreate(ctx)
+	}
 	if err := f.enter("CreateDraftOrder", in); err != nil {
 		return activities.CreateDraftOrderResult{}, err
 	}

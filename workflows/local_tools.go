@@ -1,10 +1,14 @@
 package workflows
 
 import (
+	"errors"
+	"slices"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -80,4 +84,51 @@ func localToolOptions(ctx workflow.Context, spec toolkit.Spec, summary string) w
 		opts.ScheduleToCloseTimeout = time.Duration(n)*attempt + time.Duration(n-1)*retry.MaximumInterval
 	}
 	return workflow.WithLocalActivityOptions(ctx, opts)
+}
+
+// localFirst makes one attempt of a call as a local activity and, when it
+// fails in a way a retry could fix, makes the call again as the regular
+// activity with the tool's whole retry policy (the server's retries,
+// timeouts and backoff, and outlive around it). Its answer, or a refusal
+// no retry changes, is the call's. The regular activity repeats the same
+// step: the tool is idempotent and the invoker finds the step's evidence
+// (docs/performance.md#local-first-write).
+func localFirst(ctx workflow.Context, spec toolkit.Spec, c toolCall, in activities.CallToolInput) workflow.Future {
+	var tools *activities.Tools
+	once := workflow.LocalActivityOptions{
+		StartToCloseTimeout: spec.Timeout + evidenceMargin,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+		Summary:             c.summary,
+	}
+	attempt := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, once), tools.CallTool, in)
+	done, settle := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		err := attempt.Get(ctx, nil)
+		if err == nil || !retryable(err) {
+			settle.Chain(attempt)
+			return
+		}
+		if c.handover != nil {
+			if herr := c.handover(ctx); herr != nil {
+				settle.SetError(herr)
+				return
+			}
+		}
+		settle.Chain(workflow.ExecuteActivity(toolOptions(ctx, spec, c.summary), tools.CallTool, in))
+	})
+	return done
+}
+
+// retryable reports whether the tool's retry policy (retryPolicy) would
+// try a failed attempt again: anything but a cancellation, a
+// non-retryable application error or one of toolkit.NonRetryableCodes.
+func retryable(err error) bool {
+	if temporal.IsCanceledError(err) {
+		return false
+	}
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) {
+		return true // a timeout or a panic
+	}
+	return !app.NonRetryable() && !slices.Contains(toolkit.NonRetryableCodes(), app.Type())
 }

@@ -30,6 +30,9 @@ type toolCall struct {
 	// wrap, if set, runs the activity's start (a draft order re-runs a call
 	// that failed on infrastructure: outlive); nil starts it once.
 	wrap func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future
+	// handover, if set, runs before a local-first call (runsLocalFirst)
+	// hands over to its regular activity.
+	handover func(ctx workflow.Context) error
 }
 
 // run starts the activity through c.wrap, if any.
@@ -83,10 +86,13 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 	}
 	var tools *activities.Tools
 	in := activities.CallToolInput{Call: toolkit.ToolCall{Tool: c.tool, Request: c.req, Input: raw}}
-	local := runsLocal(ctx, spec)
+	local, first := runsLocal(ctx, spec), runsLocalFirst(ctx, spec)
 	f := c.run(ctx, func(ctx workflow.Context) workflow.Future {
-		if local {
+		switch {
+		case local:
 			return workflow.ExecuteLocalActivity(localToolOptions(ctx, spec, c.summary), tools.CallTool, in)
+		case first:
+			return localFirst(ctx, spec, c, in)
 		}
 		return workflow.ExecuteActivity(toolOptions(ctx, spec, c.summary), tools.CallTool, in)
 	})

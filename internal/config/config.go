@@ -41,6 +41,11 @@ type Config struct {
 	// deployment with many replicas turns it off and runs `starter migrate`
 	// once (a Kubernetes Job) before rolling out the workers.
 	Migrate bool `env:"CARTWRIGHT_MIGRATE" envDefault:"true"`
+	// GRPCCompression is how requests to Temporal are compressed: "none"
+	// (default) or "gzip" (the SDK's own default). Every payload we send is
+	// encrypted by the payload codec, and ciphertext does not compress, so
+	// gzip only costs CPU on both ends (docs/performance.md#grpc-compression).
+	GRPCCompression string `env:"CARTWRIGHT_GRPC_COMPRESSION" envDefault:"none"`
 	// DeploymentName turns on Worker Versioning: the worker joins this
 	// Worker Deployment with BuildID, and every workflow it starts is
 	// pinned to that build (README "Safe deploys"). "" runs unversioned.
@@ -128,6 +133,9 @@ func parse(opts env.Options) (Config, error) {
 	}
 	if c.ReconcilePendingAfter < time.Minute {
 		return c, fmt.Errorf("CARTWRIGHT_RECONCILE_PENDING_AFTER=%s: must be at least 60s", c.ReconcilePendingAfter)
+	}
+	if c.GRPCCompression != "none" && c.GRPCCompression != "gzip" {
+		return c, fmt.Errorf("CARTWRIGHT_GRPC_COMPRESSION=%q: must be none or gzip", c.GRPCCompression)
 	}
 	if c.ApprovalConfidence <= 0 || c.ApprovalConfidence > 1 {
 		return c, fmt.Errorf("CARTWRIGHT_APPROVAL_CONFIDENCE=%v: must be in (0,1]", c.ApprovalConfidence)
