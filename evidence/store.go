@@ -113,7 +113,7 @@ func (s *Store) build(snap toolkit.Snapshot) (*SnapshotRecord, string, error) {
 	if len(output) == 0 {
 		output = json.RawMessage("null")
 	}
-	hash, err := toolkit.CanonicalHash(output)
+	hash, err := toolkit.OutputHash(output)
 	if err != nil {
 		return nil, "", toolkit.Errorf(toolkit.InvalidArgument, "evidence: output of %s is not JSON: %v", snap.Tool, err)
 	}

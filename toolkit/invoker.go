@@ -19,13 +19,12 @@ import (
 // sanitising → evidence → envelope. Nothing reaches a tool that failed
 // preflight, and nothing leaves it that failed output validation.
 type Invoker struct {
-	reg    *Registry
-	sink   EvidenceSink
-	log    *zap.Logger
-	build  string
-	now    func() time.Time
-	hasher func(any) (string, error)
-	obs    Observer
+	reg   *Registry
+	sink  EvidenceSink
+	log   *zap.Logger
+	build string
+	now   func() time.Time
+	obs   Observer
 }
 
 // NewInvoker wires the registry, the evidence store and the logger. A nil
@@ -34,7 +33,7 @@ func NewInvoker(reg *Registry, sink EvidenceSink, logger *zap.Logger) *Invoker {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Invoker{reg: reg, sink: sink, log: logger, build: BuildHash(), now: time.Now, hasher: CanonicalHash, obs: nopObserver{}}
+	return &Invoker{reg: reg, sink: sink, log: logger, build: BuildHash(), now: time.Now, obs: nopObserver{}}
 }
 
 // Registry returns the registry the invoker serves.
@@ -143,12 +142,13 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 		return resp, Errorf(Forbidden, "tool %s is disabled", name)
 	}
 	_, done := inv.obs.Phase(ctx, name, PhasePreflight)
-	rawIn, err := inv.preflight(tool, req, input)
+	rawIn, inTree, err := inv.preflight(tool, req, input)
 	done(err)
 	if err != nil {
 		return resp, err
 	}
-	resp.Meta.InputFingerprint, _ = inv.hasher(rawIn)
+	fingerprint, fpErr := CanonicalHash(rawIn)
+	resp.Meta.InputFingerprint = fingerprint
 	seen.rawIn = rawIn
 
 	seen.ran = true
@@ -159,7 +159,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 		return resp, err
 	}
 	_, done = inv.obs.Phase(ctx, name, PhaseValidate)
-	rawOut, err := inv.validateOutput(tool, out)
+	rawOut, outTree, err := inv.validateOutput(tool, out)
 	done(err)
 	if err != nil {
 		return resp, err
@@ -167,7 +167,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	seen.outBytes = len(rawOut)
 
 	_, done = inv.obs.Phase(ctx, name, PhaseSanitize)
-	clean, err := sanitizeJSON(rawOut)
+	clean, err := sanitizeTree(outTree)
 	done(err)
 	if err != nil {
 		return resp, Errorf(UpstreamError, "sanitise output of %s: %v", name, err)
@@ -187,14 +187,14 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	if out.Provider != "" {
 		resp.Meta.Provider = out.Provider
 	}
-	hash, err := inv.hasher(resp.Data)
+	hash, err := OutputHash(resp.Data)
 	if err != nil {
 		return resp, Errorf(UpstreamError, "hash output of %s: %v", name, err)
 	}
 	resp.Meta.OutputFingerprint = hash
 
 	ectx, done := inv.obs.Phase(ctx, name, PhaseEvidence)
-	err = inv.record(ectx, resp, spec, req, call, rawIn, rawOut, clean.Changed, hash, start, resp.Data)
+	err = inv.record(ectx, resp, spec, req, call, inputDigestOf(inTree, fingerprint, fpErr), rawOut, clean.Changed, hash, start, resp.Data)
 	done(err)
 	if err != nil {
 		resp.OK, resp.Data = false, nil
@@ -204,54 +204,65 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 }
 
 // validateOutput marshals the tool's data and checks it against the
-// tool's output schema.
-func (inv *Invoker) validateOutput(tool *Tool, out *Output) (json.RawMessage, error) {
+// tool's output schema; it returns the data as JSON and decoded, which
+// sanitising walks.
+func (inv *Invoker) validateOutput(tool *Tool, out *Output) (json.RawMessage, any, error) {
 	name := tool.Spec.Name
 	rawOut, err := json.Marshal(out.Data)
 	if err != nil {
-		return nil, Errorf(UpstreamError, "tool %s returned data that is not JSON: %v", name, err)
+		return nil, nil, Errorf(UpstreamError, "tool %s returned data that is not JSON: %v", name, err)
 	}
-	if fields, err := validate(tool.output, rawOut); err != nil || len(fields) > 0 {
-		return nil, Errorf(UpstreamError, "tool %s returned output that breaks its schema", name).
+	tree, err := decodeJSON(rawOut)
+	var fields []string
+	if err == nil {
+		fields, err = validateTree(tool.output, tree)
+	}
+	if err != nil || len(fields) > 0 {
+		return nil, nil, Errorf(UpstreamError, "tool %s returned output that breaks its schema", name).
 			WithDetail("fields", fields).WithRecovery("report the tool; its answer cannot be trusted")
 	}
-	return rawOut, nil
+	return rawOut, tree, nil
 }
 
 // preflight checks the envelope, the caller and the input before the tool
-// is ever called, and returns the input as JSON.
-func (inv *Invoker) preflight(tool *Tool, req Request, input any) (json.RawMessage, error) {
+// is ever called, and returns the input as JSON and decoded (the input
+// digest sanitises the decoded form).
+func (inv *Invoker) preflight(tool *Tool, req Request, input any) (json.RawMessage, any, error) {
 	spec := tool.Spec
 	if err := checkRequest(req, inv.reg.envelope); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !spec.Annotations.ReadOnly && req.IdempotencyKey == "" {
-		return nil, Errorf(InvalidArgument, "write tool %s needs an idempotency_key", spec.Name).
+		return nil, nil, Errorf(InvalidArgument, "write tool %s needs an idempotency_key", spec.Name).
 			WithDetail("fields", []string{"idempotency_key"})
 	}
 	if !actorAllowed(spec, req.Actor.Type) {
-		return nil, Errorf(Forbidden, "actor type %q may not call %s", req.Actor.Type, spec.Name)
+		return nil, nil, Errorf(Forbidden, "actor type %q may not call %s", req.Actor.Type, spec.Name)
 	}
 	if spec.NeedsConsent && !req.Consent {
-		return nil, Errorf(Forbidden, "%s needs the user's explicit consent", spec.Name).
+		return nil, nil, Errorf(Forbidden, "%s needs the user's explicit consent", spec.Name).
 			WithRecovery("ask the user for consent, then call again with consent=true")
 	}
 	rawIn, err := json.Marshal(input)
 	if err != nil {
-		return nil, Errorf(InvalidArgument, "input is not JSON: %v", err)
+		return nil, nil, Errorf(InvalidArgument, "input is not JSON: %v", err)
 	}
 	if len(rawIn) == 0 || bytes.Equal(rawIn, []byte("null")) {
 		rawIn = []byte("{}")
 	}
-	fields, err := validate(tool.input, rawIn)
+	tree, err := decodeJSON(rawIn)
+	var fields []string
+	if err == nil {
+		fields, err = validateTree(tool.input, tree)
+	}
 	if err != nil {
-		return nil, Errorf(InvalidArgument, "input of %s cannot be validated: %v", spec.Name, err)
+		return nil, nil, Errorf(InvalidArgument, "input of %s cannot be validated: %v", spec.Name, err)
 	}
 	if len(fields) > 0 {
-		return nil, Errorf(InvalidArgument, "input of %s is invalid: %v", spec.Name, fields).
+		return nil, nil, Errorf(InvalidArgument, "input of %s is invalid: %v", spec.Name, fields).
 			WithDetail("fields", fields).WithRecovery("fix the named fields and call again")
 	}
-	return rawIn, nil
+	return rawIn, tree, nil
 }
 
 // run calls the handler under the tool's timeout and turns a panic or an
@@ -282,15 +293,16 @@ func run(ctx context.Context, tool *Tool, call *Call) (out *Output, err error) {
 }
 
 // record stores the evidence snapshot and puts its id into the envelope.
+// The input digest comes as a function: without a sink it is never needed.
 func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req Request, call CallContext,
-	rawIn, rawOut json.RawMessage, redacted bool, hash string, start time.Time, output json.RawMessage) error {
+	inDigest func() (string, error), rawOut json.RawMessage, redacted bool, hash string, start time.Time, output json.RawMessage) error {
 	if inv.sink == nil {
 		if spec.EvidenceRequired {
 			return Errorf(UpstreamError, "tool %s requires evidence and no evidence store is configured", spec.Name)
 		}
 		return nil
 	}
-	digest, err := inputDigest(rawIn)
+	digest, err := inDigest()
 	if err != nil {
 		return Errorf(UpstreamError, "digest input of %s: %v", spec.Name, err)
 	}
@@ -358,36 +370,6 @@ func adopt(resp *Response, rec Recorded) error {
 	}
 	resp.Data, resp.Status, resp.Meta.RulesetVersion = rec.Output, rec.Status, rec.RulesetVersion
 	return nil
-}
-
-// inputDigest hashes the sanitised input, so the digest identifies the
-// call without being a dictionary key for the raw PII it may hold.
-func inputDigest(rawIn json.RawMessage) (string, error) {
-	clean, err := sanitizeJSON(rawIn)
-	if err != nil {
-		return "", err
-	}
-	return CanonicalHash(clean.json)
-}
-
-type sanitizedJSON struct {
-	Sanitized
-	json json.RawMessage
-}
-
-func sanitizeJSON(raw []byte) (sanitizedJSON, error) {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // keep integers exact: amounts are minor units
-	if err := dec.Decode(&v); err != nil {
-		return sanitizedJSON{}, err
-	}
-	s := Sanitize(v)
-	b, err := json.Marshal(s.Value)
-	if err != nil {
-		return sanitizedJSON{}, err
-	}
-	return sanitizedJSON{Sanitized: s, json: b}, nil
 }
 
 func mergeWarnings(tool, sanitizer []string, dryRun bool) []string {

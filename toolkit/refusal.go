@@ -40,7 +40,7 @@ func (inv *Invoker) recordRefusal(ctx context.Context, resp *Response, spec Spec
 	if err != nil {
 		return Errorf(UpstreamError, "encode refusal of %s: %v", spec.Name, err)
 	}
-	hash, err := CanonicalHash(out)
+	hash, err := OutputHash(out)
 	if err != nil {
 		return Errorf(UpstreamError, "hash refusal of %s: %v", spec.Name, err)
 	}
@@ -49,7 +49,8 @@ func (inv *Invoker) recordRefusal(ctx context.Context, resp *Response, spec Spec
 	if rawIn == nil {
 		rawIn = json.RawMessage(`{}`) // no input was given
 	}
-	if err := inv.record(ctx, resp, spec, req, call, rawIn, raw, clean.Changed, hash, start, out); err != nil {
+	inDigest := func() (string, error) { return inputDigest(rawIn) }
+	if err := inv.record(ctx, resp, spec, req, call, inDigest, raw, clean.Changed, hash, start, out); err != nil {
 		var te *Error
 		if errors.As(err, &te) && !te.Code.Retryable() {
 			return Errorf(UpstreamError, "%s", te.Message)

@@ -128,7 +128,17 @@ func (r *Registry) Specs() []Spec {
 
 // validate checks doc against s and names every failing field.
 func validate(s *gojsonschema.Schema, doc []byte) ([]string, error) {
-	res, err := s.Validate(gojsonschema.NewBytesLoader(doc))
+	tree, err := decodeJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	return validateTree(s, tree)
+}
+
+// validateTree is validate of a document already decoded by decodeJSON,
+// which decodes as gojsonschema's bytes loader does (jsontree.go).
+func validateTree(s *gojsonschema.Schema, tree any) ([]string, error) {
+	res, err := s.Validate(gojsonschema.NewRawLoader(tree))
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,8 @@ const (
 )
 
 var (
-	// Keys whose value is a credential whatever it looks like.
-	secretKey = regexp.MustCompile(`(?i)^(access_token|refresh_token|id_token|token|secret|client_secret|password|passwd|api_key|apikey|authorization|signature|sig|private_key|webhook_secret|cookie|set-cookie)$`)
+	// Keys whose value is a credential whatever it looks like (isSecretKey).
+	secretKey = regexp.MustCompile(`(?i)^(` + strings.Join(secretKeys, "|") + `)$`)
 	// Query parameters that make a URL a bearer credential (signed URLs,
 	// OAuth redirects, cloud signatures).
 	secretParam = regexp.MustCompile(`(?i)^(access_token|token|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|se|sp|sv|code|key|api_key|apikey|client_secret|password)$`)
@@ -67,7 +67,7 @@ const SecretMask = maskSecret
 
 // IsSecretField reports whether a field of this name holds a credential
 // whose value is masked whole (password, token, authorization …).
-func IsSecretField(name string) bool { return secretKey.MatchString(name) }
+func IsSecretField(name string) bool { return isSecretKey(name) }
 
 // Sanitize masks secrets, redacts PII, truncates long text and flags
 // instruction-like text in a decoded JSON value (maps, slices, strings,
@@ -98,7 +98,7 @@ func (s *sanitizer) value(key string, v any) any {
 		}
 		return out
 	case string:
-		if secretKey.MatchString(key) && x != "" {
+		if x != "" && isSecretKey(key) {
 			s.flag(WarnSecretMasked)
 			return maskSecret
 		}
@@ -121,24 +121,21 @@ func SanitizeText(text string) string {
 }
 
 func (s *sanitizer) text(t string) string {
-	if injectionPattern.MatchString(t) {
+	sh := scanText(t)
+	if sh.space && injectionPattern.MatchString(t) {
 		s.tainted = true
 		s.warnings[WarnTaintedText] = true
 	}
-	t = s.replace(t, urlPattern, WarnSecretMasked, maskURL)
-	t = s.replace(t, bearerPattern, WarnSecretMasked, func(m string) string {
-		return strings.SplitN(m, " ", 2)[0] + " " + maskSecret
-	})
-	t = s.replace(t, keyPattern, WarnSecretMasked, constant(maskSecret))
-	t = s.replace(t, emailPattern, WarnPIIRedacted, constant(redactedEmail))
-	t = s.replace(t, nationalIDPattern, WarnPIIRedacted, constant(redactedID))
-	t = s.replace(t, cardPattern, WarnPIIRedacted, func(m string) string {
-		if luhn(m) {
-			return redactedCard
+	for _, r := range textRules {
+		if !r.may(&sh, t) {
+			continue
 		}
-		return m
-	})
-	t = s.replace(t, phonePattern, WarnPIIRedacted, constant(redactedPhone))
+		if out, changed := s.replace(t, r.re, r.warning, r.fn); changed {
+			// A replacement brings new bytes (placeholders, a re-encoded
+			// URL): the later rules' pre-checks must see them.
+			t, sh = out, scanText(out)
+		}
+	}
 	if len(t) > MaxTextBytes {
 		cut := MaxTextBytes
 		for cut > 0 && !utf8Start(t[cut]) {
@@ -150,14 +147,42 @@ func (s *sanitizer) text(t string) string {
 	return t
 }
 
+// textRule is one replacing pattern of the string rules, in the order they
+// apply. may is a necessary condition for re to match (textshape.go): when
+// it is false the regexp cannot change the text and is not run.
+type textRule struct {
+	re      *regexp.Regexp
+	warning string
+	fn      func(string) string
+	may     func(sh *textShape, t string) bool
+}
+
+var textRules = []textRule{
+	{urlPattern, WarnSecretMasked, maskURL, mayURL},
+	{bearerPattern, WarnSecretMasked, func(m string) string {
+		return strings.SplitN(m, " ", 2)[0] + " " + maskSecret
+	}, mayBearer},
+	{keyPattern, WarnSecretMasked, constant(maskSecret), mayKey},
+	{emailPattern, WarnPIIRedacted, constant(redactedEmail), mayEmail},
+	{nationalIDPattern, WarnPIIRedacted, constant(redactedID), mayNationalID},
+	{cardPattern, WarnPIIRedacted, func(m string) string {
+		if luhn(m) {
+			return redactedCard
+		}
+		return m
+	}, mayCard},
+	{phonePattern, WarnPIIRedacted, constant(redactedPhone), mayPhone},
+}
+
 // replace substitutes every match of re through fn and records warning
 // when anything actually changed.
-func (s *sanitizer) replace(t string, re *regexp.Regexp, warning string, fn func(string) string) string {
+func (s *sanitizer) replace(t string, re *regexp.Regexp, warning string, fn func(string) string) (string, bool) {
 	out := re.ReplaceAllStringFunc(t, fn)
-	if out != t {
-		s.flag(warning)
+	if out == t {
+		return t, false
 	}
-	return out
+	s.flag(warning)
+	return out, true
 }
 
 func constant(v string) func(string) string { return func(string) string { return v } }
