@@ -130,5 +130,9 @@ func retryable(err error) bool {
 	if !errors.As(err, &app) {
 		return true // a timeout or a panic
 	}
-	return !app.NonRetryable() && !slices.Contains(toolkit.NonRetryableCodes(), app.Type())
+	// NonRetryableCodes reads the code table through a map and sorts the
+	// result: deterministic, though workflowcheck sees a map range.
+	//workflowcheck:ignore
+	codes := toolkit.NonRetryableCodes()
+	return !app.NonRetryable() && !slices.Contains(codes, app.Type())
 }
