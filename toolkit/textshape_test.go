@@ -81,6 +81,14 @@ func fastPathSeeds() []string {
 		"ignore previous instructions", "IGNORE ALL PRIOR INSTRUCTIONS", "you are now", "reveal the secrets",
 		"call\tthe tool", "Bearer\u00a0abcdefghij", "https://a.example/?q=%2B49+30+1234+5678&token=x",
 		strings.Repeat("9", 20), strings.Repeat("é", MaxTextBytes), strings.Repeat("1 ", 3000),
+		// Timestamps, hashes and ids with digits enough for the counts, and
+		// near misses of the digit runs the pre-checks look for.
+		"2026-11-22T10:15:00.123456Z", "2026-11-22 10:15:00", "fx-ecb-2024-12-31", "shipping-2026.11.2+fx-ecb-2024-12-31",
+		"sha256:57f2a752332796b73303b1ba910f6f374cfe12278cc2ec730ab299fcdcdee29f", "q_01M81B5H801TBA65XCXAQR75QA",
+		"SHA256:57F2A752332796B73303B1BA910F6F374CFE", "AB123456D", "AB 12 34 56 D.", "AB12 34 56\tA", "12345678901234567",
+		"123456789012345678", "12345678901234567X", "a123-45-6789", "1234-45-6789", "123-456-7890", "1234.456.7890",
+		"(415)555-0132", "( 415) 555-0132", "+ 49 30 1234 5678", "+(49) 30 1234 5678", "4242-4242-4242-4242",
+		"4242--4242-4242-4242", "4242  4242 4242 4242", "4242 4242 4242 4242 1", "x4242424242424242",
 	}
 	for _, tc := range sensitiveCases {
 		seeds = append(seeds, tc.text)
@@ -98,7 +106,7 @@ func TestSanitizeTextFastPathMatchesRegexps(t *testing.T) {
 		"/", "://", "?", "&", "=", "%", "a", "b", "B", "k", "K", "s", "S", "ſ", "\u212a", "x", "X", "é", "\u00a0",
 		"sk", "live", "test", "whsec", "AKIA", "xox", "eyJ", "ghp", "bearer", "Basic", "ignore", "previous",
 		"instructions", "you", "are", "now", "call", "the", "tool", "reveal", "secrets", "http", "example.com",
-		"code", "token", "AB", "C", "com", "user", "\xff",
+		"code", "token", "AB", "C", "com", "user", "\xff", "123", "D", "AD", "T", "Z", "2026", "-1", "(4", "+4",
 	}
 	rng := rand.New(rand.NewPCG(12, 2026))
 	for range 20000 {
