@@ -97,8 +97,39 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // isSpaceByte is \s in Go's regexp syntax.
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
-// injectionPattern: every alternative holds a space ("ignore …", "you are
-// now", "call the tool", …); the caller checks sh.space.
+// injectionPattern: every alternative holds a space and one of five
+// phrases, in any case: "ignore ", "(dis)regard ", "you are now", "call the
+// tool", "reveal ". None has a 'k' or an 's', the only ASCII letters that
+// (?i) folds to a non-ASCII rune (K, ſ), so an ASCII case-insensitive
+// search finds every match.
+func mayInjection(sh *textShape, t string) bool {
+	if !sh.space {
+		return false
+	}
+	for _, p := range injectionPhrases {
+		if containsFoldASCII(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var injectionPhrases = []string{"ignore ", "regard ", "you are now", "call the tool", "reveal "}
+
+// containsFoldASCII reports whether t holds p, a lower-case ASCII phrase,
+// ignoring the case of its letters.
+func containsFoldASCII(t, p string) bool {
+	for i := 0; i+len(p) <= len(t); i++ {
+		j := 0
+		for j < len(p) && (t[i+j] == p[j] || p[j] >= 'a' && p[j] <= 'z' && t[i+j]|0x20 == p[j]) {
+			j++
+		}
+		if j == len(p) {
+			return true
+		}
+	}
+	return false
+}
 
 // urlPattern needs "://".
 func mayURL(_ *textShape, t string) bool { return strings.Contains(t, "://") }
