@@ -53,7 +53,7 @@ func DraftOrderStartOptions(taskQueue string, in DraftOrderInput) (client.StartW
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
-	opts := onceStartOptions(id, taskQueue, FlowDraftOrder, StateQuoting, "draft order")
+	opts := onceStartOptions(id, taskQueue, FlowDraftOrder, startState(in.Generation), "draft order")
 	opts.Memo = map[string]any{MemoInputFingerprint: fp}
 	return opts, nil
 }

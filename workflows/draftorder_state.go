@@ -113,7 +113,9 @@ func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
 	if err := d.setUpdates(ctx); err != nil {
 		return err
 	}
-	return upsertFlowState(ctx, FlowDraftOrder, d.state)
+	// A run started without them (by hand) gets the start's attributes;
+	// a started one already has them and this adds no command.
+	return upsertFlowState(ctx, FlowDraftOrder, startState(d.in.Generation))
 }
 
 // onCancel records a cancel; the main coroutine acts on it at its next

@@ -27,6 +27,22 @@ const (
 	CurrentGeneration = GenerationLocalWrite
 )
 
+// startState is the CartwrightState a draft order is started with. On
+// GenerationLocalWrite it is where the order will rest if nothing stops
+// it, NEEDS_USER_CONFIRMATION: the quoting task that follows publishes the
+// total within milliseconds, and an upsert to say so would cost a history
+// event and a visibility write. The attribute moves away from it only when
+// the order is to rest somewhere else: a support-staff approval, an outage
+// waited out (showStateWhileWaiting), an end. Runs without a generation
+// start in QUOTING and upsert every state they rest in, as they always did
+// (docs/performance.md#search-attributes).
+func startState(generation int) string {
+	if generation >= GenerationLocalWrite {
+		return StateNeedsConfirm
+	}
+	return StateQuoting
+}
+
 // checkGeneration refuses a generation this build does not know: a start
 // from a newer client must not run an older path silently.
 func checkGeneration(g int) *toolkit.Error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
@@ -21,6 +20,14 @@ import (
 func onGeneration(t *testing.T) (*fixture, *[]bool) {
 	f := newFixture(t)
 	f.in.Generation = CurrentGeneration
+	opts, err := DraftOrderStartOptions("test", f.in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.env.SetStartWorkflowOptions(opts)
+	if err := f.env.SetTypedSearchAttributesOnStart(opts.TypedSearchAttributes); err != nil {
+		t.Fatal(err)
+	}
 	// Version markers belong to runs without a generation: asking one
 	// here would cost the history a marker and a visibility write.
 	for _, change := range []string{changeLocalTools, changeToolActivity, changeComplianceMode, outageChange} {
@@ -48,10 +55,11 @@ func TestGenerationWritesInTheWorker(t *testing.T) {
 	if !reflect.DeepEqual(*local, []bool{true}) {
 		t.Fatalf("create calls ran local = %v, want one local call", *local)
 	}
-	// CREATING lasted milliseconds inside the task: no upsert for it.
-	want := []string{"state=" + StateNeedsConfirm, "state=" + StateDraftCreated}
-	if got := f.upserts[len(f.upserts)-2:]; !reflect.DeepEqual(got, want) || slices.Contains(f.upserts, "state="+StateCreating) {
-		t.Fatalf("search attribute upserts %v, want them to end with %v and no %s", f.upserts, want, StateCreating)
+	// The start showed where the order would rest (NEEDS_USER_CONFIRMATION);
+	// QUOTING, PRICING and CREATING lasted milliseconds inside a task: the
+	// one upsert is the end.
+	if want := []string{"state=" + StateDraftCreated}; !reflect.DeepEqual(f.upserts, want) {
+		t.Fatalf("search attribute upserts %v, want %v", f.upserts, want)
 	}
 	checkCorrelationIDs(t, f)
 }
@@ -70,9 +78,8 @@ func TestGenerationWriteHandsOverToTheActivity(t *testing.T) {
 		t.Fatalf("create calls ran local = %v, want the local attempt, then the activity's two attempts", *local)
 	}
 	// Waiting on the activity is a state staff can see.
-	want := []string{"state=" + StateNeedsConfirm, "state=" + StateCreating, "state=" + StateDraftCreated}
-	if got := f.upserts[len(f.upserts)-3:]; !reflect.DeepEqual(got, want) {
-		t.Fatalf("search attribute upserts end with %v, want %v", got, want)
+	if want := []string{"state=" + StateCreating, "state=" + StateDraftCreated}; !reflect.DeepEqual(f.upserts, want) {
+		t.Fatalf("search attribute upserts %v, want %v", f.upserts, want)
 	}
 	created := f.callsOf("CreateDraftOrder")
 	if a, b := created[0], created[2]; !reflect.DeepEqual(a, b) {
@@ -90,6 +97,27 @@ func TestGenerationWriteRefusalIsTheAnswer(t *testing.T) {
 	}
 	if !reflect.DeepEqual(*local, []bool{true}) {
 		t.Fatalf("create calls ran local = %v: a refusal must not be tried again", *local)
+	}
+}
+
+func TestGenerationShowsAnOutageWhileQuoting(t *testing.T) {
+	f, _ := onGeneration(t)
+	// Pricing's database is down for longer than the tool's own retries:
+	// the order waits it out in QUOTING, and the list must say so.
+	f.fail("GetQuote", toolkit.Errorf(toolkit.UpstreamError, "database unavailable"), 40)
+	var during DraftOrderStatus
+	f.at(20*time.Second, func() { during = f.status() })
+	f.at(25*time.Minute, f.confirmPublished)
+	res := f.run()
+	if res.State != StateDraftCreated || during.State != StateQuoting {
+		t.Fatalf("result %+v, state during the outage %s", res, during.State)
+	}
+	// QUOTING while waiting, the total published once the outage ended,
+	// (a re-quote of the confirmation: the quote aged during the outage) and
+	// the end.
+	want := []string{"state=" + StateQuoting, "state=" + StateNeedsConfirm}
+	if len(f.upserts) < 3 || !reflect.DeepEqual(f.upserts[:2], want) || f.upserts[len(f.upserts)-1] != "state="+StateDraftCreated {
+		t.Fatalf("search attribute upserts %v, want %v first and %s last", f.upserts, want, StateDraftCreated)
 	}
 }
 

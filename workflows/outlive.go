@@ -60,8 +60,10 @@ func infrastructure(err error) bool {
 // it again after a growing backoff. The returned future is the last call's.
 // on=false (a run recorded before outageChange) or window<=0 is one call.
 // The first call is started here, synchronously, so parallel calls are
-// scheduled in the caller's order.
-func outlive(ctx workflow.Context, on bool, window time.Duration, what string, start func(workflow.Context) workflow.Future) workflow.Future {
+// scheduled in the caller's order. waiting, if set, runs before the first
+// backoff.
+func outlive(ctx workflow.Context, on bool, window time.Duration, what string, start func(workflow.Context) workflow.Future,
+	waiting func(workflow.Context)) workflow.Future {
 	first := start(ctx)
 	if !on || window <= 0 {
 		return first
@@ -79,6 +81,9 @@ func outlive(ctx workflow.Context, on bool, window time.Duration, what string, s
 				return
 			}
 			wait := min(backoff, left)
+			if tries == 1 && waiting != nil {
+				waiting(ctx)
+			}
 			workflow.GetLogger(ctx).Warn("tool call failed on infrastructure; running it again within the order's window",
 				"call", what, "code", toolkit.CodeOf(err), "calls", tries, "backoff", wait, "window_left", left)
 			if err := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{
@@ -111,8 +116,21 @@ func (f *outliveFuture) IsReady() bool { return f.done.IsReady() }
 // waits out outages for one confirm window (the order's own window: the
 // longest the user is asked to wait for any one step).
 func (d *draftOrder) outliving(what string) func(workflow.Context, func(workflow.Context) workflow.Future) workflow.Future {
+	var waiting func(workflow.Context)
+	if d.in.Generation >= GenerationLocalWrite {
+		waiting = d.showStateWhileWaiting
+	}
 	return func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future {
-		return outlive(ctx, d.outlive, d.in.ConfirmWindow, what, start)
+		return outlive(ctx, d.outlive, d.in.ConfirmWindow, what, start, waiting)
+	}
+}
+
+// showStateWhileWaiting moves CartwrightState to the state the order is
+// in before it waits out an outage: a generation-1 order started showing
+// where it would rest (startState), and an outage makes it rest here.
+func (d *draftOrder) showStateWhileWaiting(ctx workflow.Context) {
+	if err := upsertFlowState(ctx, FlowDraftOrder, d.state); err != nil {
+		workflow.GetLogger(ctx).Warn("could not show the state while waiting out an outage", "state", d.state, "error", err)
 	}
 }
 
