@@ -147,7 +147,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	if err != nil {
 		return resp, err
 	}
-	fingerprint, fpErr := CanonicalHash(rawIn)
+	fingerprint, fpErr := canonicalHashDecoded(rawIn, inTree)
 	resp.Meta.InputFingerprint = fingerprint
 	seen.rawIn = rawIn
 
@@ -187,7 +187,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	if out.Provider != "" {
 		resp.Meta.Provider = out.Provider
 	}
-	hash, err := OutputHash(resp.Data)
+	hash, err := outputHashOf(resp.Data, clean.Value)
 	if err != nil {
 		return resp, Errorf(UpstreamError, "hash output of %s: %v", name, err)
 	}

@@ -122,7 +122,7 @@ func SanitizeText(text string) string {
 
 func (s *sanitizer) text(t string) string {
 	sh := scanText(t)
-	if sh.space && injectionPattern.MatchString(t) {
+	if mayInjection(&sh, t) && injectionPattern.MatchString(t) {
 		s.tainted = true
 		s.warnings[WarnTaintedText] = true
 	}

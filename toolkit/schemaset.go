@@ -146,11 +146,16 @@ func checkRequest(req Request, env *gojsonschema.Schema) error {
 	if env == nil {
 		return nil
 	}
-	rawReq, err := json.Marshal(req)
-	if err != nil {
-		return Errorf(InvalidArgument, "request envelope is not JSON: %v", err)
+	var err error
+	if tree, ok := requestTree(req); ok {
+		problems, err = validateTree(env, tree)
+	} else {
+		var rawReq []byte
+		if rawReq, err = json.Marshal(req); err != nil {
+			return Errorf(InvalidArgument, "request envelope is not JSON: %v", err)
+		}
+		problems, err = validate(env, rawReq)
 	}
-	problems, err = validate(env, rawReq)
 	if err != nil {
 		return Errorf(InvalidArgument, "request envelope cannot be validated: %v", err)
 	}

@@ -19,14 +19,52 @@ type textShape struct {
 	space, ws, b         bool
 	at, plus, underscore bool
 	digits               int
+
+	// What the digit patterns need beyond a count of digits, which every
+	// timestamp and sha256 hex string has enough of (issue 12):
+	// run3Sep: a run of exactly three digits followed by '-' or '.';
+	// run3Dash: the same, followed by '-'; digitAD: a digit followed by
+	// 'A'–'D' and a word boundary, directly or after one \s byte; plusDigit, parenDigit: a
+	// digit right after '+', '('; maxRun: the longest run of digits;
+	// maxChain: the most digits in a row joined by at most one ' ' or '-'
+	// between two.
+	run3Sep, run3Dash, digitAD bool
+	plusDigit, parenDigit      bool
+	maxRun, maxChain           int
 }
 
 func scanText(t string) textShape {
 	var sh textShape
+	run, chain := 0, 0
 	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
-		case c >= '0' && c <= '9':
+		c := t[i]
+		if c < '0' || c > '9' {
+			if run == 3 && (c == '-' || c == '.') {
+				sh.run3Sep = true
+				sh.run3Dash = sh.run3Dash || c == '-'
+			}
+			if run > 0 && (endsAD(t, i) || isSpaceByte(c) && endsAD(t, i+1)) {
+				sh.digitAD = true
+			}
+			run = 0
+			// A chain survives one ' ' or '-' between two digits.
+			if chain > 0 && !((c == ' ' || c == '-') && i > 0 && isDigit(t[i-1]) && i+1 < len(t) && isDigit(t[i+1])) {
+				chain = 0
+			}
+		}
+		switch {
+		case isDigit(c):
 			sh.digits++
+			run++
+			chain++
+			sh.maxRun = max(sh.maxRun, run)
+			sh.maxChain = max(sh.maxChain, chain)
+			if i > 0 && t[i-1] == '+' {
+				sh.plusDigit = true
+			}
+			if i > 0 && t[i-1] == '(' {
+				sh.parenDigit = true
+			}
 		case c == ' ':
 			sh.space, sh.ws = true, true
 		case c == '\t' || c == '\n' || c == '\f' || c == '\r':
@@ -44,8 +82,54 @@ func scanText(t string) textShape {
 	return sh
 }
 
-// injectionPattern: every alternative holds a space ("ignore …", "you are
-// now", "call the tool", …); the caller checks sh.space.
+// endsAD reports whether t[i] is 'A'–'D' and ends a word ([A-D]\b).
+func endsAD(t string, i int) bool {
+	return i < len(t) && t[i] >= 'A' && t[i] <= 'D' && (i+1 == len(t) || !isWordByte(t[i+1]))
+}
+
+// isWordByte is \w, what \b tells from the rest.
+func isWordByte(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isSpaceByte is \s in Go's regexp syntax.
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// injectionPattern: every alternative holds a space and one of five
+// phrases, in any case: "ignore ", "(dis)regard ", "you are now", "call the
+// tool", "reveal ". None has a 'k' or an 's', the only ASCII letters that
+// (?i) folds to a non-ASCII rune (K, ſ), so an ASCII case-insensitive
+// search finds every match.
+func mayInjection(sh *textShape, t string) bool {
+	if !sh.space {
+		return false
+	}
+	for _, p := range injectionPhrases {
+		if containsFoldASCII(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var injectionPhrases = []string{"ignore ", "regard ", "you are now", "call the tool", "reveal "}
+
+// containsFoldASCII reports whether t holds p, a lower-case ASCII phrase,
+// ignoring the case of its letters.
+func containsFoldASCII(t, p string) bool {
+	for i := 0; i+len(p) <= len(t); i++ {
+		j := 0
+		for j < len(p) && (t[i+j] == p[j] || p[j] >= 'a' && p[j] <= 'z' && t[i+j]|0x20 == p[j]) {
+			j++
+		}
+		if j == len(p) {
+			return true
+		}
+	}
+	return false
+}
 
 // urlPattern needs "://".
 func mayURL(_ *textShape, t string) bool { return strings.Contains(t, "://") }
@@ -62,12 +146,20 @@ func mayKey(sh *textShape, t string) bool {
 // emailPattern needs '@'.
 func mayEmail(sh *textShape, _ string) bool { return sh.at }
 
-// nationalIDPattern: an SSN has 9 digits, a NINO 6, a PRC id 17.
-func mayNationalID(sh *textShape, _ string) bool { return sh.digits >= 6 }
+// nationalIDPattern: an SSN (9 digits) starts with \b\d{3}-, a run of
+// exactly three digits and a '-'; a NINO (6 digits) ends with a digit, an
+// optional \s and [A-D]\b; a PRC id (18) has a run of 17 digits.
+func mayNationalID(sh *textShape, _ string) bool {
+	return sh.digits >= 6 && (sh.run3Dash || sh.digitAD || sh.maxRun >= 17)
+}
 
-// cardPattern needs 13 digits.
-func mayCard(sh *textShape, _ string) bool { return sh.digits >= 13 }
+// cardPattern needs 13 digits in a chain: \d(?:[ -]?\d){12,18}.
+func mayCard(sh *textShape, _ string) bool { return sh.digits >= 13 && sh.maxChain >= 13 }
 
-// phonePattern: the international form is '+' and at least 2 digits, the
-// North-American forms have 10 digits.
-func mayPhone(sh *textShape, _ string) bool { return (sh.plus && sh.digits >= 2) || sh.digits >= 10 }
+// phonePattern: the international form is '+' right before a digit, and
+// at least 2 digits; the North-American forms have 10 digits and start
+// with '(' before a digit, or with \b\d{3}[.-], a run of exactly three
+// digits and a '.' or '-'.
+func mayPhone(sh *textShape, _ string) bool {
+	return (sh.plusDigit && sh.digits >= 2) || (sh.digits >= 10 && (sh.parenDigit || sh.run3Sep))
+}
