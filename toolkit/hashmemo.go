@@ -23,18 +23,6 @@ func OutputHash(raw json.RawMessage) (string, error) {
 	return h, nil
 }
 
-// outputHashOf is OutputHash(raw) for raw = json.Marshal(v), v the
-// sanitised output: hashed from v without parsing raw again
-// (canontree.go), and remembered for the evidence store's lookup.
-func outputHashOf(raw json.RawMessage, v any) (string, error) {
-	h, err := canonicalHashValue(v)
-	if err != nil {
-		return "", err
-	}
-	outputHashes.put(raw, h)
-	return h, nil
-}
-
 // hashMemoSize bounds the memo: a hash is looked up right after it was
 // put, by the same call, and a worker runs far fewer calls at once.
 const hashMemoSize = 64

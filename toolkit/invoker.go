@@ -147,7 +147,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	if err != nil {
 		return resp, err
 	}
-	fingerprint, fpErr := canonicalHashDecoded(rawIn, inTree)
+	fingerprint, fpErr := CanonicalHash(rawIn)
 	resp.Meta.InputFingerprint = fingerprint
 	seen.rawIn = rawIn
 
@@ -187,7 +187,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	if out.Provider != "" {
 		resp.Meta.Provider = out.Provider
 	}
-	hash, err := outputHashOf(resp.Data, clean.Value)
+	hash, err := OutputHash(resp.Data)
 	if err != nil {
 		return resp, Errorf(UpstreamError, "hash output of %s: %v", name, err)
 	}

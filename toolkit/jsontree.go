@@ -69,9 +69,6 @@ func inputDigestOf(tree any, fingerprint string, fpErr error) func() (string, er
 		if !s.Changed && fpErr == nil {
 			return fingerprint, nil
 		}
-		if b, ok := appendCanonical(nil, s.Value); ok {
-			return HashBytes(b), nil // what the lines below hash (canontree.go)
-		}
 		b, err := json.Marshal(s.Value)
 		if err != nil {
 			return "", err
