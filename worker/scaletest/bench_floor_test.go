@@ -103,6 +103,22 @@ func serverCPU() time.Duration {
 	return procCPU(pid)
 }
 
+// settle waits until the bench's dev server is idle (under a tenth of a
+// core for half a second, at most 15 s), so a batch does not pay for the
+// previous one's trailing work (visibility and timer tasks the server
+// finishes after the last workflow closed), whichever side ran before.
+func settle() {
+	const window = 500 * time.Millisecond
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		before := serverCPU()
+		time.Sleep(window)
+		if serverCPU()-before < window/10 {
+			return
+		}
+	}
+}
+
 // perOrder is d spread over n workflows, in ms.
 func perOrder(d time.Duration, n int) float64 {
 	if n == 0 {

@@ -105,6 +105,7 @@ func TestBenchAgainstFloor(t *testing.T) {
 				steps[0], steps[1] = steps[1], steps[0]
 			}
 			for _, s := range steps {
+				settle()
 				s()
 			}
 			t.Logf("round %d at %d in flight done (load %s)", r+1, c, loadAverage())
