@@ -91,6 +91,12 @@ func TestBenchAgainstFloor(t *testing.T) {
 			steps := []func(){
 				func() { res.add(c, runFloor(ctx, t, floor, c, n)) },
 				func() {
+					// The same unmeasured warm-up the floor harness runs
+					// before each of its variants, at the same concurrency
+					// (connections, caches, the sticky cache filled).
+					if _, err := runDrafts(ctx, b.cl, floorWarmup(n), c, oneLine); err != nil {
+						t.Fatal(err)
+					}
 					server, worker := serverCPU(), procCPU(b.worker.cmd.Process.Pid)
 					d, err := runDrafts(ctx, b.cl, n, c, oneLine)
 					if err != nil {
