@@ -109,7 +109,6 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	}
 	var killedCPU time.Duration
 	began := time.Now()
-	orders := driveOrders(ctx, cl, l)
 	onboardingIDs := make([]string, len(merchants))
 	for i, m := range merchants {
 		h, err := cl.StartOnboarding(ctx, workflows.OnboardingInput{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
@@ -119,7 +118,8 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 		onboardingIDs[i] = h.WorkflowID
 	}
 
-	// The Stripe events, each to two receivers at once, while orders run.
+	// The Stripe events, each to two receivers at once, while the
+	// onboardings run.
 	for _, m := range merchants {
 		waitOnboarding(ctx, t, cl, m.id, workflows.OnboardingAwaitingMerchant)
 		fake.SetAccount(m.account, stripefake.Account{ChargesEnabled: true, PayoutsEnabled: true})
@@ -130,8 +130,12 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 		}
 	}
 
-	// The crashes: C (the only activity worker besides A), then B (a
-	// workflow worker holding sticky caches), each with orders in flight.
+	// The orders start now: a draft order takes well under a second, and
+	// started before the events above they would all have ended before
+	// the first kill. The crashes: C (the only activity worker besides
+	// A), then B (a workflow worker holding sticky caches), each with
+	// orders in flight.
+	orders := driveOrders(ctx, cl, l)
 	for _, k := range []struct {
 		p     *proc
 		after int
