@@ -129,7 +129,7 @@ func (d *draftOrder) outliving(what string) func(workflow.Context, func(workflow
 // in before it waits out an outage: a generation-1 order started showing
 // where it would rest (startState), and an outage makes it rest here.
 func (d *draftOrder) showStateWhileWaiting(ctx workflow.Context) {
-	if err := upsertFlowState(ctx, FlowDraftOrder, d.state); err != nil {
+	if err := d.setState(ctx, d.state); err != nil {
 		workflow.GetLogger(ctx).Warn("could not show the state while waiting out an outage", "state", d.state, "error", err)
 	}
 }

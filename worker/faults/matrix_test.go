@@ -178,11 +178,7 @@ func (s *stack) workerKills(t *testing.T, sz sizes) row {
 func (s *stack) temporalKills(t *testing.T, sz sizes) row {
 	ctx := scenarioCtx(t, 10*time.Minute)
 	ks := keys("temporal", sz.temporalOrders)
-	for _, k := range ks[:len(ks)/2] {
-		if _, err := s.client.StartDraftOrder(ctx, order(k)); err != nil {
-			t.Fatalf("quote %s before the kills: %v", k, err)
-		}
-	}
+	s.quote(ctx, t, ks[:len(ks)/2])
 	firstKill := time.Now()
 	done := make(chan struct{})
 	go func() {
@@ -196,12 +192,7 @@ func (s *stack) temporalKills(t *testing.T, sz sizes) row {
 	}()
 	outs := s.driveAll(ctx, ks, sz.temporalOrders, nil)
 	<-done
-	after := 0
-	for _, o := range outs {
-		if o.at.After(firstKill) {
-			after++
-		}
-	}
+	after := endedAfter(outs, firstKill)
 	r := s.measure(ctx, "Temporal dev server SIGKILL + restart", outs,
 		fmt.Sprintf("%d kill(s), restarted on its state file; %d of %d orders ended after the first", sz.temporalKills, after, len(ks)))
 	if after != len(ks) {
@@ -219,11 +210,7 @@ func (s *stack) temporalKills(t *testing.T, sz sizes) row {
 func (s *stack) postgresOutage(t *testing.T, n int, d time.Duration) row {
 	ctx := scenarioCtx(t, d+10*time.Minute)
 	ks := keys("pg", n)
-	for _, k := range ks[:n/2] {
-		if _, err := s.client.StartDraftOrder(ctx, order(k)); err != nil {
-			t.Fatalf("quote %s before the outage: %v", k, err)
-		}
-	}
+	s.quote(ctx, t, ks[:n/2])
 	s.pg.Stop()
 	var back time.Time
 	done := make(chan struct{})
@@ -235,12 +222,7 @@ func (s *stack) postgresOutage(t *testing.T, n int, d time.Duration) row {
 	}()
 	outs := s.driveAll(ctx, ks, n, nil)
 	<-done
-	after := 0
-	for _, o := range outs {
-		if o.at.After(back) {
-			after++
-		}
-	}
+	after := endedAfter(outs, back)
 	r := s.measure(ctx, fmt.Sprintf("PostgreSQL stopped %s", d), outs,
 		fmt.Sprintf("%d quoted before and confirmed during it, %d started during it; %d of %d ended after PostgreSQL came back",
 			n/2, n-n/2, after, n))
@@ -249,6 +231,28 @@ func (s *stack) postgresOutage(t *testing.T, n int, d time.Duration) row {
 		r.note += " — orders that ended during the outage did not wait for the database"
 	}
 	return r
+}
+
+// quote starts the orders of ks and waits for their published totals,
+// before a fault.
+func (s *stack) quote(ctx context.Context, t *testing.T, ks []string) {
+	t.Helper()
+	for _, k := range ks {
+		if _, err := s.client.StartDraftOrder(ctx, order(k)); err != nil {
+			t.Fatalf("quote %s before the fault: %v", k, err)
+		}
+	}
+}
+
+// endedAfter counts the orders that ended after t0.
+func endedAfter(outs []outcome, t0 time.Time) int {
+	n := 0
+	for _, o := range outs {
+		if o.at.After(t0) {
+			n++
+		}
+	}
+	return n
 }
 
 // stripeFaults runs onboardings through the proxy while it injects 5xx,

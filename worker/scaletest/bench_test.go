@@ -15,8 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cartwright-dev/cartwright/client"
-	"github.com/cartwright-dev/cartwright/internal/db"
-	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -169,26 +167,11 @@ type benchStack struct {
 // options, as a customer's backend has.
 func startBenchStack(ctx context.Context, t *testing.T) *benchStack {
 	t.Helper()
-	dsn := testenv.Database(t)
-	pool, err := db.Open(ctx, dsn, db.MaxConns(8))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	fake := stripefake.New()
-	t.Cleanup(fake.Close)
-	tq := testenv.TaskQueue(t)
-	env := workerEnv(tq, dsn, fake.URL, 24)
+	base := newScaleBase(ctx, t)
+	env := workerEnv(base.tq, base.dsn, base.fake.URL, 24)
 	w := startWorker(t, "bench", "workflows,activities", env)
 	w.waitReady(t, 2*time.Minute)
-	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
-	t.Setenv("TEMPORAL_NAMESPACE", "default")
-	cl, err := client.New(ctx, envOptions(t, tq))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	return &benchStack{worker: w, env: env, tq: tq, cl: cl, pool: pool}
+	return &benchStack{worker: w, env: env, tq: base.tq, cl: base.client(ctx, t), pool: base.pool}
 }
 
 func oneLine(int) workflows.DraftOrderInput { return orderInput("bench-" + randomHex(8)) }

@@ -73,18 +73,11 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 
-	dsn := testenv.Database(t)
-	pool, err := db.Open(ctx, dsn, db.MaxConns(8))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	fake := stripefake.New()
-	t.Cleanup(fake.Close)
-	tq := testenv.TaskQueue(t)
+	base := newScaleBase(ctx, t)
+	pool, fake, tq := base.pool, base.fake, base.tq
 	// A connection per order in flight, within the shared PostgreSQL's
 	// 100 that `make test` packages run beside.
-	env := workerEnv(tq, dsn, fake.URL, max(8, min(24, l.concurrency)))
+	env := workerEnv(tq, base.dsn, fake.URL, max(8, min(24, l.concurrency)))
 	a := startWorker(t, "A", "workflows,activities,webhook", env)
 	b := startWorker(t, "B", "workflows,webhook", env)
 	c := startWorker(t, "C", "activities", env)
@@ -92,14 +85,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 		p.waitReady(t, 2*time.Minute)
 	}
 
-	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
-	t.Setenv("TEMPORAL_NAMESPACE", "default")
-	opts := envOptions(t, tq)
-	cl, err := client.New(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
+	cl := base.client(ctx, t)
 
 	merchants := seedMerchants(ctx, t, pool, fake, l.onboardings)
 	var idleCPU time.Duration
@@ -192,6 +178,42 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 		t.Fatalf("draft_orders: %d rows for %d keys, want %d each", rows, keys, l.orders)
 	}
 	checkEvidence(ctx, t, pool, cl, append(orders.ids(), onboardingIDs...))
+}
+
+// scaleBase is what a test of worker processes starts from: a database of
+// its own, a fake Stripe and a task queue of its own.
+type scaleBase struct {
+	dsn  string
+	pool *pgxpool.Pool
+	fake *stripefake.Server
+	tq   string
+}
+
+func newScaleBase(ctx context.Context, t *testing.T) scaleBase {
+	t.Helper()
+	dsn := testenv.Database(t)
+	pool, err := db.Open(ctx, dsn, db.MaxConns(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	fake := stripefake.New()
+	t.Cleanup(fake.Close)
+	return scaleBase{dsn: dsn, pool: pool, fake: fake, tq: testenv.TaskQueue(t)}
+}
+
+// client is a cartwright client on the base's task queue with the
+// default options, as a customer's backend has.
+func (b scaleBase) client(ctx context.Context, t *testing.T) *client.Client {
+	t.Helper()
+	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
+	t.Setenv("TEMPORAL_NAMESPACE", "default")
+	cl, err := client.New(ctx, envOptions(t, b.tq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
 }
 
 // workerEnv is the environment of a worker process on task queue tq and
