@@ -195,7 +195,7 @@ func (b bound) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderR
 	// Update handlers still waiting (for the end, or for their turn)
 	// answer before the run closes; the wait adds no command, and a run
 	// without updates does not wait at all.
-	d.over = true
+	d.over, d.failed = true, err
 	if aerr := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); aerr != nil && err == nil {
 		err = aerr
 	}

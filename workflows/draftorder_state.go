@@ -43,8 +43,9 @@ type draftOrder struct {
 	confirmedHash string
 	cancelled     bool
 	// over: the run returned (with a result or an error); update handlers
-	// still waiting answer now.
-	over bool
+	// still waiting answer now. failed is the error it returned, if any.
+	over   bool
+	failed error
 	// pastCancel is set once the draft order is being created: from then
 	// on a cancel can no longer stop it.
 	pastCancel bool

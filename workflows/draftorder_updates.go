@@ -111,7 +111,9 @@ func (d *draftOrder) id(ctx workflow.Context) string {
 }
 
 // nextAction answers once the action differs from in.Seen (and, with
-// UntilEnd, the run ended), or the run is over.
+// UntilEnd, the run ended), or the run is over: a run that failed (an
+// unknown SKU is NOT_FOUND) answers with its error, not with the state it
+// failed in, so the caller of Update-with-Start gets the code.
 func (d *draftOrder) nextAction(ctx workflow.Context, in NextActionInput) (DraftOrderStatus, error) {
 	err := workflow.Await(ctx, func() bool {
 		if d.over || d.result != nil {
@@ -124,6 +126,9 @@ func (d *draftOrder) nextAction(ctx workflow.Context, in NextActionInput) (Draft
 		return k != "" && k != in.Seen
 	})
 	st, _ := d.status()
+	if err == nil && d.result == nil && d.failed != nil {
+		err = d.failed
+	}
 	return st, err
 }
 

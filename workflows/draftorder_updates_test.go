@@ -166,3 +166,20 @@ func TestDecideByUpdate(t *testing.T) {
 		t.Fatalf("update refusals went to the signal log: %+v", f.status().Rejected)
 	}
 }
+
+// TestNextActionAnswersTheFailure: a run that fails while the start's
+// next_action update waits (a tool answered NOT_FOUND) answers the update
+// with that error, not with the state it failed in.
+func TestNextActionAnswersTheFailure(t *testing.T) {
+	f := newFixture(t)
+	f.failures["GetQuote"] = toolkit.Errorf(toolkit.NotFound, "SKU-NOPE is not in the catalogue")
+	var next answer
+	f.at(0, func() { f.update(UpdateNextAction, &next, NextActionInput{}) })
+	f.env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
+	if err := f.env.GetWorkflowError(); toolkit.CodeOf(err) != toolkit.NotFound {
+		t.Fatalf("workflow error = %v", err)
+	}
+	if !next.done || toolkit.CodeOf(next.err) != toolkit.NotFound {
+		t.Fatalf("next_action answered %+v, want NOT_FOUND", next)
+	}
+}
