@@ -49,9 +49,11 @@ func TestFinding4_BadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T)
 
 	k := key("f4-retry")
 	unknown := order(k, commerce.LineItem{SKU: "NO-SUCH-SKU-F4", Quantity: 1})
+	// The start answers with the run's failure, and names the run.
 	h, err := c.StartDraftOrder(ctx, unknown)
-	if err != nil || h.Attached {
-		t.Fatalf("start with an unknown sku: %+v, %v", h, err)
+	wantCode(t, "start with an unknown sku", err, toolkit.NotFound)
+	if h.RunID == "" || h.Attached {
+		t.Fatalf("start with an unknown sku: %+v, want the failed run named", h)
 	}
 	_, err = c.WaitResult(ctx, h.WorkflowID, time.Now().Add(time.Minute))
 	wantCode(t, "unknown sku", err, toolkit.NotFound)
