@@ -10,9 +10,9 @@ import (
 
 // TwoPhaseRow is an AuditEntry checked and encoded as the columns of its
 // audit_events row, for a store that writes the row in the same
-// transaction as the side effect (WriteAtomic). Only this package builds
-// one, so the row's rules stay here: a valid correlation id, the user id
-// hashed, the refs every row carries (AUDIT-INV-06, docs/mcp.md).
+// transaction as the side effect. WriteAtomic builds it from the entry,
+// so the row's rules stay in this package: a valid correlation id, the user
+// id hashed, the refs every row carries (AUDIT-INV-06, docs/mcp.md).
 type TwoPhaseRow struct {
 	CorrelationID string
 	Tool          string
