@@ -91,19 +91,12 @@ func TestCaptureHistories(t *testing.T) {
 			s.capture(t, sc.file, id, runID)
 		})
 	}
-	// Generation 1, as client.StartDraftOrder starts today: no version
-	// markers, the write in the worker; "handover" on a worker whose first
-	// in-process write attempt fails, so the regular activity takes over.
+	// Generation 1: no version markers, the write in the worker;
+	// "handover" on a worker whose first in-process write attempt fails,
+	// so the regular activity takes over.
 	handoverTQ := s.startWorkerWith(t, wiringtest.Options{Logger: s.logger,
 		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{&failFirstLocalWrite{}}}})
-	for _, sc := range []struct {
-		file    string
-		tq      string
-		in      workflows.DraftOrderInput
-		d       driver
-		updates bool
-		want    string
-	}{
+	s.captureGeneration(t, workflows.GenerationLocalWrite, []generationCase{
 		{"gen1_draftorder_happy", s.tq, orderInput(uniqueKey("capture-g1-happy"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
 		{"gen1_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-g1-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, false, workflows.StateDraftCreated},
 		{"gen1_draftorder_approval", s.tq, orderInput(uniqueKey("capture-g1-approval"), chocolate, sydney, "AUD"),
@@ -111,9 +104,46 @@ func TestCaptureHistories(t *testing.T) {
 		{"gen1_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-g1-blocked")), driver{}, false, workflows.StateComplianceBlocked},
 		{"gen1_updates_draftorder_happy", s.tq, orderInput(uniqueKey("capture-g1-upd-happy"), tees, berlin, "EUR"), driver{}, true, workflows.StateDraftCreated},
 		{"gen1_draftorder_handover", handoverTQ, orderInput(uniqueKey("capture-g1-handover"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
-	} {
+	})
+	// Generation 2, as client.StartDraftOrder starts today: the first
+	// quote round in one local activity; "round_fails" on a worker whose
+	// first round fails, so the workflow makes the round's calls itself.
+	roundFailsTQ := s.startWorkerWith(t, wiringtest.Options{Logger: s.logger,
+		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{&failFirstQuoteRound{}}}})
+	s.captureGeneration(t, workflows.GenerationQuoteRound, []generationCase{
+		{"gen2_draftorder_happy", s.tq, orderInput(uniqueKey("capture-g2-happy"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
+		{"gen2_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-g2-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, false, workflows.StateDraftCreated},
+		{"gen2_draftorder_approval", s.tq, orderInput(uniqueKey("capture-g2-approval"), chocolate, sydney, "AUD"),
+			driver{decision: "approve", approver: "bob.compliance", reason: "personal quantity, commercially packed"}, false, workflows.StateDraftCreated},
+		{"gen2_draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-g2-blocked")), driver{}, false, workflows.StateComplianceBlocked},
+		{"gen2_updates_draftorder_happy", s.tq, orderInput(uniqueKey("capture-g2-upd-happy"), tees, berlin, "EUR"), driver{}, true, workflows.StateDraftCreated},
+		{"gen2_draftorder_round_fails", roundFailsTQ, orderInput(uniqueKey("capture-g2-round-fails"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
+	})
+	t.Run("calltool_onboarding", func(t *testing.T) {
+		tq, fake := s.startOnboardingWorker(t)
+		id, runID, res := s.runOnboarding(t, tq, fake)
+		if res.State != workflows.OnboardingComplete {
+			t.Fatalf("onboarding ended %+v", res)
+		}
+		s.capture(t, "calltool_onboarding", id, runID)
+	})
+}
+
+// generationCase is one captured run of a generation.
+type generationCase struct {
+	file    string
+	tq      string
+	in      workflows.DraftOrderInput
+	d       driver
+	updates bool
+	want    string
+}
+
+// captureGeneration runs and captures each case on generation g.
+func (s *realStack) captureGeneration(t *testing.T, g int, cases []generationCase) {
+	for _, sc := range cases {
 		t.Run(sc.file, func(t *testing.T) {
-			sc.in.Generation = workflows.CurrentGeneration
+			sc.in.Generation = g
 			var runID string
 			var res workflows.DraftOrderResult
 			if sc.updates {
@@ -126,14 +156,6 @@ func TestCaptureHistories(t *testing.T) {
 			s.capture(t, sc.file, id, runID)
 		})
 	}
-	t.Run("calltool_onboarding", func(t *testing.T) {
-		tq, fake := s.startOnboardingWorker(t)
-		id, runID, res := s.runOnboarding(t, tq, fake)
-		if res.State != workflows.OnboardingComplete {
-			t.Fatalf("onboarding ended %+v", res)
-		}
-		s.capture(t, "calltool_onboarding", id, runID)
-	})
 }
 
 // capture writes the history of the run as testdata/histories/NAME.json.

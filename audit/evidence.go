@@ -13,8 +13,9 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// checkActivities checks every completed activity that carries an
-// envelope against its snapshot; it records which snapshot each names.
+// checkActivities checks every envelope a completed activity carries
+// against its snapshot; it records which snapshot each names. A quote
+// round (activities.QuoteRound) carries one envelope per call it made.
 func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]ActivityCheck, error) {
 	checks := []ActivityCheck{}
 	for _, a := range ev.Activities {
@@ -22,26 +23,30 @@ func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]Ac
 			continue
 		}
 		f := Finding{ActivityID: a.ID, ActivityType: a.Type, EventID: a.EventID}
-		env, refusal, found, err := envelopeOf(d.DataConverter, a.Result)
+		envs, err := envelopesOf(d.DataConverter, a.Result)
 		if err != nil {
 			f.Kind, f.Detail = KindUndecodableResult, err.Error()
 			rep.find(f)
 			continue
 		}
-		if !found {
+		if len(envs) == 0 {
 			f.Kind, f.Detail = NoteNoEnvelope, "the result carries no response envelope: not a tool call"
 			rep.note(f)
 			continue
 		}
-		f.Tool, f.SnapshotID = env.Tool, env.SnapshotID()
-		before := len(rep.Findings)
-		c := ActivityCheck{ActivityID: a.ID, ActivityType: a.Type, Local: a.Local, Attempt: a.Attempt,
-			EventID: a.EventID, Tool: env.Tool, SnapshotID: env.SnapshotID()}
-		if err := checkEnvelope(ctx, d, ev, rep, a, env, refusal, f, &c); err != nil {
-			return checks, err
+		for _, e := range envs {
+			env, refusal := e.env, e.refusal
+			g := f
+			g.Tool, g.SnapshotID = env.Tool, env.SnapshotID()
+			before := len(rep.Findings)
+			c := ActivityCheck{ActivityID: a.ID, ActivityType: a.Type, Local: a.Local, Attempt: a.Attempt,
+				EventID: a.EventID, Tool: env.Tool, SnapshotID: env.SnapshotID()}
+			if err := checkEnvelope(ctx, d, ev, rep, a, env, refusal, g, &c); err != nil {
+				return checks, err
+			}
+			c.OK = len(rep.Findings) == before
+			checks = append(checks, c)
 		}
-		c.OK = len(rep.Findings) == before
-		checks = append(checks, c)
 	}
 	return checks, nil
 }
@@ -134,31 +139,65 @@ func adoptIdentity(rep *Report, ev *events, s *evidence.SnapshotRecord) {
 	}
 }
 
-// envelopeOf decodes an activity result and returns its "envelope" field,
-// and the envelope's "error" object as the history holds it (a refusal's
-// evidence). found is false for results that are not objects or have no
-// envelope.
-func envelopeOf(dc converter.DataConverter, result *commonpb.Payloads) (*toolkit.Response, json.RawMessage, bool, error) {
+// resultEnvelope is one envelope of an activity result, and its "error"
+// object as the history holds it (a refusal's evidence).
+type resultEnvelope struct {
+	env     *toolkit.Response
+	refusal json.RawMessage
+}
+
+// envelopesOf decodes an activity result and returns its envelopes: the
+// "envelope" field of a tool activity, or the envelope of each of a quote
+// round's "calls". None for results that are not objects or hold neither.
+func envelopesOf(dc converter.DataConverter, result *commonpb.Payloads) ([]resultEnvelope, error) {
 	if len(result.GetPayloads()) == 0 {
-		return nil, nil, false, nil
+		return nil, nil
 	}
 	var raw json.RawMessage
 	if err := dc.FromPayload(result.GetPayloads()[0], &raw); err != nil {
-		return nil, nil, false, fmt.Errorf("decode result: %w", err)
+		return nil, fmt.Errorf("decode result: %w", err)
 	}
 	var holder struct {
 		Envelope json.RawMessage `json:"envelope"`
+		Calls    []struct {
+			Envelope json.RawMessage `json:"envelope"`
+		} `json:"calls"`
 	}
-	if json.Unmarshal(raw, &holder) != nil || len(holder.Envelope) == 0 || string(holder.Envelope) == "null" {
-		return nil, nil, false, nil
+	if json.Unmarshal(raw, &holder) != nil {
+		return nil, nil
 	}
-	var env toolkit.Response
-	if err := json.Unmarshal(holder.Envelope, &env); err != nil {
-		return nil, nil, false, fmt.Errorf("decode envelope: %w", err)
+	var out []resultEnvelope
+	add := func(b json.RawMessage) error {
+		if len(b) == 0 || string(b) == "null" {
+			return nil
+		}
+		var env toolkit.Response
+		if err := json.Unmarshal(b, &env); err != nil {
+			return fmt.Errorf("decode envelope: %w", err)
+		}
+		var errHolder struct {
+			Error json.RawMessage `json:"error"`
+		}
+		_ = json.Unmarshal(b, &errHolder)
+		out = append(out, resultEnvelope{env: &env, refusal: errHolder.Error})
+		return nil
 	}
-	var errHolder struct {
-		Error json.RawMessage `json:"error"`
+	if err := add(holder.Envelope); err != nil {
+		return nil, err
 	}
-	_ = json.Unmarshal(holder.Envelope, &errHolder)
-	return &env, errHolder.Error, true, nil
+	for _, c := range holder.Calls {
+		if err := add(c.Envelope); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// envelopeOf is the first of envelopesOf: a tool activity's one envelope.
+func envelopeOf(dc converter.DataConverter, result *commonpb.Payloads) (*toolkit.Response, json.RawMessage, bool, error) {
+	envs, err := envelopesOf(dc, result)
+	if err != nil || len(envs) == 0 {
+		return nil, nil, false, err
+	}
+	return envs[0].env, envs[0].refusal, true, nil
 }

@@ -39,3 +39,27 @@ func (a *failWriteInbound) ExecuteActivity(ctx context.Context, in *interceptor.
 	}
 	return a.Next.ExecuteActivity(ctx, in)
 }
+
+// failFirstQuoteRound is a worker interceptor that fails the first quote
+// round (generation 2) as an outage would, so the workflow makes the
+// round's calls itself (docs/performance.md#quote-round).
+type failFirstQuoteRound struct {
+	interceptor.WorkerInterceptorBase
+	failed atomic.Bool
+}
+
+func (f *failFirstQuoteRound) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	return &failRoundInbound{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, owner: f}
+}
+
+type failRoundInbound struct {
+	interceptor.ActivityInboundInterceptorBase
+	owner *failFirstQuoteRound
+}
+
+func (a *failRoundInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	if activity.GetInfo(ctx).ActivityType.Name == "QuoteRound" && a.owner.failed.CompareAndSwap(false, true) {
+		return nil, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "injected: the database is unavailable"))
+	}
+	return a.Next.ExecuteActivity(ctx, in)
+}

@@ -43,6 +43,10 @@ var mustCover = []string{
 	// in the worker, and its hand-over to the regular activity.
 	"gen1_draftorder_happy", "gen1_draftorder_requote", "gen1_draftorder_approval", "gen1_draftorder_blocked",
 	"gen1_updates_draftorder_happy", "gen1_draftorder_handover",
+	// Generation 2: the first quote round in one local activity, and the
+	// workflow making the round's calls when the round fails.
+	"gen2_draftorder_happy", "gen2_draftorder_requote", "gen2_draftorder_approval", "gen2_draftorder_blocked",
+	"gen2_updates_draftorder_happy", "gen2_draftorder_round_fails",
 }
 
 func TestReplayHistories(t *testing.T) {

@@ -20,6 +20,11 @@ const DraftOrderTTL = 24 * time.Hour
 // AuditLog is the part of the evidence store's two-phase audit the draft
 // order uses (*evidence.Store implements it).
 type AuditLog interface {
+	// WriteAtomic is the create's happy path: the audit row closed in the
+	// draft's own transaction (docs/evidence.md#one-transaction).
+	WriteAtomic(ctx context.Context, e evidence.AuditEntry, write evidence.AtomicWrite) error
+	// WritePending and Finalize record a refused insert as failed, and
+	// close what an earlier attempt left pending when the total expired.
 	WritePending(ctx context.Context, e evidence.AuditEntry) (int64, error)
 	Finalize(ctx context.Context, correlationID string, status evidence.AuditStatus, patch map[string]any) (bool, error)
 }
@@ -104,24 +109,30 @@ func (t *tools) createDraft(ctx context.Context, call *toolkit.Call, warnings *[
 		return t.draftOutput(DraftOrder{Status: DraftStatusValidated, ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
 			QuoteHash: in.Total.QuoteHash, GrandTotal: in.Total.GrandTotal}), nil
 	}
-	// A repeat answers from the stored draft, even after the total expired:
-	// the side effect already happened once.
-	if got, err := t.drafts.Find(ctx, scope); err != nil {
-		return nil, err
-	} else if got != nil {
-		return t.replay(ctx, req, *got, in.Total.QuoteHash)
-	}
 	if err := t.checkNotExpired(in.Total, now); err != nil {
+		// A repeat answers from the stored draft, even after the total
+		// expired: the side effect already happened once.
+		if got, ferr := t.drafts.Find(ctx, scope); ferr != nil {
+			return nil, ferr
+		} else if got != nil {
+			return t.replay(ctx, req, *got, in.Total.QuoteHash)
+		}
 		// An earlier attempt of this call may have left its audit pending
-		// (transient store failure); this outcome is final, so close it.
+		// (an older build committed that phase on its own, and so does a
+		// refused insert whose close failed); this outcome is final, so
+		// close it.
 		_, _ = t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditFailed,
 			map[string]any{"error_type": string(toolkit.NeedsUserConfirmation)})
 		return nil, err
 	}
+	// Not expired: no lookup first. The create's conflict path answers a
+	// repeat from the stored draft in the same round trip.
 	return t.insertDraft(ctx, req, scope, in, now)
 }
 
-// insertDraft is the two-phase write: audit pending, insert, finalise.
+// insertDraft writes the draft and closes its two-phase audit in one
+// statement and one transaction (docs/evidence.md#one-transaction): one
+// round trip, and no failure leaves one row without the other.
 func (t *tools) insertDraft(ctx context.Context, req toolkit.Request, scope DraftScope, in CreateDraftOrderArgs, now time.Time) (*toolkit.Output, error) {
 	id, err := newID("do_", now)
 	if err != nil {
@@ -134,56 +145,76 @@ func (t *tools) insertDraft(ctx context.Context, req toolkit.Request, scope Draf
 	call := activityCall(ctx)
 	payload, _ := json.Marshal(map[string]any{"scope": scope, "quote_hash": in.Total.QuoteHash})
 	sum := sha256.Sum256(payload)
-	// Audit first: if the pending row cannot be written, nothing is inserted.
-	if _, err := t.audit.WritePending(ctx, evidence.AuditEntry{
+	entry := evidence.AuditEntry{
 		CorrelationID: req.CorrelationID, Tool: ToolCreateDraftOrder, UserID: req.UserID, ActorType: req.Actor.Type,
 		Action: evidence.ActionAllow, Reason: "create draft order for a confirmed total",
 		PayloadSHA: hex.EncodeToString(sum[:]), Call: call,
 		Refs: map[string]any{"quote_hash": in.Total.QuoteHash, "quote_id": in.Total.QuoteID,
 			"grand_total": in.Total.GrandTotal, "idempotency_key": req.IdempotencyKey},
-	}); err != nil {
-		return nil, auditError(err)
 	}
-	stored, inserted, err := t.drafts.Insert(ctx, NewDraft{
+	draft := NewDraft{
 		Scope: scope, DraftOrderID: id, Total: in.Total, ShipTo: sealed, CorrelationID: req.CorrelationID,
 		WorkflowID: call.WorkflowID, RunID: call.RunID, CreatedAt: now, ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
+	}
+	var got Created
+	var storeErr error
+	err = t.audit.WriteAtomic(ctx, entry, func(ctx context.Context, row evidence.TwoPhaseRow) (evidence.AtomicResult, error) {
+		got, storeErr = t.drafts.Create(ctx, draft, row)
+		return got.Audit, storeErr
 	})
+	if storeErr != nil {
+		return nil, t.storeFailed(ctx, entry, storeErr)
+	}
 	if err != nil {
-		var perm *PermanentError
-		if !errors.As(err, &perm) {
-			// Transient: the audit stays pending so the activity's retry
-			// (same correlation id) continues it; if no retry comes,
-			// reconcile closes it. Finalising it as failed here would
-			// forbid that retry.
-			return nil, toolkit.Errorf(toolkit.UpstreamError, "draft order store unavailable, retry").
-				WithDetail("upstream_code", "db_error").WithCause(err)
-		}
-		// Best effort: a failed finalise leaves the row pending for
-		// reconcile; the insert error is what the caller needs.
-		_, _ = t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditFailed, map[string]any{"error_type": "INVALID_ARGUMENT"})
-		return nil, toolkit.Errorf(toolkit.InvalidArgument, "draft order refused by the store: %v", perm.Err)
-	}
-	if !inserted {
-		// A concurrent call with the same key won the race.
-		return t.replay(ctx, req, stored, in.Total.QuoteHash)
-	}
-	if _, err := t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditSuccess,
-		map[string]any{"draft_order_id": stored.DraftOrderID}); err != nil {
-		// The draft exists; a retry finds it and finalises then.
+		// Audit first: an audit row closed as failed or another tool's
+		// (CONFLICT), or no audit at all: nothing was written.
 		return nil, auditError(err)
 	}
-	return t.draftOutput(draftFrom(stored, false)), nil
+	switch got.Outcome {
+	case CreateInserted:
+		return t.draftOutput(draftFrom(got.Draft, false)), nil
+	case CreateReplayed:
+		// A repeat, or a concurrent call with the same key that won.
+		return t.draftOutput(draftFrom(got.Draft, true)), nil
+	case CreateConflict:
+		return nil, keyConflict(req, got.Draft)
+	case CreateRefused:
+		// The audit log turns a refusal into CONFLICT; one that did not is
+		// still one.
+		return nil, toolkit.Errorf(toolkit.Conflict, "audit %d for %s refused the write", got.Audit.AuditID, req.CorrelationID)
+	}
+	return nil, toolkit.Errorf(toolkit.UpstreamError, "draft order store answered %q", got.Outcome)
 }
 
-// replay answers a repeat of an idempotency key. The same key with a
-// different total is a CONFLICT, never a second draft. A pending audit of
-// this correlation id (an earlier attempt that crashed after inserting)
-// is finalised here.
+// storeFailed answers a Create that failed. It wrote nothing: the audit
+// row and the draft commit together.
+func (t *tools) storeFailed(ctx context.Context, e evidence.AuditEntry, err error) error {
+	var perm *PermanentError
+	if !errors.As(err, &perm) {
+		// Transient: the activity's retry (same correlation id) starts
+		// clean; a pending row an older build left stays pending for that
+		// retry, or for reconcile.
+		return toolkit.Errorf(toolkit.UpstreamError, "draft order store unavailable, retry").
+			WithDetail("upstream_code", "db_error").WithCause(err)
+	}
+	// Final: the refusal is recorded as a failed audit (pending, then
+	// failed: two more round trips on a path that should not happen).
+	// Best effort: a row left pending is reconcile's, and the insert error
+	// is what the caller needs.
+	if _, werr := t.audit.WritePending(ctx, e); werr == nil {
+		_, _ = t.audit.Finalize(ctx, e.CorrelationID, evidence.AuditFailed,
+			map[string]any{"error_type": string(toolkit.InvalidArgument)})
+	}
+	return toolkit.Errorf(toolkit.InvalidArgument, "draft order refused by the store: %v", perm.Err)
+}
+
+// replay answers a repeat of an idempotency key after the total expired
+// (before, Create answers it). The same key with a different total is a
+// CONFLICT, never a second draft. A pending audit of this correlation id
+// (an earlier attempt that crashed after inserting) is finalised here.
 func (t *tools) replay(ctx context.Context, req toolkit.Request, got StoredDraft, quoteHash string) (*toolkit.Output, error) {
 	if got.QuoteHash != quoteHash {
-		return nil, toolkit.Errorf(toolkit.Conflict, "idempotency key %s already created a draft order for a different total", req.IdempotencyKey).
-			WithDetail("draft_order_id", got.DraftOrderID).
-			WithRecovery("use a new idempotency key for a new order")
+		return nil, keyConflict(req, got)
 	}
 	_, err := t.audit.Finalize(ctx, req.CorrelationID, evidence.AuditSuccess,
 		map[string]any{"draft_order_id": got.DraftOrderID, "replayed": true})
@@ -191,6 +222,13 @@ func (t *tools) replay(ctx context.Context, req toolkit.Request, got StoredDraft
 		return nil, auditError(err)
 	}
 	return t.draftOutput(draftFrom(got, true)), nil
+}
+
+// keyConflict is the answer to a key already used for another total.
+func keyConflict(req toolkit.Request, got StoredDraft) error {
+	return toolkit.Errorf(toolkit.Conflict, "idempotency key %s already created a draft order for a different total", req.IdempotencyKey).
+		WithDetail("draft_order_id", got.DraftOrderID).
+		WithRecovery("use a new idempotency key for a new order")
 }
 
 func (t *tools) checkNotExpired(total Total, now time.Time) error {

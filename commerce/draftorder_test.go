@@ -250,18 +250,19 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// flakyDrafts fails its first Insert with err, then behaves.
+// flakyDrafts fails its first Create with err, writing nothing (as the
+// database rolls a failed statement back), then behaves.
 type flakyDrafts struct {
 	DraftStore
 	err   error
 	calls atomic.Int32
 }
 
-func (f *flakyDrafts) Insert(ctx context.Context, d NewDraft) (StoredDraft, bool, error) {
+func (f *flakyDrafts) Create(ctx context.Context, d NewDraft, a evidence.TwoPhaseRow) (Created, error) {
 	if f.calls.Add(1) == 1 {
-		return StoredDraft{}, false, f.err
+		return Created{}, f.err
 	}
-	return f.DraftStore.Insert(ctx, d)
+	return f.DraftStore.Create(ctx, d, a)
 }
 
 func TestDraftOrderRetryAfterATransientStoreFailure(t *testing.T) {
@@ -272,8 +273,13 @@ func TestDraftOrderRetryAfterATransientStoreFailure(t *testing.T) {
 	if te := wantCode(t, err, "UPSTREAM_ERROR"); !te.CanRetry {
 		t.Fatal("a transient store failure must be retryable")
 	}
-	if a := e.audits(t, req.CorrelationID); len(a) != 1 || a[0].Status != evidence.AuditPending {
+	// One transaction: the failed attempt left neither an audit row nor a
+	// draft (docs/evidence.md#one-transaction).
+	if a := e.audits(t, req.CorrelationID); len(a) != 0 {
 		t.Fatalf("audit after the failed attempt: %+v", a)
+	}
+	if c := e.count(t, `SELECT count(*) FROM draft_orders`); c != 0 {
+		t.Fatalf("%d rows after the failed attempt", c)
 	}
 	// The activity's retry carries the same correlation id.
 	retry := req

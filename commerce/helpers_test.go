@@ -29,7 +29,13 @@ type env struct {
 
 func newEnv(t *testing.T, mutate ...func(*ToolDeps)) *env {
 	t.Helper()
-	e := &env{pool: testenv.Postgres(t)}
+	return newEnvOn(t, testenv.Postgres(t), mutate...)
+}
+
+// newEnvOn is newEnv on a pool of the test's own (one with a tracer).
+func newEnvOn(t *testing.T, pool *pgxpool.Pool, mutate ...func(*ToolDeps)) *env {
+	t.Helper()
+	e := &env{pool: pool}
 	e.store, e.cipher = evidencetest.Store(t, e.pool, nil)
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	e.now.Store(&start)
@@ -87,9 +93,13 @@ func wantCode(t *testing.T, err error, code toolkit.Code) *toolkit.Error {
 	return te
 }
 
-// failingAudit refuses to write pending rows: the database behind the
+// failingAudit refuses to write audit rows: the database behind the
 // audit is down.
 type failingAudit struct{ AuditLog }
+
+func (failingAudit) WriteAtomic(context.Context, evidence.AuditEntry, evidence.AtomicWrite) error {
+	return errors.New("connection refused")
+}
 
 func (failingAudit) WritePending(context.Context, evidence.AuditEntry) (int64, error) {
 	return 0, errors.New("connection refused")

@@ -21,7 +21,7 @@ func lookupItems(ctx context.Context, cat Catalog, items []LineItem) (map[string
 		seen[it.SKU] = true
 		skus = append(skus, it.SKU)
 	}
-	products, err := cat.Products(ctx, skus)
+	products, err := memoProducts(ctx, cat, skus)
 	if err != nil {
 		return nil, err
 	}

@@ -242,8 +242,12 @@ func (noWrites) Finalize(context.Context, string, evidence.AuditStatus, map[stri
 
 func (noWrites) Find(context.Context, DraftScope) (*StoredDraft, error) { return nil, errNoWrites }
 
-func (noWrites) Insert(context.Context, NewDraft) (StoredDraft, bool, error) {
-	return StoredDraft{}, false, errNoWrites
+func (noWrites) WriteAtomic(context.Context, evidence.AuditEntry, evidence.AtomicWrite) error {
+	return errNoWrites
+}
+
+func (noWrites) Create(context.Context, NewDraft, evidence.TwoPhaseRow) (Created, error) {
+	return Created{}, errNoWrites
 }
 
 // newMemEnv is newEnv without PostgreSQL: the real registry and invoker

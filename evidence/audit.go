@@ -99,16 +99,7 @@ func (e AuditEntry) refs(source string) ([]byte, error) {
 // its id back. A row already failed (reconcile timed it out) returns
 // ErrAuditClosed, wrapped in a CONFLICT error: do not perform the effect.
 func (s *Store) WritePending(ctx context.Context, e AuditEntry) (int64, error) {
-	if err := e.check(); err != nil {
-		return 0, err
-	}
-	if e.Action == "" {
-		e.Action = ActionAllow
-	}
-	if e.Action == ActionReject {
-		return 0, toolkit.Errorf(toolkit.InvalidArgument, "audit: a reject is final: use WriteReject")
-	}
-	refs, err := e.refs("activity")
+	row, err := e.twoPhaseRow()
 	if err != nil {
 		return 0, err
 	}
@@ -125,8 +116,8 @@ func (s *Store) WritePending(ctx context.Context, e AuditEntry) (int64, error) {
 		UNION ALL
 		SELECT audit_id, status, tool FROM audit_events WHERE correlation_id = $1 AND two_phase
 		LIMIT 1`,
-		e.CorrelationID, e.Tool, HashUserID(e.UserID), string(e.ActorType), string(e.Action), e.Reason,
-		e.PayloadSHA, e.Call.WorkflowID, e.Call.RunID, e.Call.ActivityID, refs).Scan(&id, &status, &tool)
+		row.CorrelationID, row.Tool, row.UserIDHash, row.ActorType, row.Action, row.Reason,
+		row.PayloadSHA, row.WorkflowID, row.RunID, row.ActivityID, row.Refs).Scan(&id, &status, &tool)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// A concurrent writer inserted the row after this statement's
 		// snapshot was taken: it is committed now, read it.
@@ -137,13 +128,24 @@ func (s *Store) WritePending(ctx context.Context, e AuditEntry) (int64, error) {
 		return 0, dbError("write pending audit", err)
 	}
 	if tool != e.Tool {
-		return 0, toolkit.Errorf(toolkit.Conflict, "audit: correlation id %s already belongs to %s", e.CorrelationID, tool)
+		return 0, refusal(e, id, status, tool)
+	}
+	return id, refusal(e, id, status, tool)
+}
+
+// refusal is the answer when the two-phase row of e's correlation id
+// exists already as (id, status, tool): CONFLICT when it belongs to another
+// tool, or was closed as failed (ErrAuditClosed: the effect must not
+// happen); nil when the call may go on (its own row, pending or success).
+func refusal(e AuditEntry, id int64, status AuditStatus, tool string) error {
+	if tool != e.Tool {
+		return toolkit.Errorf(toolkit.Conflict, "audit: correlation id %s already belongs to %s", e.CorrelationID, tool)
 	}
 	if status == AuditFailed {
-		return id, toolkit.Errorf(toolkit.Conflict, "audit %d for %s was closed as failed; the call must not run", id, e.CorrelationID).
+		return toolkit.Errorf(toolkit.Conflict, "audit %d for %s was closed as failed; the call must not run", id, e.CorrelationID).
 			WithCause(ErrAuditClosed)
 	}
-	return id, nil
+	return nil
 }
 
 // Finalize closes the pending audit of correlationID as success or failed

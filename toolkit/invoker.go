@@ -343,8 +343,12 @@ func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req R
 }
 
 // recordStep stores snap through the sink, one snapshot per step when the
-// sink keeps steps (the evidence store).
+// sink keeps steps (the evidence store), or stages it in the context's
+// batch (docs/evidence.md#staged-batches).
 func (inv *Invoker) recordStep(ctx context.Context, snap Snapshot) (Recorded, error) {
+	if b := inv.batchFor(ctx); b != nil {
+		return b.stage(snap)
+	}
 	if sr, ok := inv.sink.(StepRecorder); ok {
 		return sr.RecordStep(ctx, snap)
 	}

@@ -161,21 +161,11 @@ func (d *draftOrder) startShipping(ctx workflow.Context) toolFuture[commerce.Shi
 // chooseShipping takes the option of the requested service level, or the
 // cheapest one when the destination has no such service.
 func (d *draftOrder) chooseShipping() error {
-	var best *commerce.ShippingOption
-	for i := range d.shipping.Options {
-		o := &d.shipping.Options[i]
-		if o.ServiceLevel == d.in.ShippingService {
-			d.option = o
-			return nil
-		}
-		if best == nil || o.Cost.Amount < best.Cost.Amount {
-			best = o
-		}
-	}
-	if best == nil {
+	i := commerce.ChooseOption(d.shipping.Options, d.in.ShippingService)
+	if i < 0 {
 		return invalidInput("no shipping option to %s", d.in.ShipTo.Country)
 	}
-	d.option = best
+	d.option = &d.shipping.Options[i]
 	return nil
 }
 

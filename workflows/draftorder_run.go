@@ -14,6 +14,9 @@ func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
 	ctx, local := withGeneration(ctx, d.in.Generation)
 	d.outlive = local || outlivesOutages(ctx)
 	d.byMode = local
+	if d.in.Generation >= GenerationQuoteRound {
+		ctx = d.prefetchRound(ctx)
+	}
 	if end, err := d.quoteAll(ctx); end != nil || err != nil {
 		return d.stop(ctx, end, err)
 	}

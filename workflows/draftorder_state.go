@@ -184,7 +184,12 @@ func (d *draftOrder) recordAnswer(step string, env toolkit.Response, err error) 
 // step names a tool call of the current quote round, for correlation ids
 // and evidence references.
 func (d *draftOrder) step(name string) string {
-	return fmt.Sprintf("q%d/%s", d.round, name)
+	return roundStep(d.round, name)
+}
+
+// roundStep names step name of quote round n.
+func roundStep(n int, name string) string {
+	return fmt.Sprintf("q%d/%s", n, name)
 }
 
 // request is the envelope of one tool call.

@@ -38,8 +38,16 @@ type fakeEnv struct {
 	calls     map[string][]any
 	// toolCalls are the tools called through the tool activity (CallTool).
 	toolCalls []string
-	snapN     int
-	upserts   []string
+	// rounds counts quote rounds (activities.QuoteRound) run.
+	rounds int
+	// direct are the tools the workflow called through the tool activity
+	// itself (not inside a quote round).
+	direct []string
+	// tamperRound, if set, changes a quote round's result before the
+	// workflow sees it.
+	tamperRound func(*activities.QuoteRoundResult)
+	snapN       int
+	upserts     []string
 }
 
 // init builds the environment for a run of workflowID whose fake snapshot

@@ -22,9 +22,13 @@ const (
 	// the regular activity when that attempt fails (localFirst). It stands
 	// for every earlier change at its current version.
 	GenerationLocalWrite = 1
+	// GenerationQuoteRound: as GenerationLocalWrite, and the first quote
+	// round's five calls are made ahead in one local activity
+	// (prefetchRound), whose answers the workflow's own calls take.
+	GenerationQuoteRound = 2
 	// CurrentGeneration is what client.StartDraftOrder stamps on every
 	// start.
-	CurrentGeneration = GenerationLocalWrite
+	CurrentGeneration = GenerationQuoteRound
 )
 
 // startState is the CartwrightState a draft order is started with. On

@@ -84,6 +84,9 @@ func callTool[T any](ctx workflow.Context, specs toolSpecs, c toolCall) toolFutu
 		set.SetError(activities.ApplicationError(toolkit.Errorf(toolkit.InvalidArgument, "input of %s is not JSON: %v", c.tool, err)))
 		return toolFuture[T]{f: f, tool: c.tool}
 	}
+	if res, ok := takePrefetched(ctx, c, raw); ok {
+		return toolFuture[T]{f: settled(ctx, res), tool: c.tool}
+	}
 	var tools *activities.Tools
 	in := activities.CallToolInput{Call: toolkit.ToolCall{Tool: c.tool, Request: c.req, Input: raw}}
 	local, first := runsLocal(ctx, spec), runsLocalFirst(ctx, spec)

@@ -63,38 +63,59 @@ func (f *fakeEnv) checkPath(t *testing.T, legacy bool) {
 // snapshot, as the invoker answers; a retryable failure fails the attempt.
 func (f *fakeEnv) serveTools(fakes map[string]any) {
 	f.env.RegisterActivity(&activities.Tools{})
+	callTool := func(ctx context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
+		f.mu.Lock()
+		f.toolCalls = append(f.toolCalls, in.Call.Tool)
+		f.mu.Unlock()
+		fn := reflect.ValueOf(fakes[in.Call.Tool])
+		if !fn.IsValid() {
+			f.t.Errorf("no fake for tool %s", in.Call.Tool)
+			return activities.CallToolResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.NotFound, "no fake"))
+		}
+		legacyIn := reflect.New(fn.Type().In(1))
+		raw, _ := json.Marshal(map[string]any{"request": in.Call.Request, "args": in.Call.Input})
+		if err := json.Unmarshal(raw, legacyIn.Interface()); err != nil {
+			f.t.Errorf("decode %s input: %v", in.Call.Tool, err)
+		}
+		out := fn.Call([]reflect.Value{reflect.ValueOf(ctx), legacyIn.Elem()})
+		if err, _ := out[1].Interface().(error); err != nil {
+			te := toolkit.AsError(err)
+			if te.Code.Retryable() {
+				return activities.CallToolResult{}, err
+			}
+			env := f.envelopeFor(in.Call.Tool, toolkit.StatusError)
+			env.OK, env.Error = false, te
+			return activities.CallToolResult{Envelope: env}, nil
+		}
+		var fields map[string]json.RawMessage
+		b, _ := json.Marshal(out[0].Interface())
+		_ = json.Unmarshal(b, &fields)
+		var env toolkit.Response
+		_ = json.Unmarshal(fields["envelope"], &env)
+		la, _ := activities.LegacyActivityOf(in.Call.Tool)
+		env.Data = fields[la.ResultField]
+		return activities.CallToolResult{Envelope: env}, nil
+	}
 	f.env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
 			f.mu.Lock()
-			f.toolCalls = append(f.toolCalls, in.Call.Tool)
+			f.direct = append(f.direct, in.Call.Tool)
 			f.mu.Unlock()
-			fn := reflect.ValueOf(fakes[in.Call.Tool])
-			if !fn.IsValid() {
-				f.t.Errorf("no fake for tool %s", in.Call.Tool)
-				return activities.CallToolResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.NotFound, "no fake"))
+			return callTool(ctx, in)
+		})
+	// A quote round (generation 2) makes its calls through the same fakes.
+	f.env.OnActivity("QuoteRound", mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.QuoteRoundInput) (activities.QuoteRoundResult, error) {
+			f.mu.Lock()
+			f.rounds++
+			f.mu.Unlock()
+			res, err := activities.RunQuoteRound(ctx, in, func(ctx context.Context, tool string, req toolkit.Request, raw json.RawMessage) (toolkit.Response, error) {
+				res, err := callTool(ctx, activities.CallToolInput{Call: toolkit.ToolCall{Tool: tool, Request: req, Input: raw}})
+				return res.Envelope, err
+			})
+			if f.tamperRound != nil {
+				f.tamperRound(&res)
 			}
-			legacyIn := reflect.New(fn.Type().In(1))
-			raw, _ := json.Marshal(map[string]any{"request": in.Call.Request, "args": in.Call.Input})
-			if err := json.Unmarshal(raw, legacyIn.Interface()); err != nil {
-				f.t.Errorf("decode %s input: %v", in.Call.Tool, err)
-			}
-			out := fn.Call([]reflect.Value{reflect.ValueOf(ctx), legacyIn.Elem()})
-			if err, _ := out[1].Interface().(error); err != nil {
-				te := toolkit.AsError(err)
-				if te.Code.Retryable() {
-					return activities.CallToolResult{}, err
-				}
-				env := f.envelopeFor(in.Call.Tool, toolkit.StatusError)
-				env.OK, env.Error = false, te
-				return activities.CallToolResult{Envelope: env}, nil
-			}
-			var fields map[string]json.RawMessage
-			b, _ := json.Marshal(out[0].Interface())
-			_ = json.Unmarshal(b, &fields)
-			var env toolkit.Response
-			_ = json.Unmarshal(fields["envelope"], &env)
-			la, _ := activities.LegacyActivityOf(in.Call.Tool)
-			env.Data = fields[la.ResultField]
-			return activities.CallToolResult{Envelope: env}, nil
+			return res, err
 		})
 }

@@ -52,9 +52,15 @@ func newProduct(m metric.Meter) (*Product, error) {
 // wrapper is a toolkit.StepRecorder: the invoker finds a step's stored
 // answer through it (one snapshot per step, docs/evidence.md), and a
 // wrapper that hid RecordStep would let a re-run step answer differently
-// from its evidence.
+// from its evidence. When the sink can stage steps (the evidence store),
+// so can the wrapper, and only then: toolkit.Invoker.NewBatch asks the
+// wrapper (docs/evidence.md#staged-batches).
 func (p *Product) Evidence(sink toolkit.EvidenceSink) toolkit.StepRecorder {
-	return evidenceSink{sink: sink, p: p}
+	e := evidenceSink{sink: sink, p: p}
+	if st, ok := sink.(toolkit.StepStager); ok {
+		return stagingSink{evidenceSink: e, stager: st}
+	}
+	return e
 }
 
 type evidenceSink struct {
@@ -78,14 +84,40 @@ func (e evidenceSink) RecordStep(ctx context.Context, s toolkit.Snapshot) (toolk
 	} else {
 		rec.SnapshotID, err = e.sink.Record(ctx, s)
 	}
+	e.observe(ctx, 1, start, err)
+	return rec, err
+}
+
+// observe counts n snapshots written (or not, err) and times the write.
+func (e evidenceSink) observe(ctx context.Context, n int, start time.Time, err error) {
 	outcome := "ok"
 	if err != nil {
 		outcome = "error"
 	}
 	ctx = context.WithoutCancel(ctx)
-	e.p.evidenceWrites.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome)))
+	e.p.evidenceWrites.Add(ctx, int64(n), metric.WithAttributes(attribute.String("outcome", outcome)))
 	e.p.evidenceTime.Record(ctx, time.Since(start).Seconds())
-	return rec, err
+}
+
+// stagingSink is the wrapper of a sink that stages steps: staging is
+// passed through (no I/O, nothing to count), a commit is counted as one
+// write per snapshot and timed as one write.
+type stagingSink struct {
+	evidenceSink
+	stager toolkit.StepStager
+}
+
+var _ toolkit.StepStager = stagingSink{}
+
+func (e stagingSink) StageStep(s toolkit.Snapshot) (toolkit.Staged, error) {
+	return e.stager.StageStep(s)
+}
+
+func (e stagingSink) CommitSteps(ctx context.Context, steps []toolkit.Staged) error {
+	start := time.Now()
+	err := e.stager.CommitSteps(ctx, steps)
+	e.observe(ctx, len(steps), start, err)
+	return err
 }
 
 // Audit counts one closed audit row; outcome is success, failed or

@@ -195,3 +195,59 @@ func TestEvidenceWrapperKeepsSteps(t *testing.T) {
 		t.Errorf("evidence_writes_total{outcome=ok} = %v, want 2", got)
 	}
 }
+
+// stageSink is a stepSink that stages too: a commit keeps the staged steps.
+type stageSink struct {
+	stepSink
+	committed []toolkit.Snapshot
+}
+
+type stagedStep struct{ snap toolkit.Snapshot }
+
+func (s stagedStep) SnapshotID() string { return "ev_staged_" + s.snap.Call.ActivityID }
+
+func (s *stageSink) StageStep(snap toolkit.Snapshot) (toolkit.Staged, error) {
+	return stagedStep{snap}, nil
+}
+
+func (s *stageSink) CommitSteps(_ context.Context, steps []toolkit.Staged) error {
+	for _, st := range steps {
+		s.committed = append(s.committed, st.(stagedStep).snap)
+	}
+	return nil
+}
+
+// The evidence wrapper must not hide staging either (docs/evidence.md#staged-batches):
+// the invoker asks the wrapper whether it can stage, and the wrapper of a
+// sink that cannot must say no.
+func TestEvidenceWrapperKeepsStaging(t *testing.T) {
+	tel, err := New(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := &stageSink{stepSink: stepSink{first: map[string]toolkit.Recorded{}}}
+	var sink toolkit.EvidenceSink = tel.Product.Evidence(inner)
+	st, ok := sink.(toolkit.StepStager)
+	if !ok {
+		t.Fatal("the wrapped sink is not a StepStager: the invoker would write every snapshot alone")
+	}
+	snap := toolkit.Snapshot{Tool: "t", ToolVersion: "1", Status: toolkit.StatusOK}
+	var steps []toolkit.Staged
+	for _, id := range []string{"1", "2", "3"} {
+		snap.Call.WorkflowID, snap.Call.ActivityID = "wf", id
+		s, err := st.StageStep(snap)
+		if err != nil || s.SnapshotID() != "ev_staged_"+id {
+			t.Fatalf("stage %s: %v %v", id, s, err)
+		}
+		steps = append(steps, s)
+	}
+	if err := st.CommitSteps(context.Background(), steps); err != nil || len(inner.committed) != 3 {
+		t.Fatalf("commit: %v, %d committed", err, len(inner.committed))
+	}
+	if got := Sum(scrape(t, tel), "evidence_writes_total", map[string]string{"outcome": "ok"}); got != 3 {
+		t.Errorf("evidence_writes_total{outcome=ok} = %v, want 3", got)
+	}
+	if _, ok := tel.Product.Evidence(&stepSink{first: map[string]toolkit.Recorded{}}).(toolkit.StepStager); ok {
+		t.Error("the wrapper of a sink that cannot stage claims it can")
+	}
+}

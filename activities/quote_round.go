@@ -1,0 +1,173 @@
+package activities
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// Quote-round steps, in the order QuoteRound calls them; the workflow
+// names its steps the same.
+const (
+	StepPricing    = "pricing"
+	StepShipping   = "shipping"
+	StepCompliance = "compliance"
+	StepDuties     = "duties"
+	StepTotal      = "total"
+)
+
+// QuoteRoundInput is a draft order's first quote round as the workflow
+// would make it: the order's facts and the request envelope of each step
+// (correlation ids included), keyed by step.
+type QuoteRoundInput struct {
+	Items              []commerce.LineItem        `json:"items"`
+	ShipTo             commerce.Address           `json:"ship_to"`
+	Currency           string                     `json:"currency"`
+	ShippingService    string                     `json:"shipping_service"`
+	Incoterm           string                     `json:"incoterm"`
+	ApprovalConfidence float64                    `json:"approval_confidence"`
+	Requests           map[string]toolkit.Request `json:"requests"`
+}
+
+// QuoteRoundResult is every call the round made, in order, with its
+// envelope (auditors find each under "envelope", as in CallToolResult).
+type QuoteRoundResult struct {
+	Calls []RoundCall `json:"calls"`
+}
+
+// RoundCall is one tool call of a quote round. InputSHA256 is the hex
+// SHA-256 of the exact JSON input the tool was given: the workflow takes
+// the call's answer only for the input it would have sent itself.
+type RoundCall struct {
+	Step        string           `json:"step"`
+	Tool        string           `json:"tool"`
+	InputSHA256 string           `json:"input_sha256"`
+	Envelope    toolkit.Response `json:"envelope"`
+}
+
+// InputSHA256 is RoundCall.InputSHA256 of a tool input as JSON.
+func InputSHA256(raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// QuoteRound makes a draft order's first quote round in one local
+// activity (docs/performance.md#quote-round): pricing and shipping, then
+// compliance for the chosen option's transport mode, then duties and the
+// total, each through the invoker with its own evidence snapshot, and the
+// catalogue read once for the three tools that need it. It stops where
+// the workflow would stop calling tools (a refusal, a block, a verdict
+// that needs support staff). The snapshots are written together in one
+// round trip when the evidence store can stage them; a step that already
+// has one (the activity ran before, its workflow task lost) makes the
+// calls again one by one, so each answers what its evidence holds.
+//
+// A failure worth retrying fails the activity: the workflow then makes
+// the round's calls itself, each with its retry policy.
+func (a *Tools) QuoteRound(ctx context.Context, in QuoteRoundInput) (QuoteRoundResult, error) {
+	ctx = commerce.WithCatalogMemo(ctx)
+	batch := a.Invoker.NewBatch()
+	res, err := RunQuoteRound(toolkit.WithBatch(ctx, batch), in, a.call)
+	if err != nil {
+		return QuoteRoundResult{}, err
+	}
+	if batch == nil {
+		return res, nil
+	}
+	err = a.Invoker.CommitBatch(ctx, batch)
+	if errors.Is(err, toolkit.ErrStepRecorded) {
+		return RunQuoteRound(ctx, in, a.call)
+	}
+	if err != nil {
+		return QuoteRoundResult{}, ApplicationError(err)
+	}
+	return res, nil
+}
+
+// call is one call of a quote round through the invoker.
+func (a *Tools) call(ctx context.Context, tool string, req toolkit.Request, input json.RawMessage) (toolkit.Response, error) {
+	return Call(ctx, a.Invoker, tool, req, input)
+}
+
+// RoundCaller makes one tool call of a quote round and answers as Call
+// does: the envelope of any answer, or the error of a failure worth
+// retrying.
+type RoundCaller func(ctx context.Context, tool string, req toolkit.Request, input json.RawMessage) (toolkit.Response, error)
+
+// RunQuoteRound makes a quote round's calls through call; QuoteRound runs
+// it on the invoker, and workflow tests on their fakes.
+func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (QuoteRoundResult, error) {
+	r := &round{ctx: ctx, exec: call, in: in}
+	var quote commerce.Quote
+	var ship commerce.ShippingQuote
+	pok := r.call(StepPricing, commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: in.Items, Currency: in.Currency}, &quote)
+	sok := r.call(StepShipping, commerce.ToolQuoteShipping,
+		commerce.QuoteShippingArgs{Items: in.Items, Destination: in.ShipTo, Currency: in.Currency}, &ship)
+	if r.err != nil || !pok || !sok {
+		return r.result()
+	}
+	i := commerce.ChooseOption(ship.Options, in.ShippingService)
+	if i < 0 {
+		return r.result()
+	}
+	option := ship.Options[i]
+	var verdict commerce.ComplianceVerdict
+	if !r.call(StepCompliance, commerce.ToolCheckCompliance,
+		commerce.CheckComplianceArgs{Items: in.Items, Destination: in.ShipTo, TransportMode: option.TransportMode}, &verdict) {
+		return r.result()
+	}
+	if verdict.Verdict == commerce.VerdictBlock || verdict.Verdict == commerce.VerdictUncertain || verdict.Confidence < in.ApprovalConfidence {
+		return r.result() // the workflow ends or asks support staff first
+	}
+	var duties commerce.DutiesAndTaxes
+	if !r.call(StepDuties, commerce.ToolDutiesAndTaxes, commerce.DutiesAndTaxesArgs{Lines: quote.Lines, Shipping: option,
+		Destination: in.ShipTo, Currency: in.Currency, Incoterm: in.Incoterm}, &duties) {
+		return r.result()
+	}
+	shipExp := ship.ExpiresAt
+	var total commerce.Total
+	r.call(StepTotal, commerce.ToolComputeTotal,
+		commerce.ComputeTotalArgs{Quote: quote, Shipping: option, Duties: duties, ShippingExpiresAt: &shipExp}, &total)
+	return r.result()
+}
+
+// round is one QuoteRound's calls so far.
+type round struct {
+	ctx   context.Context
+	exec  RoundCaller
+	in    QuoteRoundInput
+	calls []RoundCall
+	err   error
+}
+
+// call makes one step's call and decodes its data into out; ok is false
+// for a refusal, an undecodable answer, or a failure (kept in r.err).
+func (r *round) call(step, tool string, args any, out any) bool {
+	if r.err != nil {
+		return false
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		r.err = ApplicationError(toolkit.Errorf(toolkit.InvalidArgument, "input of %s is not JSON: %v", tool, err))
+		return false
+	}
+	env, err := r.exec(r.ctx, tool, r.in.Requests[step], json.RawMessage(raw))
+	if err != nil {
+		r.err = err
+		return false
+	}
+	r.calls = append(r.calls, RoundCall{Step: step, Tool: tool, InputSHA256: InputSHA256(raw), Envelope: env})
+	return env.OK && env.Decode(out) == nil
+}
+
+func (r *round) result() (QuoteRoundResult, error) {
+	if r.err != nil {
+		return QuoteRoundResult{}, r.err
+	}
+	return QuoteRoundResult{Calls: r.calls}, nil
+}

@@ -1,0 +1,122 @@
+package activities_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// roundInput is a draft order's first round to Berlin.
+func roundInput(items ...commerce.LineItem) activities.QuoteRoundInput {
+	in := activities.QuoteRoundInput{
+		Items: items, Currency: "EUR", ShippingService: commerce.ServiceStandard, Incoterm: commerce.IncotermDDP,
+		ApprovalConfidence: 0.8, Requests: map[string]toolkit.Request{},
+		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
+	}
+	for i, step := range []string{activities.StepPricing, activities.StepShipping, activities.StepCompliance, activities.StepDuties, activities.StepTotal} {
+		req := userRequest("round")
+		req.CorrelationID = fmt.Sprintf("corr-00000000000000%02d", i)
+		in.Requests[step] = req
+	}
+	return in
+}
+
+// quoteRound runs the quote round as the worker does (one activity
+// execution per call; the test environment gives each the same ids, as a
+// local activity run again after a lost workflow task has).
+func (c *commerceEnv) quoteRound(t *testing.T, in activities.QuoteRoundInput) (activities.QuoteRoundResult, error) {
+	t.Helper()
+	env := c.suite.NewTestActivityEnvironment()
+	env.RegisterActivity(&activities.Tools{Invoker: c.act.Invoker})
+	val, err := env.ExecuteActivity("QuoteRound", in)
+	var out activities.QuoteRoundResult
+	if err == nil {
+		if err := val.Get(&out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out, err
+}
+
+func (c *commerceEnv) snapshots(t *testing.T) int {
+	t.Helper()
+	var n int
+	if err := c.pool.QueryRow(t.Context(), `SELECT count(*) FROM evidence_snapshots`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestQuoteRoundThroughTheInvoker: the round makes the five calls through
+// the real invoker and store, each with its own evidence; run again with
+// the same ids (a lost workflow task) it answers what the evidence holds
+// and writes nothing new.
+func TestQuoteRoundThroughTheInvoker(t *testing.T) {
+	c := newCommerceEnv(t)
+	in := roundInput(commerce.LineItem{SKU: "SWT-MERINO-L-NVY", Quantity: 1})
+	first, err := c.quoteRound(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, call := range first.Calls {
+		tools = append(tools, call.Tool)
+		if !call.Envelope.OK {
+			t.Fatalf("%s refused: %+v", call.Tool, call.Envelope.Error)
+		}
+		c.checkEvidence(t, call.Envelope)
+		if call.InputSHA256 == "" || call.Envelope.Meta.InputFingerprint == "" {
+			t.Fatalf("%s: no input hash", call.Tool)
+		}
+	}
+	want := []string{commerce.ToolGetQuote, commerce.ToolQuoteShipping, commerce.ToolCheckCompliance, commerce.ToolDutiesAndTaxes, commerce.ToolComputeTotal}
+	if !reflect.DeepEqual(tools, want) {
+		t.Fatalf("calls %v, want %v", tools, want)
+	}
+	if n := c.snapshots(t); n != 5 {
+		t.Fatalf("%d snapshots, want 5", n)
+	}
+	again, err := c.quoteRound(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.snapshots(t); n != 5 {
+		t.Fatalf("the round run again wrote: %d snapshots, want 5", n)
+	}
+	for i := range first.Calls {
+		a, b := first.Calls[i], again.Calls[i]
+		// The same snapshot and the same data (the stored copy's bytes
+		// are PostgreSQL's jsonb rendering: compare canonical hashes).
+		ha, _ := toolkit.CanonicalHash(a.Envelope.Data)
+		hb, _ := toolkit.CanonicalHash(b.Envelope.Data)
+		if a.Envelope.SnapshotID() != b.Envelope.SnapshotID() || ha != hb || a.InputSHA256 != b.InputSHA256 {
+			t.Fatalf("%s answered differently the second time: %s vs %s", a.Tool, a.Envelope.SnapshotID(), b.Envelope.SnapshotID())
+		}
+	}
+}
+
+// TestQuoteRoundStopsAtARefusal: a basket out of stock is refused by
+// pricing (and shipping); the round stops there, with the refusals
+// evidenced, as the workflow would.
+func TestQuoteRoundStopsAtARefusal(t *testing.T) {
+	c := newCommerceEnv(t)
+	res, err := c.quoteRound(t, roundInput(commerce.LineItem{SKU: "SWT-MERINO-L-NVY", Quantity: 999}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Calls) != 2 || res.Calls[0].Envelope.OK || res.Calls[0].Envelope.Error.Code != toolkit.OutOfStock {
+		t.Fatalf("calls %+v", res.Calls)
+	}
+	for _, call := range res.Calls {
+		if call.Envelope.SnapshotID() == "" {
+			t.Fatalf("%s: no evidence", call.Tool)
+		}
+	}
+	if n := c.snapshots(t); n != len(res.Calls) {
+		t.Fatalf("%d snapshots for %d calls", n, len(res.Calls))
+	}
+}

@@ -1,0 +1,88 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// quoteRoundTools are the tools activities.QuoteRound calls, in its order.
+var quoteRoundTools = []string{
+	commerce.ToolGetQuote, commerce.ToolQuoteShipping, commerce.ToolCheckCompliance,
+	commerce.ToolDutiesAndTaxes, commerce.ToolComputeTotal,
+}
+
+// prefetchedKey carries a run's prefetched answers in its context.
+type prefetchedKey struct{}
+
+// prefetched are the answers of a quote round made ahead, by correlation
+// id; each is taken at most once.
+type prefetched map[string]activities.RoundCall
+
+// prefetchRound makes the first quote round's calls in one local activity
+// (GenerationQuoteRound; docs/performance.md#quote-round) and returns ctx
+// carrying their answers. The workflow then quotes exactly as before:
+// every call it makes (callTool) takes the prefetched answer of its step
+// when the round made that call with the very input the workflow would
+// send (same tool, same correlation id, same input bytes), and makes the
+// call itself otherwise. So the round's own logic can only save calls,
+// never decide anything: a round that stopped early, or failed (an outage,
+// a timeout: one attempt, no retries), leaves the remaining calls to the
+// workflow, with their retry policies and outlive.
+func (d *draftOrder) prefetchRound(ctx workflow.Context) workflow.Context {
+	in := activities.QuoteRoundInput{
+		Items: d.in.Items, ShipTo: d.in.ShipTo, Currency: d.in.Currency, ShippingService: d.in.ShippingService,
+		Incoterm: d.in.Incoterm, ApprovalConfidence: d.in.ApprovalConfidence,
+		Requests: map[string]toolkit.Request{},
+	}
+	for _, step := range []string{activities.StepPricing, activities.StepShipping, activities.StepCompliance,
+		activities.StepDuties, activities.StepTotal} {
+		in.Requests[step] = d.request(ctx, roundStep(d.round+1, step))
+	}
+	var timeout time.Duration
+	for _, tool := range quoteRoundTools {
+		if spec, err := d.specs.get(tool); err == nil {
+			timeout += spec.Timeout
+		}
+	}
+	opts := workflow.LocalActivityOptions{
+		StartToCloseTimeout: timeout + evidenceMargin,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+		Summary:             "quote round: " + d.basket() + " to " + d.in.ShipTo.Country,
+	}
+	var tools *activities.Tools
+	var res activities.QuoteRoundResult
+	if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, opts), tools.QuoteRound, in).Get(ctx, &res); err != nil {
+		workflow.GetLogger(ctx).Warn("quote round failed; the workflow makes its calls", "code", string(toolkit.CodeOf(err)))
+		return ctx
+	}
+	pre := prefetched{}
+	for _, c := range res.Calls {
+		pre[in.Requests[c.Step].CorrelationID] = c
+	}
+	return workflow.WithValue(ctx, prefetchedKey{}, pre)
+}
+
+// takePrefetched returns the prefetched answer of a call, if the round
+// made this call with this input, and forgets it.
+func takePrefetched(ctx workflow.Context, c toolCall, raw []byte) (activities.CallToolResult, bool) {
+	pre, _ := ctx.Value(prefetchedKey{}).(prefetched)
+	got, ok := pre[c.req.CorrelationID]
+	if !ok || got.Tool != c.tool || got.InputSHA256 != activities.InputSHA256(raw) {
+		return activities.CallToolResult{}, false
+	}
+	delete(pre, c.req.CorrelationID)
+	return activities.CallToolResult{Envelope: got.Envelope}, true
+}
+
+// settled is a future already resolved with v.
+func settled(ctx workflow.Context, v any) workflow.Future {
+	f, set := workflow.NewFuture(ctx)
+	set.Set(v, nil)
+	return f
+}
