@@ -95,7 +95,7 @@ func TestCaptureHistories(t *testing.T) {
 	// "handover" on a worker whose first in-process write attempt fails,
 	// so the regular activity takes over.
 	handoverTQ := s.startWorkerWith(t, wiringtest.Options{Logger: s.logger,
-		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{&failFirstLocalWrite{}}}})
+		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{failFirstLocalWrite()}}})
 	s.captureGeneration(t, workflows.GenerationLocalWrite, []generationCase{
 		{"gen1_draftorder_happy", s.tq, orderInput(uniqueKey("capture-g1-happy"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
 		{"gen1_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-g1-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, false, workflows.StateDraftCreated},
@@ -109,7 +109,7 @@ func TestCaptureHistories(t *testing.T) {
 	// quote round in one local activity; "round_fails" on a worker whose
 	// first round fails, so the workflow makes the round's calls itself.
 	roundFailsTQ := s.startWorkerWith(t, wiringtest.Options{Logger: s.logger,
-		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{&failFirstQuoteRound{}}}})
+		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{failFirstQuoteRound()}}})
 	s.captureGeneration(t, workflows.GenerationQuoteRound, []generationCase{
 		{"gen2_draftorder_happy", s.tq, orderInput(uniqueKey("capture-g2-happy"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
 		{"gen2_draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-g2-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, false, workflows.StateDraftCreated},

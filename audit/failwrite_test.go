@@ -12,53 +12,46 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// failFirstLocalWrite is a worker interceptor that fails the first
-// in-process attempt of the draft order's write, as a database outage
-// would (UPSTREAM_ERROR, retryable), so the write hands over to its
-// regular activity (docs/performance.md#local-first-write).
-type failFirstLocalWrite struct {
+// failFirst is a worker interceptor that fails the first activity match
+// picks as a database outage would (UPSTREAM_ERROR, retryable).
+type failFirst struct {
 	interceptor.WorkerInterceptorBase
+	match  func(ctx context.Context, in *interceptor.ExecuteActivityInput) bool
 	failed atomic.Bool
 }
 
-func (f *failFirstLocalWrite) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
-	return &failWriteInbound{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, owner: f}
-}
-
-type failWriteInbound struct {
-	interceptor.ActivityInboundInterceptorBase
-	owner *failFirstLocalWrite
-}
-
-func (a *failWriteInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
-	if activity.GetInfo(ctx).IsLocalActivity && len(in.Args) == 1 {
-		if call, ok := in.Args[0].(activities.CallToolInput); ok && call.Call.Tool == commerce.ToolCreateDraftOrder &&
-			a.owner.failed.CompareAndSwap(false, true) {
-			return nil, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "injected: the database is unavailable"))
+// failFirstLocalWrite fails the first in-process attempt of the draft
+// order's write, so it hands over to its regular activity
+// (docs/performance.md#local-first-write).
+func failFirstLocalWrite() *failFirst {
+	return &failFirst{match: func(ctx context.Context, in *interceptor.ExecuteActivityInput) bool {
+		if !activity.GetInfo(ctx).IsLocalActivity || len(in.Args) != 1 {
+			return false
 		}
-	}
-	return a.Next.ExecuteActivity(ctx, in)
+		call, ok := in.Args[0].(activities.CallToolInput)
+		return ok && call.Call.Tool == commerce.ToolCreateDraftOrder
+	}}
 }
 
-// failFirstQuoteRound is a worker interceptor that fails the first quote
-// round (generation 2) as an outage would, so the workflow makes the
-// round's calls itself (docs/performance.md#quote-round).
-type failFirstQuoteRound struct {
-	interceptor.WorkerInterceptorBase
-	failed atomic.Bool
+// failFirstQuoteRound fails the first quote round (generation 2), so the
+// workflow makes the round's calls itself (docs/performance.md#quote-round).
+func failFirstQuoteRound() *failFirst {
+	return &failFirst{match: func(ctx context.Context, _ *interceptor.ExecuteActivityInput) bool {
+		return activity.GetInfo(ctx).ActivityType.Name == "QuoteRound"
+	}}
 }
 
-func (f *failFirstQuoteRound) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
-	return &failRoundInbound{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, owner: f}
+func (f *failFirst) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	return &failFirstInbound{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, owner: f}
 }
 
-type failRoundInbound struct {
+type failFirstInbound struct {
 	interceptor.ActivityInboundInterceptorBase
-	owner *failFirstQuoteRound
+	owner *failFirst
 }
 
-func (a *failRoundInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
-	if activity.GetInfo(ctx).ActivityType.Name == "QuoteRound" && a.owner.failed.CompareAndSwap(false, true) {
+func (a *failFirstInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	if a.owner.match(ctx, in) && a.owner.failed.CompareAndSwap(false, true) {
 		return nil, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "injected: the database is unavailable"))
 	}
 	return a.Next.ExecuteActivity(ctx, in)
