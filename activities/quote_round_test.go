@@ -42,6 +42,18 @@ func (c *commerceEnv) quoteRound(t *testing.T, in activities.QuoteRoundInput) (a
 	return out, err
 }
 
+// quoteRoundAs runs the round outside an activity, as request id: its
+// steps are keyed by the request (docs/evidence.md#one-snapshot-per-step),
+// so rounds of different ids never share a step.
+func (c *commerceEnv) quoteRoundAs(t *testing.T, id string, in activities.QuoteRoundInput) (activities.QuoteRoundResult, error) {
+	t.Helper()
+	for step, req := range in.Requests {
+		req.RequestID = "req-" + id
+		in.Requests[step] = req
+	}
+	return (&activities.Tools{Invoker: c.act.Invoker}).QuoteRound(t.Context(), in)
+}
+
 func (c *commerceEnv) snapshots(t *testing.T) int {
 	t.Helper()
 	var n int
