@@ -87,6 +87,21 @@ func checkRound(t *testing.T, what string, res activities.QuoteRoundResult) stri
 			t.Errorf("%s: %s refused %s: %s", what, call.Tool, call.Envelope.Error.Code, call.Envelope.Error.Message)
 		}
 	}
+	// Nothing past a point where the workflow stops: a refusal, or a
+	// verdict that blocks or needs support staff.
+	for i, call := range res.Calls[:len(res.Calls)-1] {
+		var v commerce.ComplianceVerdict
+		switch {
+		case !call.Envelope.OK && call.Tool != commerce.ToolGetQuote:
+			t.Errorf("%s: call %d (%s) came after %s refused", what, i+1, res.Calls[i+1].Tool, call.Tool)
+		case call.Tool == commerce.ToolCheckCompliance && call.Envelope.Decode(&v) == nil &&
+			(v.Verdict != commerce.VerdictAllow || v.Confidence < compliance.ApprovalThreshold):
+			t.Errorf("%s: %s came after a %s verdict (confidence %.2f)", what, res.Calls[i+1].Tool, v.Verdict, v.Confidence)
+		}
+	}
+	if len(res.Calls) >= 2 && !res.Calls[0].Envelope.OK && len(res.Calls) > 2 {
+		t.Errorf("%s: the round went on after pricing refused", what)
+	}
 	last := res.Calls[len(res.Calls)-1]
 	switch {
 	case last.Tool == commerce.ToolComputeTotal && last.Envelope.OK:
