@@ -21,6 +21,17 @@ const (
 	StepTotal      = "total"
 )
 
+// RoundStep is one step of a quote round and the tool it calls.
+type RoundStep struct{ Step, Tool string }
+
+// QuoteRoundSteps are a quote round's steps in order: what the workflow
+// gives a request envelope and a timeout for.
+var QuoteRoundSteps = []RoundStep{
+	{StepPricing, commerce.ToolGetQuote}, {StepShipping, commerce.ToolQuoteShipping},
+	{StepCompliance, commerce.ToolCheckCompliance}, {StepDuties, commerce.ToolDutiesAndTaxes},
+	{StepTotal, commerce.ToolComputeTotal},
+}
+
 // QuoteRoundInput is a draft order's first quote round as the workflow
 // would make it: the order's facts and the request envelope of each step
 // (correlation ids included), keyed by step.
@@ -121,7 +132,7 @@ func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (Q
 		commerce.CheckComplianceArgs{Items: in.Items, Destination: in.ShipTo, TransportMode: option.TransportMode}, &verdict) {
 		return r.result()
 	}
-	if verdict.Verdict == commerce.VerdictBlock || verdict.Verdict == commerce.VerdictUncertain || verdict.Confidence < in.ApprovalConfidence {
+	if verdict.Verdict == commerce.VerdictBlock || verdict.NeedsApproval(in.ApprovalConfidence) {
 		return r.result() // the workflow ends or asks support staff first
 	}
 	var duties commerce.DutiesAndTaxes
@@ -130,9 +141,8 @@ func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (Q
 		return r.result()
 	}
 	shipExp := ship.ExpiresAt
-	var total commerce.Total
 	r.call(StepTotal, commerce.ToolComputeTotal,
-		commerce.ComputeTotalArgs{Quote: quote, Shipping: option, Duties: duties, ShippingExpiresAt: &shipExp}, &total)
+		commerce.ComputeTotalArgs{Quote: quote, Shipping: option, Duties: duties, ShippingExpiresAt: &shipExp}, nil)
 	return r.result()
 }
 
@@ -145,8 +155,9 @@ type round struct {
 	err   error
 }
 
-// call makes one step's call and decodes its data into out; ok is false
-// for a refusal, an undecodable answer, or a failure (kept in r.err).
+// call makes one step's call and decodes its data into out (nil: the
+// round needs nothing of it); ok is false for a refusal, an undecodable
+// answer, or a failure (kept in r.err).
 func (r *round) call(step, tool string, args any, out any) bool {
 	if r.err != nil {
 		return false
@@ -162,7 +173,7 @@ func (r *round) call(step, tool string, args any, out any) bool {
 		return false
 	}
 	r.calls = append(r.calls, RoundCall{Step: step, Tool: tool, InputSHA256: InputSHA256(raw), Envelope: env})
-	return env.OK && env.Decode(out) == nil
+	return env.OK && (out == nil || env.Decode(out) == nil)
 }
 
 func (r *round) result() (QuoteRoundResult, error) {

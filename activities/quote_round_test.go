@@ -17,10 +17,10 @@ func roundInput(items ...commerce.LineItem) activities.QuoteRoundInput {
 		ApprovalConfidence: 0.8, Requests: map[string]toolkit.Request{},
 		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
 	}
-	for i, step := range []string{activities.StepPricing, activities.StepShipping, activities.StepCompliance, activities.StepDuties, activities.StepTotal} {
+	for i, st := range activities.QuoteRoundSteps {
 		req := userRequest("round")
 		req.CorrelationID = fmt.Sprintf("corr-00000000000000%02d", i)
-		in.Requests[step] = req
+		in.Requests[st.Step] = req
 	}
 	return in
 }

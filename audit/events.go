@@ -38,6 +38,20 @@ type activity struct {
 	// carries, which the refusal's snapshot must hold.
 	RefusalCode string
 	Refusal     json.RawMessage
+	// envs and envsErr are Result's envelopes, decoded once (envelopes).
+	envs    []resultEnvelope
+	envsErr error
+	decoded bool
+}
+
+// envelopes decodes the result's envelopes once: the evidence and the
+// business-row checks both read them, and a result is decrypted to read.
+func (a *activity) envelopes(dc converter.DataConverter) ([]resultEnvelope, error) {
+	if !a.decoded {
+		a.envs, a.envsErr = envelopesOf(dc, a.Result)
+		a.decoded = true
+	}
+	return a.envs, a.envsErr
 }
 
 // events is what the evidence checks need from a history.

@@ -23,7 +23,7 @@ func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]Ac
 			continue
 		}
 		f := Finding{ActivityID: a.ID, ActivityType: a.Type, EventID: a.EventID}
-		envs, err := envelopesOf(d.DataConverter, a.Result)
+		envs, err := a.envelopes(d.DataConverter)
 		if err != nil {
 			f.Kind, f.Detail = KindUndecodableResult, err.Error()
 			rep.find(f)
@@ -191,13 +191,4 @@ func envelopesOf(dc converter.DataConverter, result *commonpb.Payloads) ([]resul
 		}
 	}
 	return out, nil
-}
-
-// envelopeOf is the first of envelopesOf: a tool activity's one envelope.
-func envelopeOf(dc converter.DataConverter, result *commonpb.Payloads) (*toolkit.Response, json.RawMessage, bool, error) {
-	envs, err := envelopesOf(dc, result)
-	if err != nil || len(envs) == 0 {
-		return nil, nil, false, err
-	}
-	return envs[0].env, envs[0].refusal, true, nil
 }

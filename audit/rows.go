@@ -39,19 +39,22 @@ func checkRows(ctx context.Context, d Deps, h *historypb.History, ev *events, re
 		if a.State != stateCompleted {
 			continue
 		}
-		env, _, found, err := envelopeOf(d.DataConverter, a.Result)
-		if err != nil || !found || env.Tool != commerce.ToolCreateDraftOrder || !env.OK {
-			continue // undecodable results are findings of checkActivities already
+		envs, _ := a.envelopes(d.DataConverter) // undecodable results are findings of checkActivities already
+		for _, e := range envs {
+			env := e.env
+			if env.Tool != commerce.ToolCreateDraftOrder || !env.OK {
+				continue
+			}
+			var got commerce.DraftOrder
+			if json.Unmarshal(env.Data, &got) != nil || got.DraftOrderID == "" {
+				continue // a dry run writes no row
+			}
+			f := Finding{ActivityID: a.ID, ActivityType: a.Type, EventID: a.EventID, Tool: env.Tool, SnapshotID: env.SnapshotID()}
+			if err := checkDraftRow(ctx, d, got, "the create call's evidence", f, rep); err != nil {
+				return err
+			}
+			seen[got.DraftOrderID] = true
 		}
-		var got commerce.DraftOrder
-		if json.Unmarshal(env.Data, &got) != nil || got.DraftOrderID == "" {
-			continue // a dry run writes no row
-		}
-		f := Finding{ActivityID: a.ID, ActivityType: a.Type, EventID: a.EventID, Tool: env.Tool, SnapshotID: env.SnapshotID()}
-		if err := checkDraftRow(ctx, d, got, "the create call's evidence", f, rep); err != nil {
-			return err
-		}
-		seen[got.DraftOrderID] = true
 	}
 	// The run's result states the draft order too; a mismatch already
 	// found against the create call's envelope is not repeated.

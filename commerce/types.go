@@ -209,6 +209,14 @@ type ComplianceVerdict struct {
 	RulesetVersion string `json:"ruleset_version"`
 }
 
+// NeedsApproval reports whether support staff must clear the verdict
+// before the order goes on: uncertain, or confident below threshold (the
+// order's approval_confidence, docs/approvals.md#confidence-threshold).
+// The draft-order workflow and its quote round both ask it.
+func (v ComplianceVerdict) NeedsApproval(threshold float64) bool {
+	return v.Verdict == VerdictUncertain || v.Confidence < threshold
+}
+
 // TotalLine is one line of the total's breakdown.
 type TotalLine struct {
 	SKU       string `json:"sku"`

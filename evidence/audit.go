@@ -127,10 +127,11 @@ func (s *Store) WritePending(ctx context.Context, e AuditEntry) (int64, error) {
 	if err != nil {
 		return 0, dbError("write pending audit", err)
 	}
+	err = refusal(e, id, status, tool)
 	if tool != e.Tool {
-		return 0, refusal(e, id, status, tool)
+		id = 0 // not this call's row
 	}
-	return id, refusal(e, id, status, tool)
+	return id, err
 }
 
 // refusal is the answer when the two-phase row of e's correlation id

@@ -140,7 +140,7 @@ func (d *draftOrder) keepCompliance(v commerce.ComplianceVerdict, env toolkit.Re
 	}
 	d.compliance = &ComplianceSummary{
 		Verdict: v.Verdict, Confidence: v.Confidence, Ruleset: v.RulesetVersion, Reasons: []string{},
-		NeedsApproval: v.Verdict == commerce.VerdictUncertain || v.Confidence < d.in.ApprovalConfidence,
+		NeedsApproval: v.NeedsApproval(d.in.ApprovalConfidence),
 	}
 	for _, r := range v.Reasons {
 		d.compliance.Reasons = append(d.compliance.Reasons, reasonLine(r))

@@ -7,15 +7,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
-	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
-
-// quoteRoundTools are the tools activities.QuoteRound calls, in its order.
-var quoteRoundTools = []string{
-	commerce.ToolGetQuote, commerce.ToolQuoteShipping, commerce.ToolCheckCompliance,
-	commerce.ToolDutiesAndTaxes, commerce.ToolComputeTotal,
-}
 
 // prefetchedKey carries a run's prefetched answers in its context.
 type prefetchedKey struct{}
@@ -40,13 +33,12 @@ func (d *draftOrder) prefetchRound(ctx workflow.Context) workflow.Context {
 		Incoterm: d.in.Incoterm, ApprovalConfidence: d.in.ApprovalConfidence,
 		Requests: map[string]toolkit.Request{},
 	}
-	for _, step := range []string{activities.StepPricing, activities.StepShipping, activities.StepCompliance,
-		activities.StepDuties, activities.StepTotal} {
-		in.Requests[step] = d.request(ctx, roundStep(d.round+1, step))
-	}
+	// Every step gets its request; the attempt may take as long as the
+	// five tools' timeouts together.
 	var timeout time.Duration
-	for _, tool := range quoteRoundTools {
-		if spec, err := d.specs.get(tool); err == nil {
+	for _, st := range activities.QuoteRoundSteps {
+		in.Requests[st.Step] = d.request(ctx, roundStep(d.round+1, st.Step))
+		if spec, err := d.specs.get(st.Tool); err == nil {
 			timeout += spec.Timeout
 		}
 	}

@@ -13,8 +13,13 @@ import (
 )
 
 // roundTools are a quote round's five tools, in the order it calls them.
-var roundTools = []string{commerce.ToolGetQuote, commerce.ToolQuoteShipping, commerce.ToolCheckCompliance,
-	commerce.ToolDutiesAndTaxes, commerce.ToolComputeTotal}
+var roundTools = func() []string {
+	var out []string
+	for _, st := range activities.QuoteRoundSteps {
+		out = append(out, st.Tool)
+	}
+	return out
+}()
 
 func TestQuoteRoundAnswersTheFirstRound(t *testing.T) {
 	f, _ := onGeneration(t)
