@@ -3,7 +3,6 @@ package evidence
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -17,15 +16,12 @@ const appendSQL = `SELECT r_reused, r_snapshot_id, r_output, r_output_hash, r_st
 	r_chain_seq, r_content_hash, r_chain_hash
 	FROM evidence_append($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)`
 
-// append writes r at the end of its chain under a per-chain advisory lock,
-// or returns the row the step already holds. The database finishes r's
-// content and chain hashes (contentHashParts); when it wrote r, r carries
-// its chain position and hashes on return.
-func (s *Store) append(ctx context.Context, r *SnapshotRecord, dedupeKey string) (toolkit.Recorded, error) {
-	head, tail, err := r.contentHashParts()
-	if err != nil {
-		return toolkit.Recorded{}, fmt.Errorf("evidence: content hash: %w", err)
-	}
+// append writes st's row at the end of its chain under a per-chain advisory
+// lock, or returns the row the step already holds. The database finishes
+// the row's content and chain hashes (contentHashParts); when it wrote the
+// row, st.r carries its chain position and hashes on return.
+func (s *Store) append(ctx context.Context, st *staged) (toolkit.Recorded, error) {
+	r := st.r
 	var keyID *string
 	if r.HasRaw {
 		keyID = &r.RawKeyID
@@ -34,10 +30,10 @@ func (s *Store) append(ctx context.Context, r *SnapshotRecord, dedupeKey string)
 	var output []byte
 	var status, contentHash, chainHash string
 	var seq int64
-	err = s.pool.QueryRow(ctx, appendSQL, lockClass, r.SnapshotID, dedupeKey, r.ChainKey, r.Tool, r.ToolVersion,
+	err := s.pool.QueryRow(ctx, appendSQL, lockClass, r.SnapshotID, st.dedupeKey, r.ChainKey, r.Tool, r.ToolVersion,
 		r.Build, r.WorkflowID, r.RunID, r.ActivityID, r.ActivityType, r.Attempt, r.RequestID, r.CorrelationID,
 		r.UserIDHash, r.InputDigest, string(r.Output), r.OutputHash, r.rawCiphertext, r.rawNonce, keyID,
-		r.RulesetVersion, r.TTLSeconds, r.Status, r.CreatedAt, r.TraceID, head, tail).
+		r.RulesetVersion, r.TTLSeconds, r.Status, r.CreatedAt, r.TraceID, st.head, st.tail).
 		Scan(&rec.Reused, &rec.SnapshotID, &output, &rec.OutputHash, &status, &rec.RulesetVersion, &rec.CreatedAt,
 			&seq, &contentHash, &chainHash)
 	if err != nil {

@@ -24,8 +24,8 @@ const stepRecordedState = "EV409"
 const appendBatchSQL = `SELECT r_snapshot_id, r_chain_seq, r_content_hash, r_chain_hash
 	FROM evidence_append_batch($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)`
 
-// staged is a row StageStep built: everything append needs, computed
-// without I/O.
+// staged is a row stage built: everything append needs, computed without
+// I/O. RecordStep appends it at once, CommitSteps with others.
 type staged struct {
 	store      *Store
 	r          *SnapshotRecord
@@ -36,9 +36,18 @@ type staged struct {
 func (st *staged) SnapshotID() string { return st.r.SnapshotID }
 
 // StageStep implements toolkit.StepStager: what RecordStep does before it
-// writes (snapshot id, dedupe key, encrypted raw output, the content hash
-// cut around chain_seq), without I/O.
+// writes, without I/O.
 func (s *Store) StageStep(snap toolkit.Snapshot) (toolkit.Staged, error) {
+	st, err := s.stage(snap)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return st, nil
+}
+
+// stage builds snap's row (snapshot id, dedupe key, encrypted raw output)
+// and its content hash cut around chain_seq.
+func (s *Store) stage(snap toolkit.Snapshot) (*staged, error) {
 	r, dedupeKey, err := s.build(snap)
 	if err != nil {
 		return nil, err

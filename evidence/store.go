@@ -89,14 +89,15 @@ func (s *Store) Record(ctx context.Context, snap toolkit.Snapshot) (string, erro
 // an activity the request id is the step. Transient database failures come
 // back as a retryable UPSTREAM_ERROR.
 func (s *Store) RecordStep(ctx context.Context, snap toolkit.Snapshot) (toolkit.Recorded, error) {
-	r, dedupeKey, err := s.build(snap)
+	st, err := s.stage(snap)
 	if err != nil {
 		return toolkit.Recorded{}, err
 	}
-	rec, err := s.append(ctx, r, dedupeKey)
+	rec, err := s.append(ctx, st)
 	if err != nil {
 		return toolkit.Recorded{}, err
 	}
+	r := st.r
 	s.log.Debug("evidence recorded", zap.String("snapshot_id", rec.SnapshotID), zap.String("tool", r.Tool),
 		zap.String("workflow_id", r.WorkflowID), zap.String("activity_id", r.ActivityID),
 		zap.Int32("attempt", r.Attempt), zap.Bool("reused", rec.Reused), zap.Bool("raw_encrypted", r.HasRaw))

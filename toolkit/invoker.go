@@ -212,11 +212,7 @@ func (inv *Invoker) validateOutput(tool *Tool, out *Output) (json.RawMessage, an
 	if err != nil {
 		return nil, nil, Errorf(UpstreamError, "tool %s returned data that is not JSON: %v", name, err)
 	}
-	tree, err := decodeJSON(rawOut)
-	var fields []string
-	if err == nil {
-		fields, err = validateTree(tool.output, tree)
-	}
+	tree, fields, err := validate(tool.output, rawOut)
 	if err != nil || len(fields) > 0 {
 		return nil, nil, Errorf(UpstreamError, "tool %s returned output that breaks its schema", name).
 			WithDetail("fields", fields).WithRecovery("report the tool; its answer cannot be trusted")
@@ -250,11 +246,7 @@ func (inv *Invoker) preflight(tool *Tool, req Request, input any) (json.RawMessa
 	if len(rawIn) == 0 || bytes.Equal(rawIn, []byte("null")) {
 		rawIn = []byte("{}")
 	}
-	tree, err := decodeJSON(rawIn)
-	var fields []string
-	if err == nil {
-		fields, err = validateTree(tool.input, tree)
-	}
+	tree, fields, err := validate(tool.input, rawIn)
 	if err != nil {
 		return nil, nil, Errorf(InvalidArgument, "input of %s cannot be validated: %v", spec.Name, err)
 	}

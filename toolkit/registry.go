@@ -126,13 +126,15 @@ func (r *Registry) Specs() []Spec {
 	return out
 }
 
-// validate checks doc against s and names every failing field.
-func validate(s *gojsonschema.Schema, doc []byte) ([]string, error) {
-	tree, err := decodeJSON(doc)
-	if err != nil {
-		return nil, err
+// validate checks doc against s and names every failing field. It returns
+// doc decoded too, which the invoker sanitises and digests without
+// decoding the same bytes again (jsontree.go).
+func validate(s *gojsonschema.Schema, doc []byte) (tree any, fields []string, err error) {
+	if tree, err = decodeJSON(doc); err != nil {
+		return nil, nil, err
 	}
-	return validateTree(s, tree)
+	fields, err = validateTree(s, tree)
+	return tree, fields, err
 }
 
 // validateTree is validate of a document already decoded by decodeJSON,

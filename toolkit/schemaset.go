@@ -154,7 +154,7 @@ func checkRequest(req Request, env *gojsonschema.Schema) error {
 		if rawReq, err = json.Marshal(req); err != nil {
 			return Errorf(InvalidArgument, "request envelope is not JSON: %v", err)
 		}
-		problems, err = validate(env, rawReq)
+		_, problems, err = validate(env, rawReq)
 	}
 	if err != nil {
 		return Errorf(InvalidArgument, "request envelope cannot be validated: %v", err)

@@ -1,6 +1,9 @@
 package toolkit
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // secretKeys are the field names whose value is a credential whatever it
 // looks like (docs/tools.md#sanitising), matched whole and ignoring case.
@@ -11,8 +14,9 @@ var secretKeys = []string{
 
 // isSecretKey is secretKey.MatchString, asked of every string in a tool's
 // data and of every log field. An ASCII name is compared with the list
-// directly; only a name with other runes goes to the regexp, whose case
-// folding also matches 'ſ' for 's' and the Kelvin sign for 'k'.
+// directly (a key of another length cannot match); only a name with other
+// runes goes to the regexp, whose case folding also matches 'ſ' for 's'
+// and the Kelvin sign for 'k'.
 func isSecretKey(name string) bool {
 	for i := 0; i < len(name); i++ {
 		if name[i] >= utf8.RuneSelf {
@@ -20,26 +24,9 @@ func isSecretKey(name string) bool {
 		}
 	}
 	for _, k := range secretKeys {
-		if len(k) == len(name) && equalFoldASCII(k, name) {
+		if len(k) == len(name) && strings.EqualFold(k, name) {
 			return true
 		}
 	}
 	return false
-}
-
-// equalFoldASCII compares two ASCII strings of equal length ignoring case.
-func equalFoldASCII(a, b string) bool {
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }

@@ -16,9 +16,9 @@ import "strings"
 // textShape is what one pass over a string's bytes learns.
 type textShape struct {
 	// space: a ' '; ws: any \s byte; b: a 'b' or 'B'.
-	space, ws, b         bool
-	at, plus, underscore bool
-	digits               int
+	space, ws, b   bool
+	at, underscore bool
+	digits         int
 
 	// What the digit patterns need beyond a count of digits, which every
 	// timestamp and sha256 hex string has enough of (issue 12):
@@ -73,8 +73,6 @@ func scanText(t string) textShape {
 			sh.b = true
 		case c == '@':
 			sh.at = true
-		case c == '+':
-			sh.plus = true
 		case c == '_':
 			sh.underscore = true
 		}

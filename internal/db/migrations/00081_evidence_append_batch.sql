@@ -29,19 +29,16 @@ DECLARE
     v_lock integer;
     v_row record;
 BEGIN
-    IF coalesce(cardinality(p_dedupe_key), 0) <> n OR coalesce(cardinality(p_chain_key), 0) <> n
-        OR coalesce(cardinality(p_tool), 0) <> n OR coalesce(cardinality(p_tool_version), 0) <> n
-        OR coalesce(cardinality(p_build), 0) <> n OR coalesce(cardinality(p_workflow_id), 0) <> n
-        OR coalesce(cardinality(p_run_id), 0) <> n OR coalesce(cardinality(p_activity_id), 0) <> n
-        OR coalesce(cardinality(p_activity_type), 0) <> n OR coalesce(cardinality(p_attempt), 0) <> n
-        OR coalesce(cardinality(p_request_id), 0) <> n OR coalesce(cardinality(p_correlation_id), 0) <> n
-        OR coalesce(cardinality(p_user_id_hash), 0) <> n OR coalesce(cardinality(p_input_digest), 0) <> n
-        OR coalesce(cardinality(p_output), 0) <> n OR coalesce(cardinality(p_output_hash), 0) <> n
-        OR coalesce(cardinality(p_raw_ciphertext), 0) <> n OR coalesce(cardinality(p_raw_nonce), 0) <> n
-        OR coalesce(cardinality(p_raw_key_id), 0) <> n OR coalesce(cardinality(p_ruleset_version), 0) <> n
-        OR coalesce(cardinality(p_ttl_seconds), 0) <> n OR coalesce(cardinality(p_status), 0) <> n
-        OR coalesce(cardinality(p_created_at), 0) <> n OR coalesce(cardinality(p_trace_id), 0) <> n
-        OR coalesce(cardinality(p_hash_head), 0) <> n OR coalesce(cardinality(p_hash_tail), 0) <> n THEN
+    -- A NULL array counts as empty, as it does for n.
+    IF EXISTS (SELECT FROM unnest(ARRAY[cardinality(p_dedupe_key), cardinality(p_chain_key), cardinality(p_tool),
+            cardinality(p_tool_version), cardinality(p_build), cardinality(p_workflow_id), cardinality(p_run_id),
+            cardinality(p_activity_id), cardinality(p_activity_type), cardinality(p_attempt),
+            cardinality(p_request_id), cardinality(p_correlation_id), cardinality(p_user_id_hash),
+            cardinality(p_input_digest), cardinality(p_output), cardinality(p_output_hash),
+            cardinality(p_raw_ciphertext), cardinality(p_raw_nonce), cardinality(p_raw_key_id),
+            cardinality(p_ruleset_version), cardinality(p_ttl_seconds), cardinality(p_status),
+            cardinality(p_created_at), cardinality(p_trace_id), cardinality(p_hash_head), cardinality(p_hash_tail)])
+            AS len WHERE coalesce(len, 0) <> n) THEN
         RAISE EXCEPTION 'evidence_append_batch: the column arrays differ in length';
     END IF;
     -- Lock order: by lock key, whatever order the rows come in.
