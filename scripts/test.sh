@@ -72,7 +72,7 @@ hold_stack() {
 	. "$ENV_FILE"
 }
 
-# bench: `make bench` (README "Performance"). A Temporal dev server of its
+# bench: `make bench` (docs/performance.md#measuring-against-the-floor-make-bench). A Temporal dev server of its
 # own (in memory, the stack's dynamic config, port BENCH_PORT), the test
 # stack's PostgreSQL, and worker/scaletest's TestBenchAgainstFloor: the
 # floor harness (../shared/bench/floor) and draft orders interleaved, one

@@ -101,7 +101,7 @@ var categories = map[int64]Category{
 	CodeInternal:       CategoryInternal,
 }
 
-// Reasons lists the closed set, sorted, for tests and the README.
+// Reasons lists the closed set, sorted, for tests and docs/mcp.md#reasons.
 func Reasons() []Reason {
 	out := make([]Reason, 0, len(reasons))
 	for r := range reasons {

@@ -5,6 +5,6 @@
 // tool pipeline's observer (toolkit.Observer: seed 002 §9's metrics and a
 // span per call and phase) and the product's instruments. It imports no
 // Temporal package: the SDK's metrics handler and tracing interceptor are
-// attached in package client from the providers built here. README
-// "Observability" lists every metric.
+// attached in package client from the providers built here.
+// docs/operators.md#observability lists every metric.
 package telemetry
