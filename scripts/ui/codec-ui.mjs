@@ -1,6 +1,6 @@
 // Drives Debian's chromium through the Temporal Web UI with cartwright's
 // codec server (see audit/webui_test.go, which sets the environment up):
-// the codec steps (issue 13), then the support-staff path (support-ui.mjs).
+// the codec steps (docs/support.md#seeing-decoded-payloads), then the support-staff path (support-ui.mjs).
 // On failure it saves a screenshot (FAILURE_SHOT) and exits non-zero with
 // the condition that did not hold.
 import puppeteer from 'puppeteer-core';
