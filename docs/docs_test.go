@@ -208,8 +208,9 @@ func goComments(name, src string) string {
 	return strings.Join(lines, "\n")
 }
 
-// repoFiles calls fn with every file of the repository that can cite.
-func repoFiles(t *testing.T, fn func(rel, text string)) string {
+// walkRepo calls fn with every file of the repository outside skipDirs,
+// by its path relative to the root (with slashes), and returns the root.
+func walkRepo(t *testing.T, fn func(rel string, full string) error) string {
 	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -226,24 +227,49 @@ func repoFiles(t *testing.T, fn func(rel, text string)) string {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, p)
-		if !cites(d.Name()) || rel == self {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		text := string(b)
-		if strings.HasSuffix(rel, ".go") {
-			text = goComments(p, text)
-		}
-		fn(filepath.ToSlash(rel), text)
-		return nil
+		return fn(filepath.ToSlash(rel), p)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// repoFiles calls fn with every file of the repository that can cite; a Go
+// file's text is its comments only.
+func repoFiles(t *testing.T, fn func(rel, text string)) string {
+	return walkRepo(t, func(rel, full string) error {
+		if !cites(path.Base(rel)) || rel == filepath.ToSlash(self) {
+			return nil
+		}
+		b, err := os.ReadFile(full)
+		if err != nil {
+			return err
+		}
+		text := string(b)
+		if strings.HasSuffix(rel, ".go") {
+			text = goComments(full, text)
+		}
+		fn(rel, text)
+		return nil
+	})
+}
+
+// repoGo calls fn with every Go file of the repository but this package's
+// tests (their examples are broken on purpose): its comments, as
+// goComments gives them, and its source.
+func repoGo(t *testing.T, fn func(rel, comments, src string)) string {
+	return walkRepo(t, func(rel, full string) error {
+		if !strings.HasSuffix(rel, ".go") || (strings.HasPrefix(rel, "docs/") && strings.HasSuffix(rel, "_test.go")) {
+			return nil
+		}
+		b, err := os.ReadFile(full)
+		if err != nil {
+			return err
+		}
+		fn(rel, goComments(full, string(b)), string(b))
+		return nil
+	})
 }
 
 // TestCitationsAndLinksResolve checks every page a comment, script, config
