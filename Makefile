@@ -106,7 +106,7 @@ test-scale: tools ## three worker processes at load, two SIGKILLed (worker/scale
 	  GOTEST_FLAGS='-v -run TestManyWorkers' scripts/test.sh integration
 
 # The draft order beside the Temporal floor (docs/performance.md#measuring-against-the-floor-make-bench): a dev
-# server of its own on BENCH_PORT, the floor harness in ../shared/bench/floor.
+# server of its own on BENCH_PORT; the floor is worker/scaletest/floor, built from this repository.
 # Override e.g. BENCH_ROUNDS=3 BENCH_N16=400 BENCH_KILL=0.
 BENCH_ROUNDS ?= 2
 BENCH_N1 ?= 40

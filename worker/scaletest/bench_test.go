@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,13 +18,12 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// benchConfig is what `make bench` (scripts/bench.sh) asks for, from the
-// environment: rounds of floor and draft orders interleaved at 1 and 16
-// in flight, orders per round at each, orders per cart size, and where the
-// floor harness lives (its own Go module, never copied into this repo).
+// benchConfig is what `make bench` (scripts/test.sh bench) asks for, from
+// the environment: rounds of floor and draft orders interleaved at 1 and
+// 16 in flight, orders per round at each, orders per cart size, audits,
+// and whether to kill the worker in a last round.
 type benchConfig struct {
 	rounds, n1, n16, cart, audit int
-	floorDir                     string
 	kill                         bool
 }
 
@@ -39,22 +37,14 @@ func benchConfigFromEnv(t *testing.T) benchConfig {
 			*dst = n
 		}
 	}
-	c.floorDir = os.Getenv("CARTWRIGHT_FLOOR_DIR")
-	if c.floorDir == "" {
-		// ../shared/bench/floor from the repository root.
-		root, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "bench", "floor"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.floorDir = root
-	}
 	return c
 }
 
 // TestBenchAgainstFloor is `make bench`: against the one dev server the
 // script started for it (CARTWRIGHT_TEST_TEMPORAL_ADDRESS, the stack's
-// dynamic config, in memory), it runs the Temporal floor (no-op activities
-// in the draft order's shape: Floor6 regular, Floor6Local local) and real
+// dynamic config, in memory), it runs the Temporal floor (package floor:
+// no-op activities in the draft order's shape, Floor6 regular, Floor6Local
+// local, served by floor/floorworker) and real
 // draft orders through a worker process and the Go client, interleaved, at
 // 1 and 16 in flight, then a 1-line and a 50-line cart, audits the run's
 // draft orders (all CLEAN, at least CARTWRIGHT_BENCH_AUDIT of them), and
@@ -71,10 +61,10 @@ func TestBenchAgainstFloor(t *testing.T) {
 	cfg := benchConfigFromEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
 	defer cancel()
-	floor := buildFloor(t, cfg.floorDir)
 	loadBefore := loadAverage()
 
 	b := startBenchStack(ctx, t)
+	fb := startFloor(ctx, t)
 	res := benchResult{loadBefore: loadBefore}
 	// Warm the database, the caches and the sticky workflow cache.
 	if _, err := runDrafts(ctx, b.cl, 5, 1, oneLine); err != nil {
@@ -87,10 +77,10 @@ func TestBenchAgainstFloor(t *testing.T) {
 				n = cfg.n16
 			}
 			steps := []func(){
-				func() { res.add(c, runFloor(ctx, t, floor, c, n)) },
+				func() { res.add(c, runFloor(ctx, t, fb, c, n)) },
 				func() {
-					// The same unmeasured warm-up the floor harness runs
-					// before each of its variants, at the same concurrency
+					// The same unmeasured warm-up the floor runs before
+					// each of its variants, at the same concurrency
 					// (connections, caches, the sticky cache filled).
 					if _, err := runDrafts(ctx, b.cl, floorWarmup(n), c, oneLine); err != nil {
 						t.Fatal(err)
