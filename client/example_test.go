@@ -20,8 +20,11 @@ import (
 
 // A backend starts a draft order, shows the user the total the start
 // answered with, and confirms that total once the user agrees; the
-// confirmation answers when the draft order exists. The same key twice
-// is the same order (docs/backend.md#idempotency-keys).
+// confirmation answers when the draft order exists. The same key twice is
+// the same order (docs/backend.md#idempotency-keys). Then one tool on its
+// own: durably (a ToolCall workflow; the same request id twice is the same
+// call) and with evidence. A refusal would be an envelope too, with
+// ok=false and its error.
 //
 // It needs a running stack (`make dev`, then `. .data/env`), so go test
 // only compiles it; TestExamplesRunOnTheStack runs it against the test
@@ -30,7 +33,8 @@ import (
 //	NEEDS_USER_CONFIRMATION EUR
 //	DRAFT_CREATED already done: false
 //	the draft order's total is the confirmed one: true
-func ExampleClient_StartDraftOrder() {
+//	pricing: true ok evidenced: true
+func ExampleClient() {
 	ctx := context.Background()
 	opts, err := client.OptionsFromEnv() // TEMPORAL_*, CARTWRIGHT_TASK_QUEUE, the payload keys
 	if err != nil {
@@ -65,29 +69,6 @@ func ExampleClient_StartDraftOrder() {
 	}
 	fmt.Println(ans.Result.State, "already done:", ans.AlreadyDone)
 	fmt.Println("the draft order's total is the confirmed one:", ans.Result.DraftOrder.GrandTotal == total)
-}
-
-// One tool, called on its own: durably (a ToolCall workflow, the same
-// request id twice is the same call) and with evidence. A refusal would
-// be an envelope too, with ok=false and its error.
-//
-// It needs a running stack, so go test only compiles it;
-// TestExamplesRunOnTheStack runs it and checks that it prints:
-//
-//	true ok evidenced: true
-func ExampleClient_CallTool() {
-	ctx := context.Background()
-	opts, err := client.OptionsFromEnv()
-	if err != nil {
-		fmt.Println("options:", err)
-		return
-	}
-	c, err := client.New(ctx, opts)
-	if err != nil {
-		fmt.Println("connect:", err)
-		return
-	}
-	defer c.Close()
 
 	env, _, err := c.CallTool(ctx, toolkit.ToolCall{
 		Tool: "pricing.get_realtime_quote",
@@ -99,26 +80,19 @@ func ExampleClient_CallTool() {
 		fmt.Println("call:", err)
 		return
 	}
-	fmt.Println(env.OK, env.Status, "evidenced:", env.SnapshotID() != "")
+	fmt.Println("pricing:", env.OK, env.Status, "evidenced:", env.SnapshotID() != "")
 }
 
-// TestExamplesRunOnTheStack runs the examples above against a worker on
-// the test stack, as a reader would run them after `make dev`, and checks
-// what they print: the lines their comments promise.
+// TestExamplesRunOnTheStack runs ExampleClient against a worker on the
+// test stack, as a reader would run it after `make dev`, and checks what it
+// prints: the lines its comment promises.
 func TestExamplesRunOnTheStack(t *testing.T) {
 	s := wiringtest.Start(t)
 	s.Env(t)
-	for name, c := range map[string]struct {
-		run  func()
-		want string
-	}{
-		"ExampleClient_StartDraftOrder": {ExampleClient_StartDraftOrder,
-			"NEEDS_USER_CONFIRMATION EUR\nDRAFT_CREATED already done: false\nthe draft order's total is the confirmed one: true\n"},
-		"ExampleClient_CallTool": {ExampleClient_CallTool, "true ok evidenced: true\n"},
-	} {
-		if got := stdoutOf(t, c.run); got != c.want {
-			t.Errorf("%s printed\n%s\nwant\n%s", name, got, c.want)
-		}
+	want := "NEEDS_USER_CONFIRMATION EUR\nDRAFT_CREATED already done: false\n" +
+		"the draft order's total is the confirmed one: true\npricing: true ok evidenced: true\n"
+	if got := stdoutOf(t, ExampleClient); got != want {
+		t.Errorf("ExampleClient printed\n%s\nwant\n%s", got, want)
 	}
 }
 

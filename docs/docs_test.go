@@ -312,9 +312,7 @@ func TestCheckerCatchesBrokenCitations(t *testing.T) {
 		`x.go:3: README.md has no section "Safe deploys"`,
 		"x.go:4: deploy/SCALING.md has no section #safe-deploys",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantLines(t, got, want)
 }
 
 func TestCheckerCatchesBrokenLinks(t *testing.T) {
@@ -331,6 +329,12 @@ func TestCheckerCatchesBrokenLinks(t *testing.T) {
 		"docs/mcp.md:3: deploy/NOPE.md does not exist",
 		"docs/mcp.md:7: docs/mcp.md has no section #nope",
 	}
+	wantLines(t, got, want)
+}
+
+// wantLines fails the test unless got is want, line for line.
+func wantLines(t *testing.T, got, want []string) {
+	t.Helper()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -66,16 +66,12 @@ func TestNowhereCatchesSeedsIssuesAndFindings(t *testing.T) {
 	want := []string{
 		`x.go:3: "seed 003" points nowhere: say the reason or cite docs/`,
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantLines(t, got, want)
 	test := "package x\n\nfunc TestSeed003Contract(t *testing.T) {\n}\n\nfunc TestFinding2_PowerBank(t *testing.T) {\n}\n\nfunc TestPowerBankByRoad(t *testing.T) {\n}\n"
 	got = nowhere("x_test.go", goComments("x_test.go", test), test)
 	want = []string{
 		"x_test.go:3: name the test by the behaviour it checks: func TestSeed003Contract(t *testing.T)",
 		"x_test.go:6: name the test by the behaviour it checks: func TestFinding2_PowerBank(t *testing.T)",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantLines(t, got, want)
 }

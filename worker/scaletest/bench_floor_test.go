@@ -1,8 +1,6 @@
 package scaletest
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -10,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,22 +50,9 @@ func startFloor(ctx context.Context, t *testing.T) *floorBench {
 		t.Fatalf("go build floorworker: %v\n%s", err, out)
 	}
 	queue := "floor-" + randomHex(6)
-	p := &proc{name: "floor", roles: "Floor6, Floor6Local", log: &bytes.Buffer{}, logMu: &sync.Mutex{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, "-addr", testenv.TemporalAddress(), "-task-queue", queue,
-		"-workflow-pollers", "4", "-activity-pollers", "4")
-	p.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	w := lockedWriter{mu: p.logMu, buf: p.log}
-	p.cmd.Stdout, p.cmd.Stderr = w, w
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.stop()
-		if t.Failed() {
-			t.Logf("--- log of the floor worker, last 4 KiB:\n%s", p.tail(4096))
-		}
-	})
+	p := &proc{name: "floor", roles: "Floor6, Floor6Local"}
+	p.start(t, exec.Command(bin, "-addr", testenv.TemporalAddress(), "-task-queue", queue,
+		"-workflow-pollers", "4", "-activity-pollers", "4"), nil)
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(p.tail(4096), "READY") {
 		if p.exited() || time.Now().After(deadline) {
@@ -115,35 +99,12 @@ func floorWarmup(n int) int { return min(50, max(10, n/4)) }
 // six steps, in order, to be a floor.
 func (fb *floorBench) batch(ctx context.Context, variant string, n, c int) ([]time.Duration, time.Duration, error) {
 	lat := make([]time.Duration, n)
-	jobs := make(chan int, n)
-	for i := 0; i < n; i++ {
-		jobs <- i
-	}
-	close(jobs)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	began := time.Now()
-	for g := 0; g < c; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				d, err := fb.one(ctx, variant)
-				if err != nil {
-					mu.Lock()
-					first = cmp.Or(first, err)
-					mu.Unlock()
-					return
-				}
-				lat[i] = d
-			}
-		}()
-	}
-	wg.Wait()
-	wall := time.Since(began)
+	wall, err := inFlight(n, c, func(i int) (err error) {
+		lat[i], err = fb.one(ctx, variant)
+		return err
+	})
 	sortDurations(lat)
-	return lat, wall, first
+	return lat, wall, err
 }
 
 // one starts one workflow of variant and waits for its result.

@@ -1,6 +1,7 @@
 package scaletest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -186,6 +187,20 @@ func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }
 // price), complete is start → draft order created.
 func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) workflows.DraftOrderInput) (drafts, error) {
 	d := drafts{n: n, toTotal: make([]time.Duration, n), complete: make([]time.Duration, n), ids: make([]string, n)}
+	wall, err := inFlight(n, c, func(i int) (err error) {
+		d.ids[i], d.toTotal[i], d.complete[i], err = timedOrder(ctx, cl, mk(i))
+		return err
+	})
+	d.wall = wall
+	sortDurations(d.toTotal)
+	sortDurations(d.complete)
+	return d, err
+}
+
+// inFlight runs one(i) for every i below n, c at a time, and returns the
+// wall time of the whole and the first error (a goroutine stops at its
+// first; the others finish what they took).
+func inFlight(n, c int, one func(i int) error) (time.Duration, error) {
 	jobs := make(chan int, n)
 	for i := 0; i < n; i++ {
 		jobs <- i
@@ -200,24 +215,17 @@ func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) wo
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				id, toTotal, complete, err := timedOrder(ctx, cl, mk(i))
-				if err != nil {
+				if err := one(i); err != nil {
 					mu.Lock()
-					if first == nil {
-						first = err
-					}
+					first = cmp.Or(first, err)
 					mu.Unlock()
 					return
 				}
-				d.ids[i], d.toTotal[i], d.complete[i] = id, toTotal, complete
 			}
 		}()
 	}
 	wg.Wait()
-	d.wall = time.Since(began)
-	sortDurations(d.toTotal)
-	sortDurations(d.complete)
-	return d, first
+	return time.Since(began), first
 }
 
 // timedOrder is one user's draft order, timed.
