@@ -34,10 +34,11 @@ func (a *app) staffTokenCmd() *cobra.Command {
 	var staff, label string
 	var ttl time.Duration
 	c := &cobra.Command{
-		Use:   "token --staff ID [--ttl 720h] [--label TEXT]",
+		Use:   "token --staff ID [--expires-in 720h] [--label TEXT]",
 		Short: "Issue a codec-server token for an active staff member (printed once)",
 		Long: `Issue a bearer token for an active member of the staff table. It is printed
-once and never stored in clear. Use it with the codec server: sign in at
+once and never stored in clear, and expires after --expires-in (at most 90
+days: docs/support.md#staff-tokens). Use it with the codec server: sign in at
 http://localhost:8089/codec/login for the Web UI, or
   temporal workflow show ... --codec-endpoint http://localhost:8089/codec --codec-auth "Bearer <token>"
 Needs CARTWRIGHT_PG_DSN. Exit 1 (FORBIDDEN) for an unknown or inactive staff id.`,
@@ -53,7 +54,10 @@ Needs CARTWRIGHT_PG_DSN. Exit 1 (FORBIDDEN) for an unknown or inactive staff id.
 		}),
 	}
 	c.Flags().StringVar(&staff, "staff", "", "staff id (staff table), e.g. alice.support")
-	c.Flags().DurationVar(&ttl, "ttl", 30*24*time.Hour, "how long the token is valid")
+	c.Flags().DurationVar(&ttl, "expires-in", 30*24*time.Hour, "how long the token is valid (at most 2160h, 90 days)")
+	// --ttl was the flag's first name; scripts that use it keep working.
+	c.Flags().DurationVar(&ttl, "ttl", 30*24*time.Hour, "")
+	_ = c.Flags().MarkDeprecated("ttl", "use --expires-in")
 	c.Flags().StringVar(&label, "label", "", "a note stored with the token (where it is used)")
 	return c
 }
