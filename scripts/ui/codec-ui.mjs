@@ -30,6 +30,16 @@ await page.setViewport({ width: 1400, height: 1150 });
 const h = helpers(page, SHOTS);
 const codecAnswers = [];
 page.on('response', (r) => { if (r.url().startsWith(CODEC)) codecAnswers.push(r.status()); });
+// press clicks the visible element matching sel whose text is t with the
+// mouse, where a person would: an element covered by another (the UI's top
+// bar) is not clicked, so a step a person could not do fails here too.
+const press = async (t, sel) => {
+  const find = (t, sel) => [...document.querySelectorAll(sel)].find((e) =>
+    e.innerText && e.innerText.trim() === t && e.getBoundingClientRect().width > 0);
+  await page.waitForFunction(find, { timeout: 15000, polling: 200 }, t, sel).catch(() => fail(`no visible ${JSON.stringify(t)} to click`));
+  const el = await page.evaluateHandle(find, t, sel);
+  await el.click();
+};
 const historyURL = `${UI}/namespaces/default/workflows/${encodeURIComponent(WID)}/${RUN}/history`;
 
 try {
@@ -43,19 +53,22 @@ try {
   await page.waitForSelector('button[aria-label="Codec Server is configured"]', { visible: true, timeout: 15000 })
     .catch(() => fail('no codec icon ("Codec Server is configured") in the top bar'));
   await page.click('button[aria-label="Codec Server is configured"]');
-  await h.clickText('Use Cluster-level setting, where available.', 'aside h3');
-  await h.clickText('Use my browser setting and ignore Cluster-level setting.', 'label');
-  await page.waitForSelector('#data-encoder-endpoint-input', { visible: true, timeout: 15000 });
-  await page.type('#data-encoder-endpoint-input', CODEC);
-  await h.clickText('Include cross-origin credentials', 'label');
+  await press('Use Cluster-level setting, where available.', 'aside h3');
+  await press('Use my browser setting and ignore Cluster-level setting.', 'label');
+  // Close the choice again: open, it pushes the toggles under the top bar.
+  await press('Use my browser setting and ignore Cluster-level setting.', 'aside h3');
+  await page.waitForSelector('#use-local-endpoint-radio', { hidden: true, timeout: 15000 });
+  await page.click('#data-encoder-endpoint-input');
+  await page.keyboard.type(CODEC);
+  await press('Include cross-origin credentials', 'label');
   const settings = await page.evaluate(() => ({
-    browser: document.querySelector('#use-local-endpoint-radio')?.checked,
+    browser: [...document.querySelectorAll('aside h3')].some((e) => e.innerText.trim() === 'Use my browser setting and ignore Cluster-level setting.'),
     credentials: document.querySelector('#pass-access-credentials')?.checked,
     endpoint: document.querySelector('#data-encoder-endpoint-input')?.value,
   }));
   if (!settings.browser || !settings.credentials || settings.endpoint !== CODEC) fail(`codec settings not as the docs say: ${JSON.stringify(settings)}`);
   await h.shot('0-codec-settings.png');
-  await h.clickText('Apply', 'button');
+  await press('Apply', 'button');
   await page.waitForSelector('#data-encoder-endpoint-input', { hidden: true, timeout: 15000 })
     .catch(() => fail('the Codec Server settings did not close on Apply'));
   step(`   browser-level endpoint ${settings.endpoint}, cross-origin credentials included`);
