@@ -22,7 +22,8 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 <body style="font-family:sans-serif;max-width:36em;margin:3em auto">
 <h1>cartwright codec server</h1>
 {{if .Staff}}<p id="status">Signed in as <b>{{.Staff}}</b> until {{.Until}}. The Temporal Web UI now shows decoded payloads
-(its Codec Server settings must include cross-origin credentials). Every decode is logged.</p>
+(with its Codec Server settings as docs/support.md gives them: the browser setting, endpoint <code id="endpoint">{{.Endpoint}}</code>,
+cross-origin credentials included). Every decode is logged.</p>
 <form method="post" action="logout"><button id="signout" type="submit">Sign out</button></form>
 {{else}}{{if .Error}}<p id="status" style="color:#b00">{{.Error}}</p>{{end}}
 <form method="post" action="login">
@@ -32,7 +33,7 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 <p>Get a token with <code>starter staff token --staff YOUR_ID</code>.</p>{{end}}
 </body></html>`))
 
-type loginView struct{ Staff, Until, Error string }
+type loginView struct{ Staff, Until, Endpoint, Error string }
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -81,7 +82,8 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		MaxAge: max(1, int(time.Until(sess.ExpiresAt).Seconds())), HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
 	s.logger.Info("codec sign-in", zap.String("staff", staff), zap.String("session", SessionRef(sess.ID)),
 		zap.Time("expires_at", sess.ExpiresAt))
-	_ = loginPage.Execute(w, loginView{Staff: staff, Until: sess.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC")})
+	_ = loginPage.Execute(w, loginView{Staff: staff, Until: sess.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC"),
+		Endpoint: ownOrigin(r) + PathPrefix})
 }
 
 // logout revokes the browser's session and clears its cookie.
