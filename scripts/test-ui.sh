@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test-ui.sh [setup|run] — the headless-Chromium test of the Web UI
 # (audit/webui_test.go drives scripts/ui/codec-ui.mjs): the codec server
-# (docs/support.md#seeing-decoded-payloads) and the support-staff path
+# (docs/support.md#decoded-payloads-in-the-web-ui) and the support-staff path
 # (docs/support.md#deciding-an-approval-in-the-web-ui).
 #   setup  install Debian's chromium (never a browser download:
 #          puppeteer-core only drives /usr/bin/chromium), node and npm if
