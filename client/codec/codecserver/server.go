@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/client/codec"
+	"github.com/cartwright-dev/cartwright/support"
 )
 
 // Paths the server answers. The protocol only looks at the last element,
@@ -59,6 +60,7 @@ type Server struct {
 	origins []string
 	logger  *zap.Logger
 	inner   http.Handler
+	seals   *support.SealRing
 }
 
 // Options are what New needs.
@@ -69,6 +71,9 @@ type Options struct {
 	// Origins are the Web UI origins CORS lets in (scheme://host:port).
 	Origins []string
 	Logger  *zap.Logger
+	// Seals seals the approval decisions staff send
+	// (docs/approvals.md#sealed-decisions); nil refuses to seal.
+	Seals *support.SealRing
 }
 
 // New builds the handler.
@@ -77,7 +82,7 @@ func New(o Options) *Server {
 		o.Logger = zap.NewNop()
 	}
 	return &Server{codec: o.Codec, auth: o.Auth, log: o.Log, origins: o.Origins, logger: o.Logger,
-		inner: converter.NewPayloadCodecHTTPHandler(o.Codec)}
+		inner: converter.NewPayloadCodecHTTPHandler(o.Codec), seals: o.Seals}
 }
 
 // ServeHTTP implements http.Handler.
@@ -95,6 +100,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	if r.URL.Path == SealPath {
+		s.serveSeal(w, r)
+		return
+	}
 	decode := strings.HasSuffix(r.URL.Path, "/decode")
 	if r.Method != http.MethodPost || (!decode && !strings.HasSuffix(r.URL.Path, "/encode")) {
 		http.NotFound(w, r)
@@ -109,6 +118,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !s.logDecode(w, r, staff) {
 			return
 		}
+	} else if !s.sealEncode(w, r, staff) {
+		return
 	}
 	s.inner.ServeHTTP(w, r)
 }
@@ -144,7 +155,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 			s.logger.Error("codec server: credential check failed", zap.Error(err))
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cartwright codec"`)
-		http.Error(w, "a valid staff credential is required", status)
+		http.Error(w, credentialRefusal(r), status)
 		return "", false
 	}
 	return staff, true
