@@ -49,7 +49,7 @@ func newRealStackOn(t *testing.T, tc client.Client) *realStack {
 	ws := wiringtest.StartWith(t, wiringtest.Options{Logger: logger, Temporal: tc})
 	s := &realStack{c: ws.Temporal, pool: ws.Pool, store: ws.Store, logger: logger, tq: ws.TaskQueue, ws: ws}
 	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger, Specs: ws.Deps.Registry.Specs(),
-		DataConverter: clienttest.DataConverter()}
+		DataConverter: clienttest.DataConverter(), Seals: ws.Deps.Seals}
 	return s
 }
 
