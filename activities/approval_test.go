@@ -76,7 +76,7 @@ func TestRecordApprovalActiveStaffLeavesEvidence(t *testing.T) {
 	got := res.Record
 	seal := got.Seal
 	got.Seal = nil
-	if got != want || seal == nil || !strings.HasPrefix(seal.SealID, "seal_") || sealtest.Ring().VerifyMAC(res.Record.Sealed()) != nil {
+	if got != want || seal == nil || !strings.HasPrefix(seal.SealID, "seal_") || sealtest.Ring().VerifyRecord(res.Record) != nil {
 		t.Fatalf("record = %+v (seal %+v), want %+v with a verified seal", res.Record, seal, want)
 	}
 	id := res.Envelope.SnapshotID()

@@ -55,11 +55,11 @@ func checkSeal(d Deps, env *toolkit.Response, f Finding, rep *Report) {
 			"this audit has no seal key ring (CARTWRIGHT_SEAL_KEYS)"))
 		return
 	}
-	err := d.Seals.VerifyMAC(rec.Sealed())
+	err := d.Seals.VerifyRecord(rec)
 	var se *support.SealError
 	switch {
-	case err == nil && rec.Seal.SealID != rec.Seal.ID():
-		rep.find(say(KindSealInvalid, "the record names seal "+rec.Seal.SealID+", its mac is seal "+rec.Seal.ID()))
+	case err == nil && !env.Meta.RedactionApplied && support.ReasonSHA256(rec.Reason) != rec.Seal.ReasonSHA256:
+		rep.find(say(KindSealInvalid, "the decision of "+rec.Approver+" on "+rec.ApprovalID+": the recorded reason is not the one sealed"))
 	case err == nil:
 	case errors.As(err, &se) && se.Problem == support.SealUnknownKey:
 		rep.find(say(KindSealUnverifiable, err.Error()+": add that key to CARTWRIGHT_SEAL_KEYS to check it"))

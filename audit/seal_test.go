@@ -25,7 +25,7 @@ func recordOf(s support.SealedDecision) support.ApprovalRecord {
 	r := support.ApprovalRecord{Flow: "draft_order", Subject: "compliance review", ApprovalID: s.ApprovalID,
 		Decision: s.Decision, Approver: s.Approver, ApproverRole: support.RoleCompliance, Reason: s.Reason, StaffVerified: true}
 	if s.Seal != nil {
-		r.Seal = &support.RecordedSeal{Seal: *s.Seal, SealID: s.Seal.ID()}
+		r.Seal = &support.RecordedSeal{Seal: *s.Seal, SealID: s.Seal.ID(), ReasonSHA256: support.ReasonSHA256(s.Reason)}
 	}
 	return r
 }
@@ -53,21 +53,27 @@ func TestAuditChecksEachDecisionsSeal(t *testing.T) {
 		rec     support.ApprovalRecord
 		seals   *support.SealRing
 		kind    string // "" clean, else the finding (or note) kind
+		// redacted: the sanitizer changed the output (personal data in
+		// the reason), as the envelope's meta says.
+		redacted bool
 	}{
-		{"verified", "2.0.0", recordOf(good), sealtest.Ring(), ""},
-		{"approver changed", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Approver = "carol.admin" }), sealtest.Ring(), KindSealInvalid},
-		{"reason changed", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Reason = "changed later" }), sealtest.Ring(), KindSealInvalid},
-		{"decision changed", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Decision = support.DecisionReject }), sealtest.Ring(), KindSealInvalid},
-		{"seal id changed", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Seal.SealID = "seal_0000000000000000" }), sealtest.Ring(), KindSealInvalid},
-		{"no seal", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Seal = nil }), sealtest.Ring(), KindSealInvalid},
-		{"no ring", "2.0.0", recordOf(good), nil, KindSealUnverifiable},
-		{"key not held", "2.0.0", recordOf(unknownKey), sealtest.Ring(), KindSealUnverifiable},
-		{"before seals", "1.0.0", edit(func(r *support.ApprovalRecord) { r.Seal = nil }), sealtest.Ring(), NoteUnsealedDecision},
+		{"verified", "2.0.0", recordOf(good), sealtest.Ring(), "", false},
+		{"approver changed", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Approver = "carol.admin" }), sealtest.Ring(), KindSealInvalid, false},
+		{"reason changed", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Reason = "changed later" }), sealtest.Ring(), KindSealInvalid, false},
+		{"decision changed", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Decision = support.DecisionReject }), sealtest.Ring(), KindSealInvalid, false},
+		{"seal id changed", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Seal.SealID = "seal_0000000000000000" }), sealtest.Ring(), KindSealInvalid, false},
+		{"reason redacted", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Reason = "call [redacted:phone] first" }), sealtest.Ring(), "", true},
+		{"no seal", "2.0.0", edit(func(r *support.ApprovalRecord) { r.Seal = nil }), sealtest.Ring(), KindSealInvalid, false},
+		{"no ring", "2.0.0", recordOf(good), nil, KindSealUnverifiable, false},
+		{"key not held", "2.0.0", recordOf(unknownKey), sealtest.Ring(), KindSealUnverifiable, false},
+		{"before seals", "1.0.0", edit(func(r *support.ApprovalRecord) { r.Seal = nil }), sealtest.Ring(), NoteUnsealedDecision, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var rep Report
-			checkSeal(Deps{Seals: c.seals}, recordEnvelope(t, c.version, c.rec), Finding{ActivityID: "7"}, &rep)
+			env := recordEnvelope(t, c.version, c.rec)
+			env.Meta.RedactionApplied = c.redacted
+			checkSeal(Deps{Seals: c.seals}, env, Finding{ActivityID: "7"}, &rep)
 			got := append(append([]Finding{}, rep.Findings...), rep.Notes...)
 			switch {
 			case c.kind == "" && len(got) != 0:

@@ -42,8 +42,17 @@ type Seal struct {
 	KeyID string `json:"key_id"`
 	// IssuedAt is when the codec server sealed it, RFC 3339 UTC, seconds.
 	IssuedAt string `json:"issued_at"`
-	// MAC is the hex HMAC-SHA256 over the decision (sealInput).
+	// MAC is the hex HMAC-SHA256 over the decision (macOf).
 	MAC string `json:"mac"`
+}
+
+// ReasonSHA256 is the hex SHA-256 of a reason as staff wrote it. The MAC
+// covers this digest rather than the text, so a seal can still be checked
+// once evidence holds the reason with personal data redacted
+// (docs/approvals.md#sealed-decisions).
+func ReasonSHA256(reason string) string {
+	sum := sha256.Sum256([]byte(reason))
+	return hex.EncodeToString(sum[:])
 }
 
 // ID names the seal in evidence and logs: "seal_" and 16 hex digits of the
@@ -183,7 +192,7 @@ func (r *SealRing) Seal(staffID string, d Decision) (SealedDecision, error) {
 	}
 	s := SealedDecision{ApprovalID: d.ApprovalID, Decision: d.Decision, Approver: staffID, Reason: d.Reason}
 	seal := Seal{KeyID: r.current, IssuedAt: r.now().UTC().Format(time.RFC3339)}
-	seal.MAC = r.mac(r.keys[r.current], s, seal.IssuedAt)
+	seal.MAC = macOf(r.keys[r.current], s.ApprovalID, s.Decision, ReasonSHA256(s.Reason), s.Approver, seal.IssuedAt)
 	s.Seal = &seal
 	return s, nil
 }
@@ -236,10 +245,29 @@ func (r *SealRing) Verify(d SealedDecision) error {
 	return nil
 }
 
-// VerifyMAC checks the MAC alone, at any age: what an audit asks of a
-// decision recorded long ago.
+// VerifyMAC checks the MAC alone, at any age.
 func (r *SealRing) VerifyMAC(d SealedDecision) error {
-	s := d.Seal
+	return r.verifyMAC(d.Seal, d.ApprovalID, d.Decision, ReasonSHA256(d.Reason), d.Approver)
+}
+
+// VerifyRecord checks the seal a record of support.record_approval keeps,
+// at any age: what an audit asks of a decision recorded long ago. The
+// reason counts by the digest the record keeps (its text may be redacted).
+func (r *SealRing) VerifyRecord(rec ApprovalRecord) error {
+	if rec.Seal == nil {
+		return &SealError{SealMissing, "the decision is recorded without a seal"}
+	}
+	s := rec.Seal.Seal
+	if err := r.verifyMAC(&s, rec.ApprovalID, rec.Decision, rec.Seal.ReasonSHA256, rec.Approver); err != nil {
+		return err
+	}
+	if rec.Seal.SealID != s.ID() {
+		return &SealError{SealMismatch, fmt.Sprintf("the record names seal %s, its mac is seal %s", rec.Seal.SealID, s.ID())}
+	}
+	return nil
+}
+
+func (r *SealRing) verifyMAC(s *Seal, approvalID, decision, reasonSHA256, approver string) error {
 	if s == nil {
 		return &SealError{SealMissing, "the decision carries no seal"}
 	}
@@ -255,17 +283,17 @@ func (r *SealRing) VerifyMAC(d SealedDecision) error {
 	if err != nil || len(got) != sha256.Size {
 		return &SealError{SealMalformed, "seal mac is not 64 hex digits"}
 	}
-	want, _ := hex.DecodeString(r.mac(key, d, s.IssuedAt))
+	want, _ := hex.DecodeString(macOf(key, approvalID, decision, reasonSHA256, approver, s.IssuedAt))
 	if !hmac.Equal(got, want) {
 		return &SealError{SealMismatch, fmt.Sprintf("seal %s does not seal this decision (another approval, decision, reason or approver, or another key)", s.ID())}
 	}
 	return nil
 }
 
-// mac is the hex HMAC-SHA256 of the decision's fields as one JSON array:
-// unambiguous whatever the reason holds.
-func (r *SealRing) mac(key []byte, d SealedDecision, issuedAt string) string {
-	msg, _ := json.Marshal([]string{sealDomain, d.ApprovalID, d.Decision, d.Reason, d.Approver, issuedAt})
+// macOf is the hex HMAC-SHA256 of the decision's fields as one JSON array
+// (unambiguous), the reason by its digest.
+func macOf(key []byte, approvalID, decision, reasonSHA256, approver, issuedAt string) string {
+	msg, _ := json.Marshal([]string{sealDomain, approvalID, decision, reasonSHA256, approver, issuedAt})
 	m := hmac.New(sha256.New, key)
 	m.Write(msg)
 	return hex.EncodeToString(m.Sum(nil))

@@ -75,21 +75,13 @@ type ApprovalRecord struct {
 	Seal *RecordedSeal `json:"seal,omitempty"`
 }
 
-// RecordedSeal is a verified seal as evidence keeps it.
+// RecordedSeal is a verified seal as evidence keeps it: the seal, its id,
+// and the digest of the reason it sealed (the record's reason may be
+// redacted; SealRing.VerifyRecord).
 type RecordedSeal struct {
 	Seal
-	SealID string `json:"seal_id"`
-}
-
-// Sealed is the decision a record states, with its seal, for verifying
-// again (the audit).
-func (r ApprovalRecord) Sealed() SealedDecision {
-	d := SealedDecision{ApprovalID: r.ApprovalID, Decision: r.Decision, Approver: r.Approver, Reason: r.Reason}
-	if r.Seal != nil {
-		s := r.Seal.Seal
-		d.Seal = &s
-	}
-	return d
+	SealID       string `json:"seal_id"`
+	ReasonSHA256 string `json:"reason_sha256"`
 }
 
 // StaffMember is one row of the staff roster.
@@ -202,7 +194,7 @@ func RecordApprovalHandler(roster Roster, seals *SealRing) toolkit.Handler {
 		return &toolkit.Output{Data: ApprovalRecord{
 			Flow: in.Flow, Subject: in.Subject, ApprovalID: in.ApprovalID, Decision: in.Decision,
 			Approver: m.ID, ApproverRole: m.Role, Reason: in.Reason, StaffVerified: true,
-			Seal: &RecordedSeal{Seal: *in.Seal, SealID: in.Seal.ID()},
+			Seal: &RecordedSeal{Seal: *in.Seal, SealID: in.Seal.ID(), ReasonSHA256: ReasonSHA256(in.Reason)},
 		}}, nil
 	}
 }

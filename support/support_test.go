@@ -66,7 +66,7 @@ func TestSealedDecisionIsRecordedWithItsSeal(t *testing.T) {
 		t.Fatalf("record: %+v", rec)
 	}
 	// What evidence keeps verifies again (the audit's check).
-	if err := sealtest.Ring().VerifyMAC(rec.Sealed()); err != nil {
+	if err := sealtest.Ring().VerifyRecord(rec); err != nil {
 		t.Fatalf("recorded seal does not verify: %v", err)
 	}
 }
