@@ -76,7 +76,7 @@ func (a *Approvals) details() string {
 	p := a.pending
 	var b strings.Builder
 	if r := p.LastRefusal; r != nil {
-		b.WriteString(fmt.Sprintf("**⛔ DECISION REFUSED: %s** (`%s`", refusalHeadline(r.Reason), r.Reason))
+		b.WriteString(fmt.Sprintf("**DECISION REFUSED: %s** (`%s`", refusalHeadline(r.Reason), r.Reason))
 		if r.Approver != "" {
 			b.WriteString(fmt.Sprintf(", approver %s", r.Approver))
 		}

@@ -81,7 +81,7 @@ func TestRefusalShownInCurrentDetails(t *testing.T) {
 		"unknown field":     {extraField, `unknown field "note"`},
 		"stale id":          {stale, "`stale_approval_id`"},
 	} {
-		if !strings.HasPrefix(c.details, "**⛔ DECISION REFUSED") || !strings.Contains(c.details, c.want) ||
+		if !strings.HasPrefix(c.details, "**DECISION REFUSED") || !strings.Contains(c.details, c.want) ||
 			!strings.Contains(c.details, "**Instead:**") || !strings.Contains(c.details, "the workflow still waits") {
 			t.Errorf("%s: current details do not show the refusal (want %q):\n%s", name, c.want, c.details)
 		}

@@ -53,7 +53,7 @@ func TestUnsealedDecisionsAreRefused(t *testing.T) {
 		t.Fatalf("refusals %v, want %v", got, want)
 	}
 	for name, d := range map[string]string{"typed approver": typed, "no approver": bare} {
-		if !strings.HasPrefix(d, "**⛔ DECISION REFUSED: not signed in") || !strings.Contains(d, "`"+RejectUnauthenticated+"`") ||
+		if !strings.HasPrefix(d, "**DECISION REFUSED: not signed in") || !strings.Contains(d, "`"+RejectUnauthenticated+"`") ||
 			!strings.Contains(d, support.SignInHint) {
 			t.Errorf("%s: the current details do not say the decision was refused and what to do:\n%s", name, d)
 		}

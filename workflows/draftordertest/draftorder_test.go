@@ -105,7 +105,7 @@ func TestDrivenByTheCLI(t *testing.T) {
 	if took := time.Since(sent); took > time.Second {
 		t.Errorf("the refusal reached the current details %s after the signal, want within a second", took)
 	}
-	if !strings.HasPrefix(details, "**⛔ DECISION REFUSED") || !strings.Contains(details, "/codec/login") {
+	if !strings.HasPrefix(details, "**DECISION REFUSED") || !strings.Contains(details, "/codec/login") {
 		t.Errorf("current details after an unsealed decision:\n%s", details)
 	}
 	if st, _ = s.status(ctx, id); st.State != workflows.StateAwaitingApproval || len(st.Approvals.Decisions) != 0 {
