@@ -112,13 +112,15 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 		}), toolkit.Unauthorized},
 		"seal onto another approver": {onto(func(s *support.SealedDecision) { s.Approver = "carol.admin" }), toolkit.Unauthorized},
 		"seal with a changed reason": {onto(func(s *support.SealedDecision) { s.Reason = "added later" }), toolkit.Unauthorized},
-		"seal with a changed time":   {onto(func(s *support.SealedDecision) { s.Seal.IssuedAt = time.Now().Add(-time.Minute).UTC().Format(time.RFC3339) }), toolkit.Unauthorized},
-		"seal with a bad mac":        {onto(func(s *support.SealedDecision) { s.Seal.MAC = "00" }), toolkit.Unauthorized},
-		"expired seal":               {sealWith(old, "bob.compliance", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.Unauthorized},
-		"seal from the future":       {sealWith(future, "bob.compliance", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.Unauthorized},
-		"role not allowed":           {sealtest.Seal(t, "alice.support", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.Forbidden},
-		"inactive staff":             {sealtest.Seal(t, "dave.former", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.Forbidden},
-		"not on the roster":          {sealtest.Seal(t, "mallory.x", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.NotFound},
+		"seal with a changed time": {onto(func(s *support.SealedDecision) {
+			s.Seal.IssuedAt = time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+		}), toolkit.Unauthorized},
+		"seal with a bad mac":  {onto(func(s *support.SealedDecision) { s.Seal.MAC = "00" }), toolkit.Unauthorized},
+		"expired seal":         {sealWith(old, "bob.compliance", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.Unauthorized},
+		"seal from the future": {sealWith(future, "bob.compliance", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.Unauthorized},
+		"role not allowed":     {sealtest.Seal(t, "alice.support", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.Forbidden},
+		"inactive staff":       {sealtest.Seal(t, "dave.former", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.Forbidden},
+		"not on the roster":    {sealtest.Seal(t, "mallory.x", support.Decision{ApprovalID: apr, Decision: support.DecisionApprove}), toolkit.NotFound},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

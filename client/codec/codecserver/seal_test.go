@@ -84,7 +84,7 @@ func TestEncodeRefusesToSealForSomeoneElse(t *testing.T) {
 		status  int
 		says    string
 	}{
-		"another approver": {`{"approval_id":"` + apr + `","decision":"approve","approver":"carol.admin"}`, alice, http.StatusForbidden, "signed in as alice.support"},
+		"another approver":  {`{"approval_id":"` + apr + `","decision":"approve","approver":"carol.admin"}`, alice, http.StatusForbidden, "signed in as alice.support"},
 		"a seal of its own": {`{"approval_id":"` + apr + `","decision":"approve","seal":{"key_id":"x","issued_at":"x","mac":"00"}}`, alice, http.StatusBadRequest, "leave seal out"},
 		"extra fields":      {`{"approval_id":"` + apr + `","decision":"approve","note":"x"}`, alice, http.StatusBadRequest, "not a decision"},
 		"not signed in":     {`{"approval_id":"` + apr + `","decision":"approve"}`, map[string]string{"Origin": uiOrigin}, http.StatusUnauthorized, "/codec/login"},
