@@ -6,6 +6,7 @@
 // refused for the role, see the Signal form fail without sign-in with the
 // codec server saying where to sign in, sign in as a compliance officer,
 // decide, see the workflow move on, then find finished orders by outcome.
+import { join } from 'node:path';
 import { env, step, fail } from './lib.mjs';
 
 export async function supportPath(page, h, o) {
@@ -41,7 +42,18 @@ export async function supportPath(page, h, o) {
   await h.scrollDetails();
   await h.shot('5b-payloads.png');
   await payloadsFit(page, APPROVAL);
-  step('   the unsealed decision (carol.admin typed, no seal) is refused and says to sign in; payloads whole, no id to type');
+  // A narrower window: the panel is half as wide, the payloads must wrap.
+  const viewport = page.viewport();
+  await page.setViewport({ ...viewport, width: 1100 });
+  await h.reloadUntil(`${wf}/user-metadata`, 'Waiting for a support-staff decision');
+  await h.scrollDetails();
+  for (const f of page.frames().filter((f) => f !== page.mainFrame())) {
+    if (!(await f.evaluate(() => document.body.innerText).catch(() => '')).includes(APPROVAL)) continue;
+    await (await f.frameElement()).screenshot({ path: join(env('SHOTS_DIR'), '5c-payloads-narrow.png') });
+  }
+  await payloadsFit(page, APPROVAL);
+  await page.setViewport(viewport);
+  step('   the unsealed decision (carol.admin typed, no seal) is refused and says to sign in; payloads whole at 1400 and 1100 px, no id to type');
 
   step('6. signed in as support (alice.support), approve without typing an id: refused, the review is compliance\'s');
   let sent = Date.now();
