@@ -73,7 +73,8 @@ type Config struct {
 	// CodecAddr is where the worker serves the codec server the Web UI and
 	// `temporal --codec-endpoint` call ("off" = not served).
 	CodecAddr string `env:"CARTWRIGHT_CODEC_ADDR" envDefault:"127.0.0.1:8089"`
-	// CodecCORSOrigins are the Web UI origins allowed to call it.
+	// CodecCORSOrigins are the Web UI origins allowed to call it; a browser
+	// request from any other origin is refused (docs/support.md#codec-server-sign-in).
 	CodecCORSOrigins []string `env:"CARTWRIGHT_CODEC_CORS_ORIGINS" envSeparator:"," envDefault:"http://localhost:8233,http://127.0.0.1:8233"`
 	// SealKeys is the seal key ring, `id:base64key,…` (at least 32 random
 	// bytes each): the codec server seals support-staff decisions with the

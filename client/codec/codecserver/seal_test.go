@@ -26,6 +26,20 @@ func sealingServer() http.Handler {
 		Log:  &fakeLog{}, Origins: []string{uiOrigin}, Seals: sealtest.Ring()})
 }
 
+// sessionOf signs in with token at the login page and returns the session
+// cookie, as a browser holds it.
+func sessionOf(t *testing.T, h http.Handler, token string) string {
+	t.Helper()
+	w := call(h, http.MethodPost, "/codec/login", "token="+token, map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+	for _, c := range w.Result().Cookies() {
+		if c.Name == codecserver.CookieName && w.Code == http.StatusOK {
+			return codecserver.CookieName + "=" + c.Value
+		}
+	}
+	t.Fatalf("sign-in with %s: %d %s", token, w.Code, w.Body)
+	return ""
+}
+
 func jsonPayload(data string) *commonpb.Payload {
 	return &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte("json/plain")}, Data: []byte(data)}
 }
@@ -49,7 +63,7 @@ func decodeOne(t *testing.T, body []byte) *commonpb.Payload {
 // seal that verifies, for that decision only.
 func TestEncodeSealsTheSignedInStaffDecision(t *testing.T) {
 	h := sealingServer()
-	cookie := map[string]string{"Cookie": codecserver.CookieName + "=tok-bob", "Origin": uiOrigin}
+	cookie := map[string]string{"Cookie": sessionOf(t, h, "tok-bob"), "Origin": uiOrigin}
 	w := call(h, http.MethodPost, "/codec/encode", payloadsJSON(t, jsonPayload(`{"approval_id":"`+apr+`","decision":"approve"}`)), cookie)
 	if w.Code != http.StatusOK {
 		t.Fatalf("encode: %d %s", w.Code, w.Body)
@@ -77,7 +91,7 @@ func TestEncodeSealsTheSignedInStaffDecision(t *testing.T) {
 // signing in are refused before anything is encoded.
 func TestEncodeRefusesToSealForSomeoneElse(t *testing.T) {
 	h := sealingServer()
-	alice := map[string]string{"Cookie": codecserver.CookieName + "=tok-alice", "Origin": uiOrigin}
+	alice := map[string]string{"Cookie": sessionOf(t, h, "tok-alice"), "Origin": uiOrigin}
 	for name, c := range map[string]struct {
 		payload string
 		hdr     map[string]string
