@@ -111,6 +111,13 @@ type Config struct {
 	// MCPToken is the bearer token `starter mcp stdio` acts with (an MCP
 	// host passes it in the server's environment).
 	MCPToken string `env:"CARTWRIGHT_MCP_TOKEN"`
+	// MCPAllowedOrigins are the browser origins allowed to call the MCP
+	// gateway (DNS rebinding protection, docs/mcp.md#transport-checks);
+	// requests without an Origin header (non-browser clients) pass.
+	MCPAllowedOrigins []string `env:"CARTWRIGHT_MCP_ALLOWED_ORIGINS" envSeparator:","`
+	// MCPAllowedHosts are the Host header values the gateway answers to
+	// (empty: any, but a loopback listener answers only loopback names).
+	MCPAllowedHosts []string `env:"CARTWRIGHT_MCP_ALLOWED_HOSTS" envSeparator:","`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
 }
