@@ -87,9 +87,11 @@ func (r PGRoster) Lookup(ctx context.Context, staffID string) (StaffMember, bool
 	return m, true, nil
 }
 
-// RecordApprovalSpec is the tool's contract. It only reads the roster, so it
-// is read-only and safe to retry; its record is the evidence snapshot the
-// invoker writes, which is why evidence is mandatory.
+// RecordApprovalSpec is the tool's contract. It reads only the roster, but
+// what it records is a decision that moves a workflow on, so it is a write
+// (not read-only: an MCP host must not treat it as safe to run unasked),
+// idempotent per key; its record is the evidence snapshot the invoker
+// writes, which is why evidence is mandatory.
 var RecordApprovalSpec = toolkit.Spec{
 	Name:    RecordApprovalTool,
 	Version: "1.0.0",
@@ -100,7 +102,7 @@ var RecordApprovalSpec = toolkit.Spec{
 		"inactive approver or a role not allowed to decide; ask a listed, active staff member to decide instead.",
 	InputSchema:      "support.record_approval.input.json",
 	OutputSchema:     "support.record_approval.output.json",
-	Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
+	Annotations:      toolkit.Annotations{ReadOnly: false, Idempotent: true},
 	TTL:              0,
 	Timeout:          5 * time.Second,
 	Retry:            toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 10 * time.Second, MaxAttempts: 5},
