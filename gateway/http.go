@@ -99,6 +99,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	r.Header.Set(wire.HeaderCorrelationID, corr) // the SDK hands headers to the method handlers
 
 	if status, rerr := f.g.checkTransport(r, corr); rerr != nil {
+		dropBody(w)
 		if status == http.StatusMethodNotAllowed {
 			w.Header().Set("Allow", http.MethodPost)
 		}
@@ -108,6 +109,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	client := clientOf(r)
 	if after := f.g.authFailures.wait(client, time.Now()); after > 0 {
 		f.g.log.Info("mcp client throttled after failed authentications", zap.String("correlation_id", corr))
+		dropBody(w)
 		w.Header().Set("Retry-After", strconv.Itoa(after))
 		writeError(w, http.StatusTooManyRequests, nil, wire.NewErrorRetryAfter(corr, wire.ReasonAuthThrottled, after, nil,
 			"too many failed authentications from this client; retry after %d s", after))
@@ -117,6 +119,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if rerr != nil {
 		// The body of a caller we do not know is never read: it cannot
 		// hold the connection, and its id does not matter.
+		dropBody(w)
 		if reasonOf(rerr) == wire.ReasonDatabaseUnavailable {
 			w.Header().Set("Retry-After", "5")
 			writeError(w, http.StatusServiceUnavailable, nil, rerr)
@@ -128,6 +131,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ct := r.Header.Get("Content-Type"); !isJSON(ct) {
+		dropBody(w)
 		writeError(w, http.StatusUnsupportedMediaType, nil, wire.NewError(corr, wire.ReasonUnsupportedMediaType,
 			map[string]any{"content_type": truncate(ct, 64)}, "Content-Type must be application/json"))
 		return
@@ -138,7 +142,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		if reasonOf(rerr) != wire.ReasonRequestTimeout {
 			status = http.StatusBadRequest
 		}
-		w.Header().Set("Connection", "close")
+		dropBody(w)
 		writeError(w, status, nil, rerr)
 		return
 	}
@@ -176,6 +180,15 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	f.next.ServeHTTP(w, r)
+}
+
+// dropBody makes a refusal that does not read the body end the
+// connection: without it the server would wait for the rest of the body
+// (to reuse the connection) before and after answering, which a client
+// that never sends it turns into a held connection.
+func dropBody(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // readBody reads the body within the body timeout and the size limit,

@@ -46,13 +46,19 @@ const AllTenants = "*"
 // caller's tenant: it may exist, and the caller may not know.
 var ErrOtherTenant = errors.New("the merchant is not one of this tenant's")
 
+// inTenant keeps a query to the transaction's tenant in Go's own SQL,
+// whoever runs it; row-level security does the same in PostgreSQL for
+// every query, this one or a buggy one (and a superuser, whom row-level
+// security never binds, still gets the first).
+const inTenant = `(current_setting('cartwright.tenant') = '*' OR m.tenant = current_setting('cartwright.tenant'))`
+
 const rowColumns = `m.merchant_id, coalesce(m.stripe_account_id, ''), m.onboarding_status,
 	m.country, m.business_type, m.version, m.updated_at`
 
 // ByID finds a merchant of tenant by its id (tenant: a tenant's id, or
 // AllTenants); found is false when tenant has none by that id.
 func (s *Store) ByID(ctx context.Context, tenant, merchantID string) (Row, bool, error) {
-	return s.one(ctx, tenant, `SELECT `+rowColumns+` FROM merchants m WHERE m.merchant_id = $1`, merchantID)
+	return s.one(ctx, tenant, `SELECT `+rowColumns+` FROM merchants m WHERE m.merchant_id = $1 AND `+inTenant, merchantID)
 }
 
 // BySession finds the merchant a live user session belongs to. Sessions are
@@ -68,7 +74,7 @@ func (s *Store) BySession(ctx context.Context, tenant, sessionID string) (Row, b
 		err := tx.QueryRow(ctx, `SELECT m.merchant_id IS NOT NULL, coalesce(m.merchant_id, ''), coalesce(m.stripe_account_id, ''),
 			coalesce(m.onboarding_status, ''), coalesce(m.country, ''), coalesce(m.business_type, ''), coalesce(m.version, 0),
 			coalesce(m.updated_at, 'epoch')
-			FROM merchant_sessions ms LEFT JOIN merchants m ON m.merchant_id = ms.merchant_id
+			FROM merchant_sessions ms LEFT JOIN merchants m ON m.merchant_id = ms.merchant_id AND `+inTenant+`
 			WHERE ms.session_hash = $1 AND ms.expires_at > now()`, SessionHash(sessionID)).Scan(&visible, &r.MerchantID,
 			&r.StripeAccountID, &r.OnboardingStatus, &r.Country, &r.BusinessType, &r.Version, &r.UpdatedAt)
 		switch {
@@ -92,7 +98,7 @@ func (s *Store) BySession(ctx context.Context, tenant, sessionID string) (Row, b
 // account; the webhook receiver (AllTenants) uses it to route Stripe
 // events to a workflow, the Stripe tools to keep a tenant to its own.
 func (s *Store) ByStripeAccount(ctx context.Context, tenant, accountID string) (Row, bool, error) {
-	return s.one(ctx, tenant, `SELECT `+rowColumns+` FROM merchants m WHERE m.stripe_account_id = $1`, accountID)
+	return s.one(ctx, tenant, `SELECT `+rowColumns+` FROM merchants m WHERE m.stripe_account_id = $1 AND `+inTenant, accountID)
 }
 
 // SessionHash is how a session id is stored and looked up.
