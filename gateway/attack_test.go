@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -520,5 +521,26 @@ func TestAttackTenantReachesOnlyItsMerchants(t *testing.T) {
 	remarshal(t, res.StructuredContent, &v)
 	if !res.IsError || v.Error == nil || v.Error.Code != toolkit.NotFound || v.Total != nil {
 		t.Fatalf("another tenant read the draft order: %+v", v)
+	}
+}
+
+// TestAttackAgentNamedLikeATenant (docs/mcp.md#tenants): an agent token
+// without a tenant has its own id as user id; one named like a tenant
+// would share the tenant's draft orders and tool calls, so such a token
+// (or a tenant named like such an agent) is not made.
+func TestAttackAgentNamedLikeATenant(t *testing.T) {
+	s := newStack(t)
+	ctx := context.Background()
+	if _, err := s.tokens.Create(ctx, gateway.Actor{ID: "acme-shop", Tenant: "tenant_clash"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.tokens.Create(ctx, gateway.Actor{ID: "tenant_clash"}); !errors.Is(err, gateway.ErrUserIDClash) {
+		t.Fatalf("an agent named like a tenant: %v", err)
+	}
+	if _, err := s.tokens.Create(ctx, gateway.Actor{ID: "lonely-agent"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.tokens.Create(ctx, gateway.Actor{ID: "other-agent", Tenant: "lonely-agent"}); !errors.Is(err, gateway.ErrUserIDClash) {
+		t.Fatalf("a tenant named like an agent: %v", err)
 	}
 }

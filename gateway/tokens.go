@@ -53,6 +53,10 @@ type Tokens struct{ pool *pgxpool.Pool }
 // NewTokens uses pool (migrated: internal/db/migrations/00050).
 func NewTokens(pool *pgxpool.Pool) *Tokens { return &Tokens{pool: pool} }
 
+// ErrUserIDClash refuses a token whose calls would share a user id with
+// another kind of token's: a tenant-less agent named like a tenant.
+var ErrUserIDClash = errors.New("user id clash")
+
 // ErrUnknownToken is a token that is not in the table or was revoked.
 var ErrUnknownToken = errors.New("unknown or revoked token")
 
@@ -78,12 +82,30 @@ func (t *Tokens) Create(ctx context.Context, a Actor) (NewToken, error) {
 	if a.Tenant != "" {
 		tenant = &a.Tenant
 	}
-	err := t.pool.QueryRow(ctx, `
-		INSERT INTO mcp_tokens (token_id, token_hash, actor_id, tenant, tools, calls_per_minute, bytes_per_minute, expires_at)
-		VALUES ($1, $2, $3, $4, $5, COALESCE(NULLIF($6, 0), 120), COALESCE(NULLIF($7, 0), 4194304), $8)
-		RETURNING calls_per_minute, bytes_per_minute`,
-		a.TokenID, hashToken(token), a.ID, tenant, a.Tools, a.CallsPerMinute, a.BytesPerMinute, a.ExpiresAt,
-	).Scan(&a.CallsPerMinute, &a.BytesPerMinute)
+	// A tenant-less agent's calls have its own id as user_id, a tenant's
+	// agents the tenant's: an agent named like a tenant would share the
+	// tenant's draft orders and tool calls (docs/mcp.md#tenants). The lock
+	// makes the check and the insert one step against concurrent creates.
+	err := pgx.BeginTxFunc(ctx, t.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('mcp_tokens user ids'))`); err != nil {
+			return err
+		}
+		var clash bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM mcp_tokens WHERE
+			($1::text IS NULL AND tenant = $2) OR ($1::text IS NOT NULL AND tenant IS NULL AND actor_id = $1))`,
+			tenant, a.ID).Scan(&clash); err != nil {
+			return err
+		}
+		if clash {
+			return fmt.Errorf("%w: an agent without a tenant and a tenant would share the user id %s", ErrUserIDClash, a.UserID())
+		}
+		return tx.QueryRow(ctx, `
+			INSERT INTO mcp_tokens (token_id, token_hash, actor_id, tenant, tools, calls_per_minute, bytes_per_minute, expires_at)
+			VALUES ($1, $2, $3, $4, $5, COALESCE(NULLIF($6, 0), 120), COALESCE(NULLIF($7, 0), 4194304), $8)
+			RETURNING calls_per_minute, bytes_per_minute`,
+			a.TokenID, hashToken(token), a.ID, tenant, a.Tools, a.CallsPerMinute, a.BytesPerMinute, a.ExpiresAt,
+		).Scan(&a.CallsPerMinute, &a.BytesPerMinute)
+	})
 	if err != nil {
 		return NewToken{}, fmt.Errorf("create token for %s: %w", a.ID, err)
 	}
