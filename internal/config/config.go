@@ -73,7 +73,8 @@ type Config struct {
 	// CodecAddr is where the worker serves the codec server the Web UI and
 	// `temporal --codec-endpoint` call ("off" = not served).
 	CodecAddr string `env:"CARTWRIGHT_CODEC_ADDR" envDefault:"127.0.0.1:8089"`
-	// CodecCORSOrigins are the Web UI origins allowed to call it.
+	// CodecCORSOrigins are the Web UI origins allowed to call it; a browser
+	// request from any other origin is refused (docs/support.md#codec-server-sign-in).
 	CodecCORSOrigins []string `env:"CARTWRIGHT_CODEC_CORS_ORIGINS" envSeparator:"," envDefault:"http://localhost:8233,http://127.0.0.1:8233"`
 	// CodecSecret, when set, is a shared bearer secret the codec server
 	// accepts besides staff tokens: for the dev stack only.
