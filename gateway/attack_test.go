@@ -355,6 +355,19 @@ func TestAttackContractPoints(t *testing.T) {
 	}
 	notification := []byte(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"knowledge.cite","arguments":{"claim":"x"}}}`)
 	wantError(t, "tools/call as a notification", send(t, "POST", s.url, s.token, notification, nil), 400, wire.CodeInvalidRequest, wire.ReasonRequestNeedsID)
+	// A real notification is accepted with 202 and no body.
+	req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("a notification: HTTP %d, want 202", resp.StatusCode)
+	}
 	r := send(t, "POST", s.url, s.token, []byte(`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`), nil)
 	wantError(t, "id null", r, 400, wire.CodeInvalidRequest, wire.ReasonInvalidRequest)
 	if string(r.ID) != "null" || r.Error.Data.Details["param"] != "id" {
