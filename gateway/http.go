@@ -92,7 +92,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			f.g.log.Error("panic in the MCP front handler", zap.String("correlation_id", corr), zap.String("panic", fmt.Sprint(p)))
-			writeError(w, http.StatusInternalServerError, id, wire.NewError(corr, wire.ReasonInternalError, nil, "internal error"))
+			writeError(w, http.StatusInternalServerError, id, wire.NewError(corr, wire.ReasonUnhandledPanic, nil, "internal error"))
 		}
 	}()
 	ctx := withCorrelation(r.Context(), corr)
@@ -126,7 +126,11 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.g.authFailures.fail(client, time.Now())
-		w.Header().Set("WWW-Authenticate", `Bearer realm="cartwright-mcp", error="invalid_token"`)
+		challenge := `Bearer realm="cartwright-mcp"`
+		if r.Header.Get("Authorization") != "" {
+			challenge += `, error="invalid_token"` // RFC 6750 §3: only when a token was sent
+		}
+		w.Header().Set("WWW-Authenticate", challenge)
 		writeError(w, http.StatusUnauthorized, nil, rerr)
 		return
 	}
