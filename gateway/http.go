@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -98,46 +97,8 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	ctx := withCorrelation(r.Context(), corr)
 	r.Header.Set(wire.HeaderCorrelationID, corr) // the SDK hands headers to the method handlers
 
-	if status, rerr := f.g.checkTransport(r, corr); rerr != nil {
-		dropBody(w)
-		if status == http.StatusMethodNotAllowed {
-			w.Header().Set("Allow", http.MethodPost)
-		}
-		writeError(w, status, nil, rerr)
-		return
-	}
-	client := clientOf(r)
-	if after := f.g.authFailures.wait(client, time.Now()); after > 0 {
-		f.g.log.Info("mcp client throttled after failed authentications", zap.String("correlation_id", corr))
-		dropBody(w)
-		w.Header().Set("Retry-After", strconv.Itoa(after))
-		writeError(w, http.StatusTooManyRequests, nil, wire.NewErrorRetryAfter(corr, wire.ReasonAuthThrottled, after, nil,
-			"too many failed authentications from this client; retry after %d s", after))
-		return
-	}
-	actor, rerr := f.g.authenticate(ctx, r.Header.Get("Authorization"), corr)
-	if rerr != nil {
-		// The body of a caller we do not know is never read: it cannot
-		// hold the connection, and its id does not matter.
-		dropBody(w)
-		if reasonOf(rerr) == wire.ReasonDatabaseUnavailable {
-			w.Header().Set("Retry-After", "5")
-			writeError(w, http.StatusServiceUnavailable, nil, rerr)
-			return
-		}
-		f.g.authFailures.fail(client, time.Now())
-		challenge := `Bearer realm="cartwright-mcp"`
-		if r.Header.Get("Authorization") != "" {
-			challenge += `, error="invalid_token"` // RFC 6750 §3: only when a token was sent
-		}
-		w.Header().Set("WWW-Authenticate", challenge)
-		writeError(w, http.StatusUnauthorized, nil, rerr)
-		return
-	}
-	if ct := r.Header.Get("Content-Type"); !isJSON(ct) {
-		dropBody(w)
-		writeError(w, http.StatusUnsupportedMediaType, nil, wire.NewError(corr, wire.ReasonUnsupportedMediaType,
-			map[string]any{"content_type": truncate(ct, 64)}, "Content-Type must be application/json"))
+	actor, ok := f.admit(ctx, w, r, corr)
+	if !ok {
 		return
 	}
 	body, rerr := f.g.readBody(w, r, corr)
@@ -184,15 +145,6 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	f.next.ServeHTTP(w, r)
-}
-
-// dropBody makes a refusal that does not read the body end the
-// connection: without it the server would wait for the rest of the body
-// (to reuse the connection) before and after answering, which a client
-// that never sends it turns into a held connection.
-func dropBody(w http.ResponseWriter) {
-	w.Header().Set("Connection", "close")
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // readBody reads the body within the body timeout and the size limit,
