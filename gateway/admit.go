@@ -24,7 +24,7 @@ func (f *front) admit(ctx context.Context, w http.ResponseWriter, r *http.Reques
 		writeError(w, status, nil, rerr)
 		return Actor{}, false
 	}
-	client := clientOf(r)
+	client := f.g.clientOf(r)
 	if after := f.g.authFailures.wait(client, time.Now()); after > 0 {
 		f.g.log.Info("mcp client throttled after failed authentications", zap.String("correlation_id", corr))
 		dropBody(w)

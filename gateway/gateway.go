@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"sort"
 	"time"
 
@@ -44,6 +45,10 @@ type Options struct {
 	AllowedHosts []string
 	// BodyTimeout bounds the wait for a request's body (default 10 s).
 	BodyTimeout time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client failed authentications are counted against; without
+	// them every client behind a proxy would share its address.
+	TrustedProxies []netip.Prefix
 	// AuthFailureBurst and AuthFailureRefill throttle failed
 	// authentications per client (default 10, then one per 6 s).
 	AuthFailureBurst  int

@@ -3,6 +3,7 @@ package gateway
 import (
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -83,14 +84,34 @@ func (g *Gateway) originAllowed(origin string) bool {
 	})
 }
 
-// clientOf is the address failed authentications are counted against:
-// the peer's IP. Behind a proxy that is the proxy's (docs/mcp.md#throttling).
-func clientOf(r *http.Request) string {
+// clientOf is the address failed authentications are counted against
+// (docs/mcp.md#throttling): the peer's IP, or, when the peer is one of the
+// trusted proxies, the nearest address in X-Forwarded-For that is not.
+func (g *Gateway) clientOf(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil || !g.trustedProxy(peer) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a forged or broken hop: count against what we know
+		}
+		if !g.trustedProxy(a) {
+			return a.Unmap().String()
+		}
 	}
 	return host
+}
+
+func (g *Gateway) trustedProxy(a netip.Addr) bool {
+	a = a.Unmap()
+	return slices.ContainsFunc(g.opts.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(a) })
 }
 
 // statusReasons names the SDK's own plain-text refusals.

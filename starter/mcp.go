@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -90,9 +91,15 @@ func (a *app) openGateway(ctx context.Context) (*gatewayProcess, error) {
 		return nil, err
 	}
 	tokens := gateway.NewTokens(pool)
+	proxies, err := parsePrefixes(cfg.MCPTrustedProxies)
+	if err != nil {
+		c.Close()
+		pool.Close()
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "CARTWRIGHT_MCP_TRUSTED_PROXIES: %v", err)
+	}
 	gw, err := gateway.New(gateway.Options{
 		Client: c, Tokens: tokens, Specs: specs, Schemas: schemas.FS, Config: cfg, Logger: logger.Named("mcp"),
-		AllowedOrigins: cfg.MCPAllowedOrigins, AllowedHosts: cfg.MCPAllowedHosts,
+		AllowedOrigins: cfg.MCPAllowedOrigins, AllowedHosts: cfg.MCPAllowedHosts, TrustedProxies: proxies,
 	})
 	if err != nil {
 		c.Close()
@@ -101,6 +108,31 @@ func (a *app) openGateway(ctx context.Context) (*gatewayProcess, error) {
 	}
 	return &gatewayProcess{cfg: cfg, log: logger, gw: gw, tokens: tokens,
 		close: func() { c.Close(); pool.Close(); _ = logger.Sync() }}, nil
+}
+
+// parsePrefixes reads CIDRs (a bare address is its own /32 or /128).
+func parsePrefixes(list []string) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(list))
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !strings.Contains(s, "/") {
+			a, err := netip.ParseAddr(s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // listToolsPatiently asks the worker for its registry, retrying while no
