@@ -10,7 +10,7 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// budgets holds each actor's call budget (seed 002's quotas): calls per
+// budgets holds each actor's call budget (docs/mcp.md#callers): calls per
 // minute and payload bytes per minute, as token buckets a minute deep. It
 // lives in the gateway process: each gateway replica enforces its share.
 type budgets struct {
