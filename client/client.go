@@ -127,6 +127,17 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 // Close closes the connection.
 func (c *Client) Close() { c.tc.Close() }
 
+// Reachable asks the frontend's health check: nil when Temporal answers,
+// else UPSTREAM_ERROR saying it cannot be reached. It tells an outage
+// apart from a slow workflow or a missing worker, which time out with the
+// server up.
+func (c *Client) Reachable(ctx context.Context) error {
+	if _, err := c.tc.CheckHealth(ctx, &sdkclient.CheckHealthRequest{}); err != nil {
+		return c.unreachable(err)
+	}
+	return nil
+}
+
 // Temporal is the underlying SDK client, for what this package does not
 // wrap (listing workflows, schedules …).
 func (c *Client) Temporal() sdkclient.Client { return c.tc }

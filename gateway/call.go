@@ -43,11 +43,8 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 		log.Info("mcp tool call refused", zap.String("error_code", string(e.Code)))
 		return failed(spec, e)
 	}
-	if ok, after := g.budgets.take(actor, payload, time.Now()); !ok {
-		return fail(toolkit.Errorf(toolkit.RateLimited, "call budget of %s spent (%d calls, %d bytes a minute)",
-			actor.ID, actor.CallsPerMinute, actor.BytesPerMinute).
-			WithRetryAfter(time.Duration(after) * time.Second).
-			WithRecovery("wait retry_after_seconds, then call again with the same idempotency_key")), nil
+	if refused := g.budgets.spend(actor, payload, time.Now()); refused != nil {
+		return fail(refused), nil
 	}
 	input, key, dryRun, bad := splitArguments(args)
 	if bad != nil {
@@ -66,7 +63,7 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 			// X-Correlation-ID twice, and only an idempotency key may
 			// bring back an earlier answer.
 			RequestID: "req-" + strings.TrimPrefix(wire.NewCorrelationID(), "corr-"),
-			Actor:     actor.envelopeActor(), UserID: actor.UserID(),
+			Actor:     actor.envelopeActor(), UserID: actor.UserID(), Tenant: actor.Tenant,
 			DryRun: dryRun, CorrelationID: corr,
 		},
 		Input: raw,

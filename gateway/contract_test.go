@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -114,18 +113,18 @@ func TestMCPContractInvariants(t *testing.T) {
 		{"MCP-INV-01 batch array", s.token, []byte(`[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`), wire.CodeInvalidRequest, wire.ReasonBatchNotSupported, 400},
 		{"MCP-INV-01 nesting", s.token, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":` + deep + `}}`), wire.CodeInvalidRequest, wire.ReasonNestingTooDeep, 400},
 		{"MCP-INV-01 body over 1 MiB", s.token, big, wire.CodeInvalidRequest, wire.ReasonRequestTooLarge, 400},
-		{"MCP-INV-01 unknown method", s.token, []byte(`{"jsonrpc":"2.0","id":1,"method":"memory/store"}`), wire.CodeMethodNotFound, wire.ReasonMethodNotFound, 404},
-		{"MCP-INV-03 tools/call without name", s.token, []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}`), wire.CodeInvalidParams, wire.ReasonMissingRequiredParam, 400},
-		{"MCP-INV-03 tools/call without params", s.token, []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`), wire.CodeInvalidParams, wire.ReasonMissingRequiredParam, 400},
-		{"MCP-INV-03 name not a string", s.token, call(`42`, `{}`), wire.CodeInvalidParams, wire.ReasonInvalidParamType, 400},
-		{"MCP-INV-03 arguments not an object", s.token, call(`"pricing.get_realtime_quote"`, `[1]`), wire.CodeInvalidParams, wire.ReasonInvalidParamType, 400},
-		{"MCP-INV-03 unknown tool", s.token, call(`"memory_store"`, `{}`), wire.CodeInvalidParams, wire.ReasonUnknownTool, 400},
+		{"MCP-INV-01 unknown method", s.token, []byte(`{"jsonrpc":"2.0","id":1,"method":"memory/store"}`), wire.CodeMethodNotFound, wire.ReasonMethodNotFound, 200},
+		{"MCP-INV-03 tools/call without name", s.token, []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}`), wire.CodeInvalidParams, wire.ReasonMissingRequiredParam, 200},
+		{"MCP-INV-03 tools/call without params", s.token, []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`), wire.CodeInvalidParams, wire.ReasonMissingRequiredParam, 200},
+		{"MCP-INV-03 name not a string", s.token, call(`42`, `{}`), wire.CodeInvalidParams, wire.ReasonInvalidParamType, 200},
+		{"MCP-INV-03 arguments not an object", s.token, call(`"pricing.get_realtime_quote"`, `[1]`), wire.CodeInvalidParams, wire.ReasonInvalidParamType, 200},
+		{"MCP-INV-03 unknown tool", s.token, call(`"memory_store"`, `{}`), wire.CodeInvalidParams, wire.ReasonUnknownTool, 200},
 		{"AUTH missing token", "", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), wire.CodeBusiness, wire.ReasonAuthFailed, 401},
 		{"AUTH unknown token", "cwt_not-a-token", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), wire.CodeBusiness, wire.ReasonAuthFailed, 401},
 		{"AUTH revoked token", revoked.Token, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`), wire.CodeBusiness, wire.ReasonAuthFailed, 401},
 		{"AUTH token before the body's tool is run", "", call(`"checkout.create_draft_order"`, `{}`), wire.CodeBusiness, wire.ReasonAuthFailed, 401},
-		{"POLICY allow-list", limited.Token, call(`"stripe.create_login_link"`, `{"stripe_account_id":"acct_1"}`), wire.CodeBusiness, wire.ReasonPolicyReject, 403},
-		{"MCP-INV-07 legacy unknown tool", s.token, []byte(`{"tool":"memory_store","arguments":{}}`), wire.CodeInvalidParams, wire.ReasonUnknownTool, 400},
+		{"POLICY allow-list", limited.Token, call(`"stripe.create_login_link"`, `{"stripe_account_id":"acct_1"}`), wire.CodeBusiness, wire.ReasonPolicyReject, 200},
+		{"MCP-INV-07 legacy unknown tool", s.token, []byte(`{"tool":"memory_store","arguments":{}}`), wire.CodeInvalidParams, wire.ReasonUnknownTool, 200},
 		{"MCP-INV-07 legacy arguments not an object", s.token, []byte(`{"tool":"knowledge.cite","arguments":"x"}`), wire.CodeInvalidParams, wire.ReasonInvalidParamType, 400},
 		{"MCP-INV-07 legacy without token", "", []byte(`{"tool":"knowledge.cite","arguments":{"claim":"x"}}`), wire.CodeBusiness, wire.ReasonAuthFailed, 401},
 	}
@@ -216,8 +215,7 @@ func TestMCPContractInvariants(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Close() // the connection is gone: every start fails
-		srv := httptest.NewServer(gw.Handler())
-		defer srv.Close()
+		srv := serve(t, gw)
 		r := post(t, srv.URL+gateway.Path, s.token, []byte(`{"tool":"knowledge.cite","arguments":{"claim":"x y z"}}`), nil)
 		if r.Error == nil || r.Error.Code != wire.CodeDependency || r.Error.Data.Reason != wire.ReasonTemporalUnavailable || !r.Error.Data.Retryable {
 			t.Fatalf("%+v %+v", r, r.Error)

@@ -85,6 +85,41 @@ func object(required []string, props map[string]any) map[string]any {
 	return map[string]any{"type": "object", "additionalProperties": false, "required": required, "properties": props}
 }
 
+// draftOutputSchema describes DraftOrderView, structuredContent of every
+// draft order tool: the top level exactly, the nested records (total,
+// draft order, compliance, evidence) as objects, since they grow with
+// the workflow (docs/mcp.md#draft-order-tools).
+func draftOutputSchema() map[string]any {
+	obj := map[string]any{"type": "object"}
+	money := map[string]any{"type": "object", "required": []any{"amount", "currency"}}
+	return map[string]any{
+		"type":     "object",
+		"required": []any{"ok", "status", "tool", "workflow_id", "state", "awaiting_staff", "evidence"},
+		"properties": map[string]any{
+			"ok":             map[string]any{"type": "boolean"},
+			"status":         map[string]any{"enum": []any{"ok", "degraded", "empty", "error"}},
+			"tool":           map[string]any{"type": "string"},
+			"workflow_id":    map[string]any{"type": "string"},
+			"state":          map[string]any{"type": "string"},
+			"awaiting_staff": map[string]any{"type": "boolean", "description": "support staff must decide first; the agent cannot"},
+			"error": map[string]any{"type": "object", "required": []any{"code", "message"},
+				"description": "why the order cannot go on, or what is needed (NEEDS_USER_CONFIRMATION)"},
+			"confirmation": map[string]any{
+				"type": "object", "required": []any{"show_user", "send"},
+				"properties": map[string]any{
+					"show_user": map[string]any{"type": "object", "required": []any{"grand_total", "due_on_delivery", "confirm_by"},
+						"properties": map[string]any{"grand_total": money, "due_on_delivery": money,
+							"confirm_by": map[string]any{"type": "string", "format": "date-time"}}},
+					"send": map[string]any{"type": "object", "required": []any{"tool", "arguments"},
+						"properties": map[string]any{"tool": map[string]any{"const": ToolDraftConfirm}, "arguments": obj}},
+				},
+			},
+			"total": obj, "draft_order": obj, "compliance": obj,
+			"evidence": map[string]any{"type": "array", "items": obj},
+		},
+	}
+}
+
 func (g *Gateway) draftOrderTools() []draftTool {
 	f := false
 	t := true
@@ -93,7 +128,7 @@ func (g *Gateway) draftOrderTools() []draftTool {
 	}
 	return []draftTool{
 		{&mcp.Tool{
-			Name: ToolDraftStart, Title: "Draft order: start",
+			Name: ToolDraftStart, OutputSchema: draftOutputSchema(), Title: "Draft order: start",
 			Description: "Start pricing a basket for the user: quotes, shipping, compliance, duties and taxes, total. " +
 				"Returns NEEDS_USER_CONFIRMATION with the total to show the user and the draft_order.confirm call to " +
 				"send on their OK; or why the order cannot go on (OUT_OF_STOCK, ADDRESS_INVALID, COMPLIANCE_BLOCKED). " +
@@ -102,7 +137,7 @@ func (g *Gateway) draftOrderTools() []draftTool {
 				"idempotency_key": keyProp,
 				"items": map[string]any{"type": "array", "minItems": 1, "maxItems": 50, "items": object([]string{"sku", "quantity"},
 					map[string]any{"sku": map[string]any{"type": "string"}, "quantity": map[string]any{"type": "integer", "minimum": 1}})},
-				"ship_to": object([]string{"line1", "city", "country"}, map[string]any{
+				"ship_to": object([]string{"name", "line1", "city", "country"}, map[string]any{
 					"name": map[string]any{"type": "string"}, "line1": map[string]any{"type": "string"},
 					"line2": map[string]any{"type": "string"}, "city": map[string]any{"type": "string"},
 					"region": map[string]any{"type": "string"}, "postal_code": map[string]any{"type": "string"},
@@ -116,14 +151,14 @@ func (g *Gateway) draftOrderTools() []draftTool {
 			Annotations: ann(false, false),
 		}, g.draftStart},
 		{&mcp.Tool{
-			Name: ToolDraftStatus, Title: "Draft order: status",
+			Name: ToolDraftStatus, OutputSchema: draftOutputSchema(), Title: "Draft order: status",
 			Description: "Read a draft order's state: the total awaiting the user's confirmation (with the call to send), " +
 				"whether support staff must decide first, or its result. Fails with NOT_FOUND for an unknown key.",
 			InputSchema: object([]string{"idempotency_key"}, map[string]any{"idempotency_key": keyProp}),
 			Annotations: ann(true, false),
 		}, g.draftStatus},
 		{&mcp.Tool{
-			Name: ToolDraftConfirm, Title: "Draft order: confirm",
+			Name: ToolDraftConfirm, OutputSchema: draftOutputSchema(), Title: "Draft order: confirm",
 			Description: "Only after the user agreed to the exact total: confirm it with the quote_hash draft_order.start or " +
 				"draft_order.status returned. Creates the draft order once; PRICE_CHANGED means show the new total and ask again.",
 			InputSchema: object([]string{"idempotency_key", "quote_hash"}, map[string]any{
@@ -132,7 +167,7 @@ func (g *Gateway) draftOrderTools() []draftTool {
 			Annotations: ann(false, false),
 		}, g.draftConfirm},
 		{&mcp.Tool{
-			Name: ToolDraftCancel, Title: "Draft order: cancel",
+			Name: ToolDraftCancel, OutputSchema: draftOutputSchema(), Title: "Draft order: cancel",
 			Description: "The user abandons the draft order before it is created. CONFLICT once it is being created or has ended.",
 			InputSchema: object([]string{"idempotency_key"}, map[string]any{
 				"idempotency_key": keyProp, "reason": map[string]any{"type": "string", "maxLength": 200}}),
@@ -187,9 +222,8 @@ func (g *Gateway) draftCall(ctx context.Context, req *mcp.CallToolRequest, tool 
 			return a, actor, "", refuse(toolkit.Errorf(toolkit.InvalidArgument, "arguments of %s: %v", tool, err))
 		}
 	}
-	if ok, after := g.budgets.take(actor, len(req.Params.Arguments), time.Now()); !ok {
-		return a, actor, "", refuse(toolkit.Errorf(toolkit.RateLimited, "call budget of %s spent", actor.ID).
-			WithRetryAfter(time.Duration(after) * time.Second))
+	if refused := g.budgets.spend(actor, len(req.Params.Arguments), time.Now()); refused != nil {
+		return a, actor, "", refuse(refused)
 	}
 	id, err := workflows.DraftOrderID(actor.UserID(), a.IdempotencyKey)
 	if err != nil {
@@ -211,7 +245,7 @@ func (g *Gateway) draftStart(ctx context.Context, req *mcp.CallToolRequest) (*mc
 			// correlation id: every step has a correlation id of its own
 			// (two-phase audit), and this one finds them all.
 			RequestID: corr, Actor: actor.envelopeActor(),
-			UserID: actor.UserID(), IdempotencyKey: a.IdempotencyKey, Currency: a.Currency,
+			UserID: actor.UserID(), Tenant: actor.Tenant, IdempotencyKey: a.IdempotencyKey, Currency: a.Currency,
 			DryRun: a.DryRun, CorrelationID: corr,
 		},
 		Items: a.Items, ShipTo: a.ShipTo, Currency: a.Currency,
@@ -235,11 +269,17 @@ func (g *Gateway) draftStart(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	return draftResult(view(ToolDraftStart, id, a.IdempotencyKey, h.Status), corr), nil
 }
 
+// statusWait bounds one status read: with Temporal down the SDK would
+// retry until the caller gives up.
+const statusWait = 10 * time.Second
+
 // statusView answers with the draft order's status as it is now.
 func (g *Gateway) statusView(ctx context.Context, tool, id string, a draftArgs, corr string) (*mcp.CallToolResult, error) {
-	st, err := g.opts.Client.Status(ctx, id)
+	sctx, cancel := context.WithTimeout(ctx, statusWait)
+	defer cancel()
+	st, err := g.opts.Client.Status(sctx, id)
 	if err != nil {
-		return g.draftError(tool, id, corr, err, true)
+		return g.draftError(tool, id, corr, err, !g.unreachable(ctx, err))
 	}
 	return draftResult(view(tool, id, a.IdempotencyKey, st), corr), nil
 }
@@ -275,7 +315,7 @@ func (g *Gateway) draftConfirm(ctx context.Context, req *mcp.CallToolRequest) (*
 				return draftResult(v, corr), nil
 			}
 		}
-		return g.draftError(ToolDraftConfirm, id, corr, err, true)
+		return g.draftError(ToolDraftConfirm, id, corr, err, !g.unreachable(ctx, err))
 	}
 	return g.statusView(ctx, ToolDraftConfirm, id, a, corr)
 }
@@ -287,7 +327,7 @@ func (g *Gateway) draftCancel(ctx context.Context, req *mcp.CallToolRequest) (*m
 	}
 	corr := correlationOf(ctx)
 	if err := g.opts.Client.Cancel(ctx, id, a.Reason); err != nil {
-		return g.draftError(ToolDraftCancel, id, corr, err, true)
+		return g.draftError(ToolDraftCancel, id, corr, err, !g.unreachable(ctx, err))
 	}
 	return g.statusView(ctx, ToolDraftCancel, id, a, corr)
 }
@@ -326,6 +366,18 @@ func view(tool, id, key string, st workflows.DraftOrderStatus) DraftOrderView {
 		v.Evidence = []workflows.EvidenceRef{}
 	}
 	return v
+}
+
+// unreachable tells whether err (a timeout or an upstream failure) was
+// Temporal being down: its health check does not answer either. A query
+// that timed out on a live server (no worker) is not an outage.
+func (g *Gateway) unreachable(ctx context.Context, err error) bool {
+	if c := toolkit.CodeOf(err); c != toolkit.UpstreamError && c != toolkit.Timeout {
+		return false
+	}
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+	defer cancel()
+	return g.opts.Client.Reachable(hctx) != nil
 }
 
 // draftError maps a client error: Temporal unreachable before anything

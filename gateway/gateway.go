@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"sort"
 	"time"
 
@@ -35,6 +36,23 @@ type Options struct {
 	// ProgressEvery is the interval of progress notifications during a
 	// long wait (default 2 s).
 	ProgressEvery time.Duration
+	// AllowedOrigins are the browser origins (scheme://host[:port]) that
+	// may call /mcp; a request with another Origin header is 403. A
+	// request without one (not a browser) passes (docs/mcp.md#transport-checks).
+	AllowedOrigins []string
+	// AllowedHosts are the Host header values served; empty: any, except
+	// that a request to a loopback address must name a loopback host.
+	AllowedHosts []string
+	// BodyTimeout bounds the wait for a request's body (default 10 s).
+	BodyTimeout time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client failed authentications are counted against; without
+	// them every client behind a proxy would share its address.
+	TrustedProxies []netip.Prefix
+	// AuthFailureBurst and AuthFailureRefill throttle failed
+	// authentications per client (default 10, then one per 6 s).
+	AuthFailureBurst  int
+	AuthFailureRefill time.Duration
 }
 
 // Gateway is the MCP server over cartwright's tools. Safe for concurrent use.
@@ -44,6 +62,8 @@ type Gateway struct {
 	specs   map[string]toolkit.Spec
 	server  *mcp.Server
 	budgets *budgets
+	// authFailures throttles clients that fail to authenticate.
+	authFailures *authThrottle
 	// names are every tool the gateway serves: the registry's and the
 	// draft order's.
 	names map[string]bool
@@ -75,9 +95,19 @@ func New(opts Options) (*Gateway, error) {
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = 2 * time.Second
 	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = defaultBodyTimeout
+	}
+	if opts.AuthFailureBurst <= 0 {
+		opts.AuthFailureBurst = authFailureBurst
+	}
+	if opts.AuthFailureRefill <= 0 {
+		opts.AuthFailureRefill = authFailureRefill
+	}
 	g := &Gateway{
 		opts: opts, log: opts.Logger, specs: map[string]toolkit.Spec{}, budgets: newBudgets(),
-		names: map[string]bool{}, handlers: map[string]mcp.ToolHandler{},
+		authFailures: newAuthThrottle(opts.AuthFailureBurst, opts.AuthFailureRefill),
+		names:        map[string]bool{}, handlers: map[string]mcp.ToolHandler{},
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "cartwright commerce tools", Version: Version},
 		&mcp.ServerOptions{

@@ -76,12 +76,22 @@ func gatewayOn(t testing.TB, st *wiringtest.Stack) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(gw.Handler())
-	t.Cleanup(srv.Close)
+	srv := serve(t, gw)
 	s := &stack{Stack: st, gw: gw, client: c, tokens: tokens, url: srv.URL + gateway.Path}
 	nt := s.newToken(t, gateway.Actor{ID: "test-agent", CallsPerMinute: 10000, BytesPerMinute: 1 << 26})
 	s.token, s.actor = nt.Token, nt.Actor
 	return s
+}
+
+// serve runs the gateway's own HTTP server (its timeouts and header cap)
+// on a 127.0.0.1 port.
+func serve(t testing.TB, gw *gateway.Gateway) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config = gw.HTTPServer()
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 func (s *stack) newToken(t testing.TB, a gateway.Actor) gateway.NewToken {

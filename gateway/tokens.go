@@ -27,6 +27,8 @@ type Actor struct {
 	Tools          []string `json:"tools,omitempty"`
 	CallsPerMinute int      `json:"calls_per_minute"`
 	BytesPerMinute int      `json:"bytes_per_minute"`
+	// ExpiresAt, when set, ends the token (docs/mcp.md#tokens).
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 // Allows reports whether the actor may call tool.
@@ -52,6 +54,10 @@ type Tokens struct{ pool *pgxpool.Pool }
 // NewTokens uses pool (migrated: internal/db/migrations/00050).
 func NewTokens(pool *pgxpool.Pool) *Tokens { return &Tokens{pool: pool} }
 
+// ErrUserIDClash refuses a token whose calls would share a user id with
+// another kind of token's: a tenant-less agent named like a tenant.
+var ErrUserIDClash = errors.New("user id clash")
+
 // ErrUnknownToken is a token that is not in the table or was revoked.
 var ErrUnknownToken = errors.New("unknown or revoked token")
 
@@ -62,7 +68,7 @@ type NewToken struct {
 }
 
 // Create stores a new token for actor and returns it; only its hash stays.
-// Zero budgets take the table's defaults.
+// Zero budgets take the table's defaults; a.ExpiresAt, when set, ends it.
 func (t *Tokens) Create(ctx context.Context, a Actor) (NewToken, error) {
 	secret := make([]byte, 32)
 	id := make([]byte, 8)
@@ -77,29 +83,53 @@ func (t *Tokens) Create(ctx context.Context, a Actor) (NewToken, error) {
 	if a.Tenant != "" {
 		tenant = &a.Tenant
 	}
-	err := t.pool.QueryRow(ctx, `
-		INSERT INTO mcp_tokens (token_id, token_hash, actor_id, tenant, tools, calls_per_minute, bytes_per_minute)
-		VALUES ($1, $2, $3, $4, $5, COALESCE(NULLIF($6, 0), 120), COALESCE(NULLIF($7, 0), 4194304))
-		RETURNING calls_per_minute, bytes_per_minute`,
-		a.TokenID, hashToken(token), a.ID, tenant, a.Tools, a.CallsPerMinute, a.BytesPerMinute,
-	).Scan(&a.CallsPerMinute, &a.BytesPerMinute)
+	// A tenant-less agent's calls have its own id as user_id, a tenant's
+	// agents the tenant's: an agent named like a tenant would share the
+	// tenant's draft orders and tool calls (docs/mcp.md#tenants). The lock
+	// makes the check and the insert one step against concurrent creates.
+	err := pgx.BeginTxFunc(ctx, t.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('mcp_tokens user ids'))`); err != nil {
+			return err
+		}
+		var clash bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM mcp_tokens WHERE
+			($1::text IS NULL AND tenant = $2) OR ($1::text IS NOT NULL AND tenant IS NULL AND actor_id = $1))`,
+			tenant, a.ID).Scan(&clash); err != nil {
+			return err
+		}
+		if clash {
+			return fmt.Errorf("%w: an agent without a tenant and a tenant would share the user id %s", ErrUserIDClash, a.UserID())
+		}
+		return tx.QueryRow(ctx, `
+			INSERT INTO mcp_tokens (token_id, token_hash, actor_id, tenant, tools, calls_per_minute, bytes_per_minute, expires_at)
+			VALUES ($1, $2, $3, $4, $5, COALESCE(NULLIF($6, 0), 120), COALESCE(NULLIF($7, 0), 4194304), $8)
+			RETURNING calls_per_minute, bytes_per_minute`,
+			a.TokenID, hashToken(token), a.ID, tenant, a.Tools, a.CallsPerMinute, a.BytesPerMinute, a.ExpiresAt,
+		).Scan(&a.CallsPerMinute, &a.BytesPerMinute)
+	})
 	if err != nil {
 		return NewToken{}, fmt.Errorf("create token for %s: %w", a.ID, err)
 	}
 	return NewToken{Token: token, Actor: a}, nil
 }
 
-// Lookup finds the live actor of token. ErrUnknownToken for an unknown or
-// revoked token; any other error is the database's.
+// lastUseEvery is how stale last_used_at may get before a lookup writes it.
+const lastUseEvery = time.Minute
+
+// Lookup finds the live actor of token. ErrUnknownToken for an unknown,
+// revoked or expired token; any other error is the database's.
 func (t *Tokens) Lookup(ctx context.Context, token string) (Actor, error) {
 	var (
-		a      Actor
-		tenant *string
+		a        Actor
+		tenant   *string
+		lastUsed *time.Time
+		now      time.Time
 	)
 	err := t.pool.QueryRow(ctx, `
-		SELECT token_id, actor_id, tenant, tools, calls_per_minute, bytes_per_minute
-		FROM mcp_tokens WHERE token_hash = $1 AND revoked_at IS NULL`, hashToken(token),
-	).Scan(&a.TokenID, &a.ID, &tenant, &a.Tools, &a.CallsPerMinute, &a.BytesPerMinute)
+		SELECT token_id, actor_id, tenant, tools, calls_per_minute, bytes_per_minute, expires_at, last_used_at, now()
+		FROM mcp_tokens
+		WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`, hashToken(token),
+	).Scan(&a.TokenID, &a.ID, &tenant, &a.Tools, &a.CallsPerMinute, &a.BytesPerMinute, &a.ExpiresAt, &lastUsed, &now)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Actor{}, ErrUnknownToken
 	}
@@ -109,7 +139,46 @@ func (t *Tokens) Lookup(ctx context.Context, token string) (Actor, error) {
 	if tenant != nil {
 		a.Tenant = *tenant
 	}
+	if lastUsed == nil || now.Sub(*lastUsed) >= lastUseEvery {
+		// Best effort: a lost update only makes "last use" a minute older.
+		_, _ = t.pool.Exec(ctx, `UPDATE mcp_tokens SET last_used_at = now() WHERE token_id = $1`, a.TokenID)
+	}
 	return a, nil
+}
+
+// TokenInfo is one row of `starter mcp token list`: never the token, nor
+// its hash.
+type TokenInfo struct {
+	TokenID   string     `json:"token_id"`
+	ActorID   string     `json:"actor_id"`
+	Tenant    string     `json:"tenant,omitempty"`
+	Tools     []string   `json:"tools"`
+	CreatedAt time.Time  `json:"created_at"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	LastUsed  *time.Time `json:"last_used_at,omitempty"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// State is live, expired or revoked.
+	State string `json:"state"`
+}
+
+// List returns every token, newest first; all=false keeps only live ones.
+func (t *Tokens) List(ctx context.Context, all bool) ([]TokenInfo, error) {
+	rows, err := t.pool.Query(ctx, `
+		SELECT token_id, actor_id, coalesce(tenant, ''), tools, created_at, expires_at, last_used_at, revoked_at,
+		       CASE WHEN revoked_at IS NOT NULL THEN 'revoked'
+		            WHEN expires_at IS NOT NULL AND expires_at <= now() THEN 'expired'
+		            ELSE 'live' END
+		FROM mcp_tokens
+		WHERE $1 OR (revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()))
+		ORDER BY created_at DESC, token_id`, all)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (TokenInfo, error) {
+		var ti TokenInfo
+		err := r.Scan(&ti.TokenID, &ti.ActorID, &ti.Tenant, &ti.Tools, &ti.CreatedAt, &ti.ExpiresAt, &ti.LastUsed, &ti.RevokedAt, &ti.State)
+		return ti, err
+	})
 }
 
 // Revoke ends a token now; it reports whether a live token was revoked.

@@ -37,26 +37,68 @@ func NewStore(pool *pgxpool.Pool) *Store {
 	return &Store{pool: pool, statementTimeout: time.Second}
 }
 
+// AllTenants is the scope of a caller with platform-wide reach (backends,
+// staff, an agent without a tenant, the webhook receiver). It is never a
+// tenant's id (ids start with a letter).
+const AllTenants = "*"
+
+// ErrOtherTenant is a merchant (or a session's merchant) outside the
+// caller's tenant: it may exist, and the caller may not know.
+var ErrOtherTenant = errors.New("the merchant is not one of this tenant's")
+
+// inTenant keeps a query to the transaction's tenant in Go's own SQL,
+// whoever runs it; row-level security does the same in PostgreSQL for
+// every query, this one or a buggy one (and a superuser, whom row-level
+// security never binds, still gets the first).
+const inTenant = `(current_setting('cartwright.tenant') = '*' OR m.tenant = current_setting('cartwright.tenant'))`
+
 const rowColumns = `m.merchant_id, coalesce(m.stripe_account_id, ''), m.onboarding_status,
 	m.country, m.business_type, m.version, m.updated_at`
 
-// ByID finds a merchant by its id; found is false when there is none.
-func (s *Store) ByID(ctx context.Context, merchantID string) (Row, bool, error) {
-	return s.one(ctx, `SELECT `+rowColumns+` FROM merchants m WHERE m.merchant_id = $1`, merchantID)
+// ByID finds a merchant of tenant by its id (tenant: a tenant's id, or
+// AllTenants); found is false when tenant has none by that id.
+func (s *Store) ByID(ctx context.Context, tenant, merchantID string) (Row, bool, error) {
+	return s.one(ctx, tenant, `SELECT `+rowColumns+` FROM merchants m WHERE m.merchant_id = $1 AND `+inTenant, merchantID)
 }
 
 // BySession finds the merchant a live user session belongs to. Sessions are
-// stored as SHA-256 hashes; an expired session finds nothing.
-func (s *Store) BySession(ctx context.Context, sessionID string) (Row, bool, error) {
-	return s.one(ctx, `SELECT `+rowColumns+` FROM merchant_sessions ms
-		JOIN merchants m ON m.merchant_id = ms.merchant_id
-		WHERE ms.session_hash = $1 AND ms.expires_at > now()`, SessionHash(sessionID))
+// stored as SHA-256 hashes; an expired session finds nothing. A live
+// session of a merchant outside tenant is ErrOtherTenant.
+func (s *Store) BySession(ctx context.Context, tenant, sessionID string) (Row, bool, error) {
+	var r Row
+	found := false
+	err := s.inScope(ctx, tenant, func(tx pgx.Tx) error {
+		// The session table has no tenant: the join to merchants, which
+		// row-level security filters, says whether the merchant is ours.
+		var visible bool
+		err := tx.QueryRow(ctx, `SELECT m.merchant_id IS NOT NULL, coalesce(m.merchant_id, ''), coalesce(m.stripe_account_id, ''),
+			coalesce(m.onboarding_status, ''), coalesce(m.country, ''), coalesce(m.business_type, ''), coalesce(m.version, 0),
+			coalesce(m.updated_at, 'epoch')
+			FROM merchant_sessions ms LEFT JOIN merchants m ON m.merchant_id = ms.merchant_id AND `+inTenant+`
+			WHERE ms.session_hash = $1 AND ms.expires_at > now()`, SessionHash(sessionID)).Scan(&visible, &r.MerchantID,
+			&r.StripeAccountID, &r.OnboardingStatus, &r.Country, &r.BusinessType, &r.Version, &r.UpdatedAt)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return nil
+		case err != nil:
+			return err
+		case !visible:
+			return ErrOtherTenant
+		}
+		found = true
+		return nil
+	})
+	if err != nil {
+		return Row{}, false, err
+	}
+	return r, found, nil
 }
 
-// ByStripeAccount finds the merchant that owns a connected account; the
-// webhook receiver uses it to route Stripe events to a workflow.
-func (s *Store) ByStripeAccount(ctx context.Context, accountID string) (Row, bool, error) {
-	return s.one(ctx, `SELECT `+rowColumns+` FROM merchants m WHERE m.stripe_account_id = $1`, accountID)
+// ByStripeAccount finds the merchant of tenant that owns a connected
+// account; the webhook receiver (AllTenants) uses it to route Stripe
+// events to a workflow, the Stripe tools to keep a tenant to its own.
+func (s *Store) ByStripeAccount(ctx context.Context, tenant, accountID string) (Row, bool, error) {
+	return s.one(ctx, tenant, `SELECT `+rowColumns+` FROM merchants m WHERE m.stripe_account_id = $1 AND `+inTenant, accountID)
 }
 
 // SessionHash is how a session id is stored and looked up.
@@ -65,13 +107,27 @@ func SessionHash(sessionID string) []byte {
 	return sum[:]
 }
 
-func (s *Store) one(ctx context.Context, query string, arg any) (Row, bool, error) {
-	var r Row
-	found := false
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", s.statementTimeout.Milliseconds())); err != nil {
+// inScope runs fn in a read-only transaction with the statement timeout
+// and the tenant setting row-level security reads
+// (internal/db/migrations/00111_merchant_tenants.sql): SET LOCAL, so it
+// ends with the transaction and never reaches the pool's next user.
+func (s *Store) inScope(ctx context.Context, tenant string, fn func(pgx.Tx) error) error {
+	if tenant == "" {
+		return errors.New("merchant: a tenant or AllTenants is required")
+	}
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('statement_timeout', $1, true), set_config('cartwright.tenant', $2, true)`,
+			fmt.Sprint(s.statementTimeout.Milliseconds()), tenant); err != nil {
 			return err
 		}
+		return fn(tx)
+	})
+}
+
+func (s *Store) one(ctx context.Context, tenant, query string, arg any) (Row, bool, error) {
+	var r Row
+	found := false
+	err := s.inScope(ctx, tenant, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, query, arg).Scan(&r.MerchantID, &r.StripeAccountID, &r.OnboardingStatus,
 			&r.Country, &r.BusinessType, &r.Version, &r.UpdatedAt)
 		if errors.Is(err, pgx.ErrNoRows) {

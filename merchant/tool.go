@@ -104,20 +104,34 @@ func (d Deps) getRow(ctx context.Context, call *toolkit.Call) (*toolkit.Output, 
 	// Logs carry hashes of the identifiers, never values
 	// (docs/privacy.md#logs): a session id is a bearer credential.
 	log := d.Logger.With(zap.String("tool", ToolGetRow))
+	// A tenant's call reaches only the tenant's merchants
+	// (docs/mcp.md#tenants); a call without one has platform-wide reach.
+	scope := call.Request.Tenant
+	if scope == "" {
+		scope = AllTenants
+	}
 	if in.MerchantID != "" {
 		lookup = "merchant_id"
 		log = log.With(zap.String("merchant_id_hash", shortHash(in.MerchantID)))
-		row, found, err = d.Store.ByID(ctx, in.MerchantID)
+		row, found, err = d.Store.ByID(ctx, scope, in.MerchantID)
+		if err == nil && !found && scope != AllTenants {
+			// Whether it exists elsewhere is not the tenant's to learn.
+			err = ErrOtherTenant
+		}
 	} else {
 		lookup = "user_session_id"
 		log = log.With(zap.String("session_hash", shortHash(in.UserSessionID)))
-		row, found, err = d.Store.BySession(ctx, in.UserSessionID)
+		row, found, err = d.Store.BySession(ctx, scope, in.UserSessionID)
 	}
 	rows := 0
 	if found {
 		rows = 1
 	}
 	log.Debug("merchant lookup", zap.String("lookup", lookup), zap.Int64("sql_ms", d.Now().Sub(start).Milliseconds()), zap.Int("rows", rows))
+	if errors.Is(err, ErrOtherTenant) {
+		log.Info("merchant outside the caller's tenant refused", zap.String("lookup", lookup))
+		return nil, forbidden(call.Request.Tenant, lookup)
+	}
 	if err != nil {
 		return nil, dbError(ctx, err)
 	}
@@ -131,6 +145,28 @@ func (d Deps) getRow(ctx context.Context, call *toolkit.Call) (*toolkit.Output, 
 		HasStripeAccount: row.StripeAccountID != "", UpdatedAt: row.UpdatedAt.UTC().Format(time.RFC3339Nano),
 	}
 	return &toolkit.Output{Data: out}, nil
+}
+
+// forbidden is the refusal of a merchant outside the caller's tenant: the
+// same for one that exists elsewhere and one that does not.
+func forbidden(tenant, what string) *toolkit.Error {
+	return toolkit.Errorf(toolkit.Forbidden, "the %s names no merchant of tenant %s", what, tenant).
+		WithDetail("tenant", tenant).
+		WithRecovery("use a merchant of your own tenant; ask the platform team if the merchant should be yours")
+}
+
+// CheckAccount is stripetools.Config.AccountScope: nil when the connected
+// account belongs to one of tenant's merchants, FORBIDDEN when not (or
+// when there is no such account), the database's failure otherwise.
+func (s *Store) CheckAccount(ctx context.Context, tenant, accountID string) error {
+	_, found, err := s.ByStripeAccount(ctx, tenant, accountID)
+	if err != nil {
+		return dbError(ctx, err)
+	}
+	if !found {
+		return forbidden(tenant, "stripe_account_id")
+	}
+	return nil
 }
 
 // dbError maps a database failure onto the upstream names of

@@ -120,11 +120,11 @@ func TestGetRowTimesOut(t *testing.T) {
 
 func TestByStripeAccount(t *testing.T) {
 	_, store := invoker(t)
-	row, found, err := store.ByStripeAccount(context.Background(), "acct_1CwBlueHarbor001")
+	row, found, err := store.ByStripeAccount(context.Background(), AllTenants, "acct_1CwBlueHarbor001")
 	if err != nil || !found || row.MerchantID != "m_blue_harbor" {
 		t.Fatalf("row %+v found %v err %v", row, found, err)
 	}
-	if _, found, _ := store.ByStripeAccount(context.Background(), "acct_1CwNobody00001"); found {
+	if _, found, _ := store.ByStripeAccount(context.Background(), AllTenants, "acct_1CwNobody00001"); found {
 		t.Fatal("unknown account found")
 	}
 }

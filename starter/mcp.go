@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +34,7 @@ the ToolCall workflow, with the invoker pipeline and its evidence.
   starter mcp serve            streamable HTTP at http://CARTWRIGHT_MCP_ADDR/mcp
   starter mcp stdio            MCP on stdin/stdout, for a local agent host
   starter mcp token create     a bearer token for an agent (printed once)
+  starter mcp token list       the tokens: id, actor, tenant, tools, expiry, last use
   starter mcp token revoke     end a token
 
 Needs Temporal (TEMPORAL_*), a worker on CARTWRIGHT_TASK_QUEUE (its registry is
@@ -88,8 +91,15 @@ func (a *app) openGateway(ctx context.Context) (*gatewayProcess, error) {
 		return nil, err
 	}
 	tokens := gateway.NewTokens(pool)
+	proxies, err := parsePrefixes(cfg.MCPTrustedProxies)
+	if err != nil {
+		c.Close()
+		pool.Close()
+		return nil, toolkit.Errorf(toolkit.InvalidArgument, "CARTWRIGHT_MCP_TRUSTED_PROXIES: %v", err)
+	}
 	gw, err := gateway.New(gateway.Options{
 		Client: c, Tokens: tokens, Specs: specs, Schemas: schemas.FS, Config: cfg, Logger: logger.Named("mcp"),
+		AllowedOrigins: cfg.MCPAllowedOrigins, AllowedHosts: cfg.MCPAllowedHosts, TrustedProxies: proxies,
 	})
 	if err != nil {
 		c.Close()
@@ -98,6 +108,31 @@ func (a *app) openGateway(ctx context.Context) (*gatewayProcess, error) {
 	}
 	return &gatewayProcess{cfg: cfg, log: logger, gw: gw, tokens: tokens,
 		close: func() { c.Close(); pool.Close(); _ = logger.Sync() }}, nil
+}
+
+// parsePrefixes reads CIDRs (a bare address is its own /32 or /128).
+func parsePrefixes(list []string) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(list))
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !strings.Contains(s, "/") {
+			a, err := netip.ParseAddr(s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // listToolsPatiently asks the worker for its registry, retrying while no
@@ -142,7 +177,7 @@ CARTWRIGHT_MCP_ADDR, default 127.0.0.1:8090). Every request needs
 			if err != nil {
 				return toolkit.Errorf(toolkit.InvalidArgument, "listen on %s: %v", addr, err)
 			}
-			srv := &http.Server{Handler: p.gw.Handler(), ReadHeaderTimeout: 10 * time.Second}
+			srv := p.gw.HTTPServer()
 			fmt.Fprintf(a.stdout, "MCP gateway on http://%s%s (%d tools)\n", ln.Addr(), gateway.Path, len(p.gw.ToolNames()))
 			p.log.Info("mcp gateway serving", zap.String("addr", ln.Addr().String()))
 			go func() {
@@ -228,22 +263,32 @@ func (a *app) mcpTokenCmd() *cobra.Command {
 	var (
 		actor              gateway.Actor
 		tools              []string
+		expiresIn          time.Duration
 		tokenCreate, token *cobra.Command
 	)
 	tokenCreate = &cobra.Command{
-		Use:   "create --actor ID [--tools a,b] [--tenant T]",
+		Use:   "create --actor ID [--tools a,b] [--tenant T] [--expires-in 720h]",
 		Short: "Create a bearer token for an agent and print it (once: only its hash is kept)",
 		Long: `Create a bearer token for an agent actor and print it on the first line of
 stdout (with --json: {"token", "actor"}). Only its SHA-256 is stored, in the
 mcp_tokens table of CARTWRIGHT_PG_DSN, so it cannot be shown again. --tools
 limits what the agent may call (default: every tool); --tenant is the user the
-agent acts for (its calls' user_id; default: the agent itself).`,
+agent acts for (its calls' user_id, and the only merchants it reaches;
+default: the agent itself, with every merchant). --expires-in ends the token
+that long from now (default: never; revoke it to end it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if actor.ID == "" {
 				return usagef("--actor is required")
 			}
 			actor.Tools = tools
+			if expiresIn < 0 {
+				return usagef("--expires-in must be positive")
+			}
+			if expiresIn > 0 {
+				at := time.Now().Add(expiresIn).UTC()
+				actor.ExpiresAt = &at
+			}
 			return a.withTokens(func(ctx context.Context, t *gateway.Tokens) error {
 				nt, err := t.Create(ctx, actor)
 				if err != nil {
@@ -251,8 +296,8 @@ agent acts for (its calls' user_id; default: the agent itself).`,
 				}
 				a.emit(nt, func(w io.Writer) {
 					fmt.Fprintln(w, nt.Token)
-					fmt.Fprintf(w, "# token %s for agent %s (tools: %s); it is not shown again\n",
-						nt.Actor.TokenID, nt.Actor.ID, orAll(nt.Actor.Tools))
+					fmt.Fprintf(w, "# token %s for agent %s (tools: %s, expires: %s); it is not shown again\n",
+						nt.Actor.TokenID, nt.Actor.ID, orAll(nt.Actor.Tools), orNever(nt.Actor.ExpiresAt))
 				})
 				return nil
 			})
@@ -262,6 +307,7 @@ agent acts for (its calls' user_id; default: the agent itself).`,
 	tokenCreate.Flags().StringSliceVar(&tools, "tools", nil, "tools the agent may call, comma-separated (default: every tool)")
 	tokenCreate.Flags().StringVar(&actor.Tenant, "tenant", "", "the user the agent acts for (default: the agent itself)")
 	tokenCreate.Flags().IntVar(&actor.CallsPerMinute, "calls-per-minute", 0, "call budget (default 120)")
+	tokenCreate.Flags().DurationVar(&expiresIn, "expires-in", 0, "end the token this long from now, e.g. 720h (default: never)")
 	tokenCreate.Flags().IntVar(&actor.BytesPerMinute, "bytes-per-minute", 0, "payload budget in bytes (default 4 MiB)")
 	revoke := &cobra.Command{
 		Use:   "revoke TOKEN_ID",
@@ -284,10 +330,60 @@ stays, so evidence written by the agent can still be traced to it.`,
 			})
 		},
 	}
-	token = group("token", "Create and revoke agents' bearer tokens",
+	var all bool
+	list := &cobra.Command{
+		Use:   "list [--all]",
+		Short: "List the tokens: id, actor, tenant, tools, expiry, last use (never the token)",
+		Long: `List the live tokens (--all: revoked and expired ones too), newest first: the
+token id, the agent, its tenant, its tools, when it expires and when it was
+last used (to the minute). The token itself is never stored, so never shown.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withTokens(func(ctx context.Context, t *gateway.Tokens) error {
+				rows, err := t.List(ctx, all)
+				if err != nil {
+					return toolkit.Errorf(toolkit.UpstreamError, "%v", err)
+				}
+				a.emit(rows, func(w io.Writer) {
+					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+					fmt.Fprintln(tw, "TOKEN\tACTOR\tTENANT\tTOOLS\tEXPIRES\tLAST USED\tSTATE")
+					for _, r := range rows {
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.TokenID, r.ActorID, orDash(r.Tenant),
+							orAll(r.Tools), orNever(r.ExpiresAt), orDash(timeOrEmpty(r.LastUsed)), r.State)
+					}
+					_ = tw.Flush()
+				})
+				return nil
+			})
+		},
+	}
+	list.Flags().BoolVar(&all, "all", false, "include revoked and expired tokens")
+	token = group("token", "Create, list and revoke agents' bearer tokens",
 		`Bearer tokens map to agent actors (starter mcp token create); the MCP gateway
-refuses a missing, unknown or revoked token with -32002 AUTH_FAILED.`, tokenCreate, revoke)
+refuses a missing, unknown, revoked or expired token with 401 and -32002
+AUTH_FAILED.`, tokenCreate, list, revoke)
 	return token
+}
+
+func orNever(t *time.Time) string {
+	if t == nil {
+		return "never"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func timeOrEmpty(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func orAll(tools []string) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cartwright-dev/cartwright/gateway"
 )
@@ -40,4 +41,63 @@ func TestMCPTokenCreateAndRevoke(t *testing.T) {
 	}
 	runCLI(t, "", "mcp", "token", "revoke", a.TokenID).oneLineErr(t, "revoke twice", exitCannot, "NOT_FOUND")
 	runCLI(t, "", "mcp", "token", "create").oneLineErr(t, "no actor", exitCannot, "--actor")
+}
+
+// TestMCPTokenExpiresAndList: --expires-in ends a token; token list shows
+// id, actor, tenant, tools, expiry and last use of each, and never the
+// token or its hash (docs/mcp.md#tokens).
+func TestMCPTokenExpiresAndList(t *testing.T) {
+	s := stack(t)
+	var short, long gateway.NewToken
+	jsonOut(t, &short, "mcp", "token", "create", "--actor", "brief-agent", "--expires-in", "2s")
+	jsonOut(t, &long, "mcp", "token", "create", "--actor", "shop-agent", "--tenant", "tenant_acme", "--tools", "merchant.get_row", "--expires-in", "720h")
+	if short.Actor.ExpiresAt == nil || long.Actor.ExpiresAt == nil || time.Until(*long.Actor.ExpiresAt) < 719*time.Hour {
+		t.Fatalf("expiry not set: %+v %+v", short.Actor, long.Actor)
+	}
+	tokens := gateway.NewTokens(s.Pool)
+	ctx := context.Background()
+	if _, err := tokens.Lookup(ctx, long.Token); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the short token's end (a deadline, not a fixed sleep).
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, err := tokens.Lookup(ctx, short.Token)
+		if errors.Is(err, gateway.ErrUnknownToken) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the token outlived --expires-in 2s: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var rows []gateway.TokenInfo
+	jsonOut(t, &rows, "mcp", "token", "list", "--all")
+	byID := map[string]gateway.TokenInfo{}
+	for _, r := range rows {
+		byID[r.TokenID] = r
+	}
+	l, sh := byID[long.Actor.TokenID], byID[short.Actor.TokenID]
+	if l.ActorID != "shop-agent" || l.Tenant != "tenant_acme" || len(l.Tools) != 1 || l.ExpiresAt == nil || l.LastUsed == nil || l.State != "live" {
+		t.Fatalf("listed %+v", l)
+	}
+	if sh.State != "expired" {
+		t.Fatalf("the expired token is listed as %+v", sh)
+	}
+	jsonOut(t, &rows, "mcp", "token", "list")
+	for _, r := range rows {
+		if r.TokenID == short.Actor.TokenID {
+			t.Fatal("list without --all shows an expired token")
+		}
+	}
+	r := runCLI(t, "", "mcp", "token", "list", "--all")
+	var hash string
+	if err := s.Pool.QueryRow(ctx, `SELECT token_hash FROM mcp_tokens WHERE token_id = $1`, long.Actor.TokenID).Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
+	if r.code != 0 || !strings.Contains(r.stdout, long.Actor.TokenID) || !strings.Contains(r.stdout, "tenant_acme") ||
+		strings.Contains(r.stdout, long.Token) || strings.Contains(r.stdout, hash) || strings.Contains(r.stdout, "cwt_") {
+		t.Fatalf("list: exit %d\n%s", r.code, r.stdout)
+	}
+	runCLI(t, "", "mcp", "token", "create", "--actor", "x-agent", "--expires-in", "-1h").oneLineErr(t, "negative expiry", exitCannot, "--expires-in")
 }

@@ -1,6 +1,7 @@
 package stripetools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -39,6 +40,11 @@ type Config struct {
 	// window gets the link already made (docs/tools.md#onboarding-tools:
 	// deduplicate bursts); default 30 s.
 	RelinkReuseWindow time.Duration
+	// AccountScope checks that a tenant's call names one of the tenant's
+	// own connected accounts (docs/mcp.md#tenants): nil when it does, a
+	// FORBIDDEN error otherwise. A call with a tenant is refused when it
+	// is not set; a call without one (platform-wide reach) is not checked.
+	AccountScope func(ctx context.Context, tenant, accountID string) error
 }
 
 // MaxStatusCacheTTL is the upper bound on the status cache

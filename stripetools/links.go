@@ -164,6 +164,9 @@ func (c *Client) relink(ctx context.Context, call *toolkit.Call) (*toolkit.Outpu
 	if err := call.Bind(&in); err != nil {
 		return nil, err
 	}
+	if err := c.checkScope(ctx, call, in.StripeAccountID); err != nil {
+		return nil, err
+	}
 	returnURL, refreshURL, err := c.landingURLs(in)
 	if err != nil {
 		return nil, err
@@ -213,6 +216,9 @@ func (c *Client) relink(ctx context.Context, call *toolkit.Call) (*toolkit.Outpu
 func (c *Client) loginLink(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
 	var in LoginLinkInput
 	if err := call.Bind(&in); err != nil {
+		return nil, err
+	}
+	if err := c.checkScope(ctx, call, in.StripeAccountID); err != nil {
 		return nil, err
 	}
 	var warnings []string

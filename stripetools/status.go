@@ -89,6 +89,9 @@ func (c *Client) accountStatus(ctx context.Context, call *toolkit.Call) (*toolki
 	if err := call.Bind(&in); err != nil {
 		return nil, err
 	}
+	if err := c.checkScope(ctx, call, in.StripeAccountID); err != nil {
+		return nil, err
+	}
 	maxAge := c.cfg.StatusCacheTTL
 	if in.MaxAgeSeconds != nil {
 		maxAge = time.Duration(*in.MaxAgeSeconds) * time.Second

@@ -112,10 +112,12 @@ func (r PGRoster) Lookup(ctx context.Context, staffID string) (StaffMember, bool
 	return m, true, nil
 }
 
-// RecordApprovalSpec is the tool's contract. It only reads the roster, so it
-// is read-only and safe to retry; its record is the evidence snapshot the
-// invoker writes, which is why evidence is mandatory. Version 2 verifies
-// the decision's seal and records it; 1.x records (before sealed decisions)
+// RecordApprovalSpec is the tool's contract. It reads only the roster, but
+// what it records is a decision that moves a workflow on, so it is a write
+// (not read-only: an MCP host must not treat it as safe to run unasked),
+// idempotent per key; its record is the evidence snapshot the invoker
+// writes, which is why evidence is mandatory. Version 2 verifies the
+// decision's seal and records it; 1.x records (before sealed decisions)
 // named a typed approver.
 var RecordApprovalSpec = toolkit.Spec{
 	Name:    RecordApprovalTool,
@@ -129,7 +131,7 @@ var RecordApprovalSpec = toolkit.Spec{
 		"server and send the decision from the Web UI (or starter draft-order approve) instead.",
 	InputSchema:      "support.record_approval.input.json",
 	OutputSchema:     "support.record_approval.output.json",
-	Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
+	Annotations:      toolkit.Annotations{ReadOnly: false, Idempotent: true},
 	TTL:              0,
 	Timeout:          5 * time.Second,
 	Retry:            toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 10 * time.Second, MaxAttempts: 5},

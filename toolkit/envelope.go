@@ -44,9 +44,12 @@ type Trace struct {
 // rows to evidence, the second is the explicit consent a high-risk tool needs
 // in preflight.
 type Request struct {
-	RequestID      string `json:"request_id"`
-	Actor          Actor  `json:"actor"`
-	UserID         string `json:"user_id"`
+	RequestID string `json:"request_id"`
+	Actor     Actor  `json:"actor"`
+	UserID    string `json:"user_id"`
+	// Tenant, when set, is the tenant whose merchants alone the call may
+	// reach (docs/mcp.md#tenants); set by the gateway from the token.
+	Tenant         string `json:"tenant,omitempty"`
 	SessionID      string `json:"session_id,omitempty"`
 	Locale         string `json:"locale,omitempty"`
 	Currency       string `json:"currency,omitempty"`

@@ -25,6 +25,7 @@ func requestTree(r Request) (map[string]any, bool) {
 	put(actor, "id", r.Actor.ID, false)
 	m["actor"] = actor
 	put(m, "user_id", r.UserID, false)
+	put(m, "tenant", r.Tenant, true)
 	put(m, "session_id", r.SessionID, true)
 	put(m, "locale", r.Locale, true)
 	put(m, "currency", r.Currency, true)

@@ -16,6 +16,7 @@ import (
 	stripewebhook "github.com/stripe/stripe-go/v76/webhook"
 	"go.uber.org/zap"
 
+	"github.com/cartwright-dev/cartwright/merchant"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -151,7 +152,7 @@ func accountOf(ev stripe.Event) string {
 // waits on the row's lock and then finds it), and a failed signal rolls the
 // row back so Stripe's retry is not mistaken for a duplicate.
 func (rc *Receiver) handle(ctx context.Context, ev stripe.Event, account string) (status, workflowID string, err error) {
-	m, found, err := rc.merchants.ByStripeAccount(ctx, account)
+	m, found, err := rc.merchants.ByStripeAccount(ctx, merchant.AllTenants, account)
 	if err != nil {
 		return "", "", err
 	}

@@ -36,7 +36,7 @@ type Signaler interface {
 
 // Merchants finds the merchant that owns a connected account.
 type Merchants interface {
-	ByStripeAccount(ctx context.Context, accountID string) (merchant.Row, bool, error)
+	ByStripeAccount(ctx context.Context, tenant, accountID string) (merchant.Row, bool, error)
 }
 
 // Config configures the receiver.

@@ -473,8 +473,18 @@ func (a *Approvals) request(ctx workflow.Context, sig ApprovalSignal) toolkit.Re
 	req := envelope(ctx, a.cfg.Request, step)
 	req.Actor = toolkit.Actor{Type: toolkit.ActorUser, ID: sig.Approver}
 	req.IdempotencyKey = ""
+	// support.record_approval is a write (it records a decision,
+	// docs/approvals.md#recording-a-decision): the invoker wants a key, one per
+	// attempt. Runs recorded before it send none, as they did.
+	if workflow.GetVersion(ctx, changeApprovalKey, workflow.DefaultVersion, 1) == 1 {
+		req.IdempotencyKey = fmt.Sprintf("approval:%s:%d", sig.ApprovalID, a.attempts)
+	}
 	return req
 }
+
+// changeApprovalKey: the record call of a decision carries an
+// idempotency key, since support.record_approval is a write.
+const changeApprovalKey = "approval-record-key"
 
 // approvalID is "apr_" and 16 hex digits derived from the run, the flow and
 // the request's sequence number: deterministic on replay, distinct across

@@ -97,7 +97,16 @@ func Decode(body []byte) (Inbound, *Failure) {
 	}
 	in.Params = msg["params"]
 	if in.ID == nil { // a notification: no answer is owed
+		if requestMethods[in.Method] {
+			// A request sent without an id would run and answer no one.
+			return failID(ReasonRequestNeedsID, in.Method+" is a request: send it with an id (a notification gets no answer)",
+				map[string]any{"method": in.Method})
+		}
 		return in, nil
+	}
+	if string(in.ID) == "null" {
+		// MCP requests need a string or integer id, never null.
+		return failID(ReasonInvalidRequest, `"id" must be a string or an integer, not null`, map[string]any{"param": "id"})
 	}
 	if !requestMethods[in.Method] {
 		return failID(ReasonMethodNotFound, "method not found: "+in.Method, map[string]any{"method": in.Method})

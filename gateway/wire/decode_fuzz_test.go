@@ -16,6 +16,8 @@ func FuzzDecodeInbound(f *testing.F) {
 		`{"tool":"knowledge.cite","arguments":{"claim":"x"}}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":42}}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"knowledge.cite"}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`,
 		"{\"a\":\"\xff\"}", `[[[[[[[[[[]]]]]]]]]]`, `{"jsonrpc":"2.0","id":{},"method":"x"}`, `"\"\\"`, ``,
 	} {
 		f.Add([]byte(seed))
@@ -33,6 +35,9 @@ func FuzzDecodeInbound(f *testing.F) {
 		}
 		if in.Method == "tools/call" && in.ID != nil && in.Tool == "" {
 			t.Fatalf("a tools/call without a tool passed: %q", body)
+		}
+		if !in.Legacy && in.Method != "" && (in.ID == nil && requestMethods[in.Method] || string(in.ID) == "null") {
+			t.Fatalf("a request without a usable id passed: %q", body)
 		}
 		if in.Legacy && in.Tool == "" {
 			t.Fatalf("a legacy body without a tool passed: %q", body)

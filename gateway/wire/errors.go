@@ -44,12 +44,21 @@ type Reason string
 // gateway refuses before a tool runs; the dependency ones name our
 // dependencies (Temporal, PostgreSQL).
 const (
-	ReasonParseError           Reason = "PARSE_ERROR"
-	ReasonInvalidRequest       Reason = "INVALID_REQUEST"
-	ReasonRequestTooLarge      Reason = "REQUEST_TOO_LARGE"
-	ReasonNestingTooDeep       Reason = "NESTING_TOO_DEEP"
-	ReasonBatchNotSupported    Reason = "BATCH_NOT_SUPPORTED"
-	ReasonMethodNotFound       Reason = "METHOD_NOT_FOUND"
+	ReasonParseError        Reason = "PARSE_ERROR"
+	ReasonInvalidRequest    Reason = "INVALID_REQUEST"
+	ReasonRequestTooLarge   Reason = "REQUEST_TOO_LARGE"
+	ReasonNestingTooDeep    Reason = "NESTING_TOO_DEEP"
+	ReasonBatchNotSupported Reason = "BATCH_NOT_SUPPORTED"
+	ReasonMethodNotFound    Reason = "METHOD_NOT_FOUND"
+	// Transport refusals (docs/mcp.md#http-status): answered with the
+	// HTTP status the streamable HTTP transport calls for.
+	ReasonOriginNotAllowed     Reason = "ORIGIN_NOT_ALLOWED"
+	ReasonHostNotAllowed       Reason = "HOST_NOT_ALLOWED"
+	ReasonHTTPMethodNotAllowed Reason = "HTTP_METHOD_NOT_ALLOWED"
+	ReasonUnsupportedMediaType Reason = "UNSUPPORTED_MEDIA_TYPE"
+	ReasonNotAcceptable        Reason = "NOT_ACCEPTABLE"
+	ReasonRequestTimeout       Reason = "REQUEST_TIMEOUT"
+	ReasonRequestNeedsID       Reason = "REQUEST_NEEDS_ID"
 	ReasonMissingRequiredParam Reason = "MISSING_REQUIRED_PARAM"
 	ReasonInvalidParamType     Reason = "INVALID_PARAM_TYPE"
 	ReasonInvalidParamValue    Reason = "INVALID_PARAM_VALUE"
@@ -57,6 +66,7 @@ const (
 	ReasonAuthFailed           Reason = "AUTH_FAILED"
 	ReasonActorUnknown         Reason = "ACTOR_UNKNOWN"
 	ReasonPolicyReject         Reason = "POLICY_REJECT"
+	ReasonAuthThrottled        Reason = "AUTH_THROTTLED"
 	ReasonTemporalUnavailable  Reason = "TEMPORAL_UNAVAILABLE"
 	ReasonDatabaseUnavailable  Reason = "DATABASE_UNAVAILABLE"
 	ReasonInternalError        Reason = "INTERNAL_ERROR"
@@ -79,6 +89,13 @@ var reasons = map[Reason]reasonInfo{
 	ReasonNestingTooDeep:       {CodeInvalidRequest, false},
 	ReasonBatchNotSupported:    {CodeInvalidRequest, false},
 	ReasonMethodNotFound:       {CodeMethodNotFound, false},
+	ReasonOriginNotAllowed:     {CodeInvalidRequest, false},
+	ReasonHostNotAllowed:       {CodeInvalidRequest, false},
+	ReasonHTTPMethodNotAllowed: {CodeInvalidRequest, false},
+	ReasonUnsupportedMediaType: {CodeInvalidRequest, false},
+	ReasonNotAcceptable:        {CodeInvalidRequest, false},
+	ReasonRequestTimeout:       {CodeInvalidRequest, false},
+	ReasonRequestNeedsID:       {CodeInvalidRequest, false},
 	ReasonMissingRequiredParam: {CodeInvalidParams, false},
 	ReasonInvalidParamType:     {CodeInvalidParams, false},
 	ReasonInvalidParamValue:    {CodeInvalidParams, false},
@@ -86,10 +103,14 @@ var reasons = map[Reason]reasonInfo{
 	ReasonAuthFailed:           {CodeBusiness, false},
 	ReasonActorUnknown:         {CodeBusiness, false},
 	ReasonPolicyReject:         {CodeBusiness, false},
-	ReasonTemporalUnavailable:  {CodeDependency, true},
-	ReasonDatabaseUnavailable:  {CodeDependency, true},
-	ReasonInternalError:        {CodeInternal, false},
-	ReasonUnhandledPanic:       {CodeInternal, false},
+	// A throttled caller's requests were failed authentications: the same
+	// request cannot succeed, so not retryable (ERR-INV-06); the data's
+	// retry_after_seconds says when the next attempt is heard at all.
+	ReasonAuthThrottled:       {CodeBusiness, false},
+	ReasonTemporalUnavailable: {CodeDependency, true},
+	ReasonDatabaseUnavailable: {CodeDependency, true},
+	ReasonInternalError:       {CodeInternal, false},
+	ReasonUnhandledPanic:      {CodeInternal, false},
 }
 
 // categories maps each code to its one category (ERR-INV-02).
@@ -126,6 +147,17 @@ type ErrorData struct {
 	CorrelationID     string         `json:"correlation_id"`
 	RetryAfterSeconds int            `json:"retry_after_seconds,omitempty"`
 	Details           map[string]any `json:"details,omitempty"`
+}
+
+// NewErrorRetryAfter is NewError with data.retry_after_seconds.
+func NewErrorRetryAfter(corr string, reason Reason, after int, details map[string]any, format string, args ...any) *jsonrpc.Error {
+	e := NewError(corr, reason, details, format, args...)
+	var d ErrorData
+	if json.Unmarshal(e.Data, &d) == nil {
+		d.RetryAfterSeconds = after
+		e.Data, _ = json.Marshal(d)
+	}
+	return e
 }
 
 // NewError builds the JSON-RPC error of reason, with data. An unlisted

@@ -126,6 +126,17 @@ type Config struct {
 	// MCPToken is the bearer token `starter mcp stdio` acts with (an MCP
 	// host passes it in the server's environment).
 	MCPToken string `env:"CARTWRIGHT_MCP_TOKEN"`
+	// MCPAllowedOrigins are the browser origins allowed to call the MCP
+	// gateway (DNS rebinding protection, docs/mcp.md#transport-checks);
+	// requests without an Origin header (non-browser clients) pass.
+	MCPAllowedOrigins []string `env:"CARTWRIGHT_MCP_ALLOWED_ORIGINS" envSeparator:","`
+	// MCPAllowedHosts are the Host header values the gateway answers to
+	// (empty: any, but a loopback listener answers only loopback names).
+	MCPAllowedHosts []string `env:"CARTWRIGHT_MCP_ALLOWED_HOSTS" envSeparator:","`
+	// MCPTrustedProxies are the reverse proxies (CIDRs, e.g. 10.0.0.0/8)
+	// whose X-Forwarded-For names the client the gateway throttles
+	// failed authentications of (docs/mcp.md#throttling).
+	MCPTrustedProxies []string `env:"CARTWRIGHT_MCP_TRUSTED_PROXIES" envSeparator:","`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
 }

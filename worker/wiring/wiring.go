@@ -183,10 +183,11 @@ func (d *Deps) buildSupport(context.Context) error {
 // citation index, and registers the five onboarding tools.
 func (d *Deps) buildOnboarding(ctx context.Context) error {
 	cfg := d.Config
+	merchants := merchant.NewStore(d.Pool)
 	sc, err := stripetools.NewClient(stripetools.Config{
 		SecretKey: cfg.StripeSecretKey, APIBase: cfg.StripeAPIBase,
 		ReturnURL: cfg.OnboardingReturnURL, RefreshURL: cfg.OnboardingRefreshURL,
-		Logger: d.Logger,
+		Logger: d.Logger, AccountScope: merchants.CheckAccount,
 	})
 	if err != nil {
 		return err
@@ -197,7 +198,7 @@ func (d *Deps) buildOnboarding(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load the knowledge corpus: %w", err)
 	}
-	d.Stripe, d.Merchants, d.Knowledge = sc, merchant.NewStore(d.Pool), index
+	d.Stripe, d.Merchants, d.Knowledge = sc, merchants, index
 	return onboarding.RegisterTools(d.Registry, onboarding.Deps{
 		Merchants: d.Merchants, Stripe: sc, Knowledge: index, Logger: d.Logger,
 	})
