@@ -224,7 +224,7 @@ owner_dsn() {
 
 # adopt_legacy_app_db: a database "cartwright" made before the roles were
 # split is owned, with all its tables, by the runtime login "cartwright";
-# hand it to cartwright_owner (docs/evidence.md#upgrading-a-database). Only
+# hand it to cartwright_owner (docs/evidence.md#creating-the-roles-and-upgrading-a-database). Only
 # `make dev` calls this: the shared cluster's database may be in use by
 # another checkout's stack, which must not lose its tables under it.
 adopt_legacy_app_db() {
