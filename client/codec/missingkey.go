@@ -104,12 +104,9 @@ func (w *inWorkflow) stopOnMissingKey(err error) error {
 		return err
 	}
 	if w.log != nil {
-		kv := []any{"key_id", id, "error", err.Error()}
-		if wctx, ok := w.ctx.(workflow.Context); ok {
-			info := workflow.GetInfo(wctx)
-			kv = append(kv, "workflow_id", info.WorkflowExecution.ID, "run_id", info.WorkflowExecution.RunID,
-				"workflow_type", info.WorkflowType.Name)
-		}
+		info := workflow.GetInfo(w.ctx)
+		kv := []any{"key_id", id, "error", err.Error(), "workflow_id", info.WorkflowExecution.ID,
+			"run_id", info.WorkflowExecution.RunID, "workflow_type", info.WorkflowType.Name}
 		w.log.Error("payload key missing: this workflow cannot run until the key is added to CARTWRIGHT_PAYLOAD_KEYS", kv...)
 	}
 	panic(err.Error() + " (the workflow task is retried until then; nothing is lost)")
