@@ -14,14 +14,19 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
-// lastBeforeRoles is the newest migration of a database made before the
-// roles were split (the worker migrated it as cartwright).
-const lastBeforeRoles = 90
+// The role split's migrations (00100_runtime_role.sql and its range): a
+// database made before them holds every other migration, lower and higher
+// numbers alike (branches number in ranges of their own), all applied by
+// the worker as cartwright.
+const firstRoles, lastRoles = 100, 109
 
 // TestLegacyDatabaseUpgrade follows docs/evidence.md#creating-the-roles-and-upgrading-a-database
 // on a private cluster: a database migrated the old way, by the runtime
 // login, lets that login disable the evidence trigger; after REASSIGN
-// OWNED and `starter migrate` as the owner it cannot, and owns nothing.
+// OWNED and `starter migrate` as the owner (which applies the role split
+// out of order, below migrations already there) it cannot, owns nothing,
+// and still reads and writes what it needs, tables of later migrations
+// included.
 func TestLegacyDatabaseUpgrade(t *testing.T) {
 	testenv.Integration(t)
 	cluster := testenv.StartPrivateCluster(t)
@@ -39,7 +44,7 @@ func TestLegacyDatabaseUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtimeDSN := testenv.DSNAs(cluster.DSN("legacy"), testenv.RuntimeRole, "legacy")
-	migrateUpTo(ctx, t, runtimeDSN, lastBeforeRoles)
+	migrateAllBut(ctx, t, runtimeDSN, firstRoles, lastRoles)
 
 	rt, err := pgx.Connect(ctx, runtimeDSN)
 	if err != nil {
@@ -76,15 +81,22 @@ func TestLegacyDatabaseUpgrade(t *testing.T) {
 		+ (SELECT count(*) FROM pg_database WHERE datdba = 'cartwright'::regrole)`).Scan(&owned); err != nil || owned != 0 {
 		t.Fatalf("objects still owned by the runtime login: %d (%v)", owned, err)
 	}
-	for _, q := range []string{`SELECT count(*) FROM evidence_snapshots`, `DELETE FROM draft_orders WHERE false`} {
+	var newest string
+	if err := super.QueryRow(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> 'goose_db_version' ORDER BY c.oid DESC LIMIT 1`).Scan(&newest); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`SELECT count(*) FROM evidence_snapshots`, `DELETE FROM draft_orders WHERE false`,
+		`SELECT count(*) FROM ` + newest} {
 		if _, err := rt.Exec(ctx, q); err != nil {
 			t.Fatalf("the runtime login lost what it needs: %s: %v", q, err)
 		}
 	}
 }
 
-// migrateUpTo applies the migrations up to version, as the old worker did.
-func migrateUpTo(ctx context.Context, t *testing.T, dsn string, version int64) {
+// migrateAllBut applies every migration outside [from, to], in order, as
+// the old worker did.
+func migrateAllBut(ctx context.Context, t *testing.T, dsn string, from, to int64) {
 	t.Helper()
 	sqlDB, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -95,7 +107,12 @@ func migrateUpTo(ctx context.Context, t *testing.T, dsn string, version int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.UpTo(ctx, version); err != nil {
-		t.Fatal(err)
+	for _, src := range p.ListSources() {
+		if src.Version >= from && src.Version <= to {
+			continue
+		}
+		if _, err := p.ApplyVersion(ctx, src.Version, true); err != nil {
+			t.Fatalf("apply %d: %v", src.Version, err)
+		}
 	}
 }
