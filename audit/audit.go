@@ -111,6 +111,14 @@ func Audit(ctx context.Context, d Deps, t Target) (Report, error) {
 	if h == nil { // the history itself failed its check; see Findings
 		return rep, nil
 	}
+	keys, err := missingKeys(ctx, h, d.DataConverter)
+	if err != nil {
+		return rep, err
+	}
+	if len(keys) > 0 { // nothing else can be read, so nothing else is said
+		rep.Findings = keys
+		return rep, nil
+	}
 	if err := replay(d, h, &rep); err != nil {
 		return rep, err
 	}
@@ -137,10 +145,11 @@ const (
 	ExitCannotRun = 2 // the audit could not run
 )
 
-// ExitCode maps an Audit result to the exit code.
+// ExitCode maps an Audit result to the exit code. A history this key ring
+// cannot decrypt could not be audited: ExitCannotRun, as for an error.
 func ExitCode(r Report, err error) int {
 	switch {
-	case err != nil:
+	case err != nil || r.lacksKey():
 		return ExitCannotRun
 	case !r.Clean:
 		return ExitFindings

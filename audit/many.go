@@ -95,6 +95,9 @@ func auditPage(ctx context.Context, d Deps, execs []*workflowpb.WorkflowExecutio
 		return err
 	}
 	for i, info := range execs {
+		if errs[i] == nil && reps[i].lacksKey() {
+			errs[i] = errf("%s", reps[i].Findings[0])
+		}
 		if errs[i] != nil {
 			m.Failed++
 			m.Errors = append(m.Errors, RunError{WorkflowID: info.GetExecution().GetWorkflowId(),

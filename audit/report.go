@@ -37,6 +37,11 @@ const (
 	// KindUndecodableResult: a completed activity's result could not be
 	// decoded with the data converter, so its evidence cannot be checked.
 	KindUndecodableResult = "undecodable_result"
+	// KindMissingPayloadKey: payloads of the history are under a key id
+	// the audit's key ring does not hold. It is the only finding then:
+	// nothing else could be read, so nothing else was checked (and the
+	// audit could not run: ExitCannotRun).
+	KindMissingPayloadKey = "missing_payload_key"
 )
 
 // Note kinds: facts worth showing that are not findings.
@@ -153,6 +158,16 @@ const (
 )
 
 func (r *Report) find(f Finding) { r.Findings = append(r.Findings, f) }
+
+// lacksKey: the history could not be read for want of a payload key.
+func (r *Report) lacksKey() bool {
+	for _, f := range r.Findings {
+		if f.Kind == KindMissingPayloadKey {
+			return true
+		}
+	}
+	return false
+}
 func (r *Report) note(f Finding) { r.Notes = append(r.Notes, f) }
 
 // WriteText prints the report for people: one line per activity checked,

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -67,6 +68,11 @@ func (c *Client) wrap(err error, id, what string) error {
 	case errors.As(err, &started):
 		return errf(toolkit.Conflict, "workflow %s already exists", id).WithCause(err)
 	case errors.As(err, &queryFail):
+		// A worker that lacks a payload key cannot run the workflow's code
+		// to answer; its error names the key (codec.MissingKeyIn).
+		if keyID, ok := codec.MissingKeyIn(queryFail.Error()); ok {
+			return workerLacksKey(what, id, keyID, err)
+		}
 		return errf(toolkit.UpstreamError, "%s %s: the workflow could not answer: %s", what, id, short(err)).WithCause(err)
 	case errors.As(err, &invalid):
 		return errf(toolkit.InvalidArgument, "%s %s: %s", what, id, short(err)).WithCause(err)

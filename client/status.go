@@ -23,7 +23,7 @@ func (c *Client) queryStatus(ctx context.Context, workflowID string) (workflows.
 		return st, c.wrap(err, workflowID, "query status of")
 	}
 	if err := v.Get(&st); err != nil {
-		return st, errf(toolkit.UpstreamError, "status of %s: %v", workflowID, err)
+		return st, decodeError(err, "status of", workflowID)
 	}
 	return st, nil
 }

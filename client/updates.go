@@ -8,7 +8,9 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
+	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -22,14 +24,39 @@ var errRunClosed = errors.New("the run already closed")
 // success, or its refusal (the validator's, before anything was written)
 // or failure as a closed-set error carrying the reason.
 func (c *Client) update(ctx context.Context, id, name string, arg, out any) error {
-	h, err := c.tc.UpdateWorkflow(ctx, sdkclient.UpdateWorkflowOptions{
+	// A worker that lacks a payload key fails the workflow task the update
+	// needs, again and again, and the update waits for ctx: look once
+	// whether that is why, soon, and answer with the key instead of waiting.
+	uctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watch := time.AfterFunc(stuckCheckAfter, func() {
+		if keyID, ok := c.stillStuck(uctx, id); ok {
+			cancel(&stuckError{keyID: keyID})
+		}
+	})
+	defer watch.Stop()
+	h, err := c.tc.UpdateWorkflow(uctx, sdkclient.UpdateWorkflowOptions{
 		WorkflowID: id, UpdateName: name, Args: []any{arg}, WaitForStage: sdkclient.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
-		err = h.Get(ctx, out)
+		err = h.Get(uctx, out)
+	}
+	var stuck *stuckError
+	if err != nil && errors.As(context.Cause(uctx), &stuck) {
+		return workerLacksKey("update "+name+" of", id, stuck.keyID, err)
 	}
 	return c.updateError(ctx, err, id, "update "+name+" of")
 }
+
+// stuckCheckAfter is how long an update waits before update looks for a
+// workflow task failing on a missing payload key: such a task fails within
+// milliseconds, and most updates are answered well before.
+const stuckCheckAfter = 2 * time.Second
+
+// stuckError cancels an update whose workflow cannot run for want of keyID.
+type stuckError struct{ keyID string }
+
+func (e *stuckError) Error() string { return "payload key " + e.keyID + " missing on the worker" }
 
 // updateError maps an update's error: errRunClosed for a run that closed
 // before the update reached it (the server says NotFound, as for an id
@@ -38,6 +65,18 @@ func (c *Client) update(ctx context.Context, id, name string, arg, out any) erro
 func (c *Client) updateError(ctx context.Context, err error, id, what string) error {
 	if err == nil {
 		return nil
+	}
+	if keyID, ok := codec.MissingKeyID(err); ok {
+		return clientLacksKey(what, id, keyID, err)
+	}
+	// A workflow whose worker lacks a payload key fails every workflow
+	// task: the update is refused or never answered. Say why. (A
+	// workflow's own refusal is an application error: it ran.)
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) {
+		if keyID, ok := c.stuckOnMissingKey(ctx, id); ok {
+			return workerLacksKey(what, id, keyID, err)
+		}
 	}
 	if ctx.Err() != nil {
 		return errf(toolkit.Timeout, "%s %s: no answer before the deadline", what, id).WithCause(err)

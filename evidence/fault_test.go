@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -17,7 +16,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/client/clienttest"
-	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -50,18 +48,11 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	admin, err := pgx.Connect(ctx, cluster.DSN("postgres"))
+	dsn, err := testenv.PrepareDatabase(ctx, cluster.DSN("postgres"), "cw_fault")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE cw_fault"); err != nil {
-		t.Fatal(err)
-	}
-	_ = admin.Close(ctx)
-	if err := db.Migrate(ctx, cluster.DSN("cw_fault")); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(ctx, cluster.DSN("cw_fault"))
+	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

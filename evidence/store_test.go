@@ -1,12 +1,17 @@
 package evidence
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -194,16 +199,30 @@ func TestAppendOnly(t *testing.T) {
 	if _, err := s.ReadRaw(ctx, id, "bob.compliance", "append-only test"); err != nil {
 		t.Fatal(err)
 	}
+	// The runtime role is refused by privilege; the owner, who holds every
+	// privilege, still by the triggers (docs/evidence.md#append-only).
+	owner, err := pgx.Connect(ctx, testenv.OwnerDSNFor(pool.Config().ConnString()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close(ctx)
 	for _, sql := range []string{
 		`UPDATE evidence_snapshots SET output_hash = output_hash WHERE snapshot_id = $1`,
 		`DELETE FROM evidence_snapshots WHERE snapshot_id = $1`,
 		`DELETE FROM evidence_access_log WHERE snapshot_id = $1`,
 	} {
-		if _, err := pool.Exec(ctx, sql, id); err == nil || !strings.Contains(err.Error(), "append-only") {
-			t.Fatalf("%s: %v, want append-only refusal", sql, err)
+		if _, err := pool.Exec(ctx, sql, id); err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Fatalf("as the runtime role, %s: %v, want a privilege refusal", sql, err)
+		}
+		if _, err := owner.Exec(ctx, sql, id); err == nil || !strings.Contains(err.Error(), "append-only") {
+			t.Fatalf("as the owner, %s: %v, want append-only refusal", sql, err)
 		}
 	}
-	if _, err := pool.Exec(ctx, `TRUNCATE evidence_snapshots CASCADE`); err == nil {
-		t.Fatal("TRUNCATE was allowed")
+	for _, c := range []interface {
+		Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+	}{pool, owner} {
+		if _, err := c.Exec(ctx, `TRUNCATE evidence_snapshots CASCADE`); err == nil {
+			t.Fatal("TRUNCATE was allowed")
+		}
 	}
 }

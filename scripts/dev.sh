@@ -129,6 +129,8 @@ run_main_job() {
 }
 
 stack_up
+adopt_legacy_app_db
+migrate_app_db
 start_worker
 start_mcp
 run_main_job

@@ -179,9 +179,13 @@ stop_postgres_if_ours() {
 	rm -f "$f"
 }
 
-# ensure_pg_roles: idempotently create
-#   - cartwright/cartwright, owner of database "cartwright" (the app; the
-#     worker runs its own migrations at start, so no schema here);
+# ensure_pg_roles: idempotently create the roles of
+# docs/evidence.md#database-roles (cluster-wide, shared by every database):
+#   - cartwright_owner/cartwright_owner, owner of database "cartwright" and of
+#     its schema; only `starter migrate` connects as it (migrate_app_db);
+#   - cartwright_runtime (no login), the group every runtime grant goes to;
+#   - cartwright/cartwright, in cartwright_runtime: the worker's, the
+#     gateway's and the starter's connection (CARTWRIGHT_PG_DSN); owns nothing;
 #   - cartwright_admin/cartwright_admin, SUPERUSER, for integration tests
 #     that create and drop a database per test over TCP (root cannot use the
 #     postgres user's peer auth from inside go test).
@@ -189,18 +193,58 @@ ensure_pg_roles() {
 	as_postgres psql -q -X -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres <<-'SQL'
 		DO $$
 		BEGIN
+		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_runtime') THEN
+		    CREATE ROLE cartwright_runtime NOLOGIN;
+		  END IF;
+		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_owner') THEN
+		    CREATE ROLE cartwright_owner LOGIN PASSWORD 'cartwright_owner';
+		  END IF;
 		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright') THEN
 		    CREATE ROLE cartwright LOGIN PASSWORD 'cartwright';
 		  END IF;
 		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_admin') THEN
 		    CREATE ROLE cartwright_admin LOGIN SUPERUSER PASSWORD 'cartwright_admin';
 		  END IF;
+		  IF NOT pg_has_role('cartwright', 'cartwright_runtime', 'MEMBER') THEN
+		    GRANT cartwright_runtime TO cartwright;
+		  END IF;
 		END
 		$$;
-		SELECT 'CREATE DATABASE cartwright OWNER cartwright'
+		SELECT 'CREATE DATABASE cartwright OWNER cartwright_owner'
 		WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'cartwright')
 		\gexec
 	SQL
+}
+
+# owner_dsn: the schema owner's connection, given to `starter migrate` only
+# (never written into .data/env, which the worker reads).
+owner_dsn() {
+	echo "postgres://cartwright_owner:cartwright_owner@127.0.0.1:$PG_PORT/cartwright?sslmode=disable"
+}
+
+# adopt_legacy_app_db: a database "cartwright" made before the roles were
+# split is owned, with all its tables, by the runtime login "cartwright";
+# hand it to cartwright_owner (docs/evidence.md#creating-the-roles-and-upgrading-a-database). Only
+# `make dev` calls this: the shared cluster's database may be in use by
+# another checkout's stack, which must not lose its tables under it.
+adopt_legacy_app_db() {
+	as_postgres psql -q -X -v ON_ERROR_STOP=1 -p "$PG_PORT" -d cartwright <<-'SQL'
+		SELECT 'REASSIGN OWNED BY cartwright TO cartwright_owner'
+		WHERE EXISTS (SELECT FROM pg_database WHERE datname = 'cartwright' AND datdba = 'cartwright'::regrole)
+		   OR EXISTS (SELECT FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		              WHERE n.nspname = 'public' AND c.relowner = 'cartwright'::regrole)
+		\gexec
+	SQL
+}
+
+# migrate_app_db: `starter migrate` as the owner, before the worker and the
+# gateway start (they never migrate).
+migrate_app_db() {
+	log "migrating database cartwright (as cartwright_owner)"
+	go_build "$BIN/starter" ./starter
+	# shellcheck disable=SC1090 # generated file
+	(. "$ENV_FILE" && CARTWRIGHT_PG_OWNER_DSN=$(owner_dsn) "$BIN/starter" migrate >/dev/null) ||
+		die "starter migrate failed"
 }
 
 # -------------------------------------------------------------- temporal

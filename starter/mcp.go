@@ -61,11 +61,6 @@ func (a *app) openGateway(ctx context.Context) (*gatewayProcess, error) {
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}
-	mctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if err := db.Migrate(mctx, cfg.PostgresDSN); err != nil {
-		return nil, toolkit.Errorf(toolkit.UpstreamError, "%v", err)
-	}
 	pool, err := db.Open(ctx, cfg.PostgresDSN)
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.UpstreamError, "%v", err)
@@ -393,7 +388,8 @@ func orAll(tools []string) string {
 	return strings.Join(tools, ",")
 }
 
-// withTokens opens the configured database (migrated) for the token table.
+// withTokens opens the configured database (`starter migrate` ran first) for
+// the token table.
 func (a *app) withTokens(fn func(context.Context, *gateway.Tokens) error) error {
 	cfg, err := config.Load()
 	if err != nil {
@@ -401,9 +397,6 @@ func (a *app) withTokens(fn func(context.Context, *gateway.Tokens) error) error 
 	}
 	ctx, cancel := a.ctxFor(0)
 	defer cancel()
-	if err := db.Migrate(ctx, cfg.PostgresDSN); err != nil {
-		return toolkit.Errorf(toolkit.UpstreamError, "%v", err)
-	}
 	pool, err := db.Open(ctx, cfg.PostgresDSN)
 	if err != nil {
 		return toolkit.Errorf(toolkit.UpstreamError, "%v", err)

@@ -19,11 +19,12 @@ func (a *app) migrateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "migrate",
 		Short: "Bring the database up to the newest migration, then exit",
-		Long: `Bring the database (CARTWRIGHT_PG_DSN) up to the newest migration and exit.
-Workers migrate at start unless CARTWRIGHT_MIGRATE=false; a deployment with
-many replicas runs this once instead (the Helm chart's migration Job), so a
-rolling update never races schema changes. Safe to run concurrently: the
-migrations hold a database lock.
+		Long: `Bring the database up to the newest migration and exit, connected as the
+schema owner (CARTWRIGHT_PG_OWNER_DSN). Workers and the MCP gateway never
+migrate: they connect (CARTWRIGHT_PG_DSN) as a runtime role that owns nothing
+and may not change the schema (docs/evidence.md#database-roles). Run this
+before starting them, once per release (the Helm chart's migration Job). Safe
+to run concurrently: the migrations hold a database lock.
 
 Exit: 0 migrated (or already current), 2 could not run.`,
 		Args: cobra.NoArgs,
@@ -32,9 +33,13 @@ Exit: 0 migrated (or already current), 2 could not run.`,
 			if err != nil {
 				return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 			}
+			if cfg.OwnerDSN == "" {
+				return toolkit.Errorf(toolkit.InvalidArgument,
+					"CARTWRIGHT_PG_OWNER_DSN is not set: migrations run as the schema owner, never as the runtime role of CARTWRIGHT_PG_DSN (docs/evidence.md#database-roles)")
+			}
 			ctx, cancel := a.ctxFor(migrateTimeout)
 			defer cancel()
-			if err := db.Migrate(ctx, cfg.PostgresDSN); err != nil {
+			if err := db.Migrate(ctx, cfg.OwnerDSN); err != nil {
 				return toolkit.Errorf(toolkit.UpstreamError, "%v", err)
 			}
 			out := struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net/url"
 	"testing"
 	"time"
 
@@ -14,7 +13,8 @@ import (
 )
 
 // emptyDatabase creates a database with no schema at all (testenv's are
-// migrated already) and returns its DSN; it is dropped at cleanup.
+// migrated already), owned by the owner role, and returns the owner's DSN
+// for it; it is dropped at cleanup.
 func emptyDatabase(t *testing.T) string {
 	t.Helper()
 	testenv.Integration(t)
@@ -28,7 +28,10 @@ func emptyDatabase(t *testing.T) string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	name := "cw_test_empty_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	if err := testenv.EnsureRoles(ctx, admin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" OWNER "+testenv.OwnerRole); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -39,17 +42,19 @@ func emptyDatabase(t *testing.T) string {
 			c.Close(ctx)
 		}
 	})
-	u, _ := url.Parse(testenv.AdminDSN())
-	u.Path = "/" + name
-	return u.String()
+	return testenv.DSNAs(testenv.AdminDSN(), testenv.OwnerRole, name)
 }
 
 // TestMigrate: `starter migrate` brings an empty database to the schema the
-// worker needs (what the Helm chart's Job runs), again is a no-op, and an
-// unreachable database exits 2.
+// worker needs (what the Helm chart's Job runs), as the owner of
+// CARTWRIGHT_PG_OWNER_DSN; again is a no-op; without an owner DSN it refuses
+// (never migrating as the runtime role), and an unreachable database exits 2.
 func TestMigrate(t *testing.T) {
 	dsn := emptyDatabase(t)
-	t.Setenv("CARTWRIGHT_PG_DSN", dsn)
+	t.Setenv("CARTWRIGHT_PG_DSN", testenv.DSNAs(dsn, testenv.RuntimeRole, testenv.DatabaseOf(dsn)))
+	t.Setenv("CARTWRIGHT_PG_OWNER_DSN", "")
+	runCLI(t, "", "migrate").oneLineErr(t, "no owner DSN", exitCannot, "INVALID_ARGUMENT")
+	t.Setenv("CARTWRIGHT_PG_OWNER_DSN", dsn)
 	for i := 0; i < 2; i++ {
 		var out struct {
 			Migrated bool `json:"migrated"`
@@ -71,6 +76,6 @@ func TestMigrate(t *testing.T) {
 			t.Fatalf("table %s after migrate: %v %v", table, ok, err)
 		}
 	}
-	t.Setenv("CARTWRIGHT_PG_DSN", "postgres://nobody:nothing@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	t.Setenv("CARTWRIGHT_PG_OWNER_DSN", "postgres://nobody:nothing@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
 	runCLI(t, "", "migrate").oneLineErr(t, "unreachable database", exitCannot, "UPSTREAM_ERROR")
 }

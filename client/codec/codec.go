@@ -8,6 +8,7 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 
@@ -126,9 +127,12 @@ func isEncrypted(p *commonpb.Payload) bool {
 }
 
 // DataConverter is the SDK's default converter (JSON and friends) with
-// this codec applied to every payload.
-func (c *Codec) DataConverter() converter.DataConverter {
-	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c)
+// this codec applied to every payload; inside a workflow, a payload under a
+// key id the ring lacks stops the workflow task (see missingkey.go).
+func (c *Codec) DataConverter() converter.DataConverter { return c.dataConverter(nil) }
+
+func (c *Codec) dataConverter(logger log.Logger) converter.DataConverter {
+	return &dataConverter{DataConverter: converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c), log: logger}
 }
 
 // FailureConverter encodes failure messages and stack traces as a payload

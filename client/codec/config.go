@@ -20,9 +20,9 @@ func FromConfig(cfg config.Config) (*Codec, error) {
 // Apply sets c on SDK client options: the data converter that encrypts and
 // decrypts every payload, and the failure converter that moves failure
 // messages into an encrypted payload. Workers built on the client inherit
-// both.
+// both, and log a missing payload key through opts.Logger (set it first).
 func Apply(opts *sdkclient.Options, c *Codec) {
-	dc := c.DataConverter()
+	dc := c.dataConverter(opts.Logger)
 	opts.DataConverter = dc
 	opts.FailureConverter = FailureConverter(dc)
 }

@@ -10,7 +10,8 @@ import (
 // Config is the whole configuration. Temporal client settings are not here:
 // they come from the SDK's own TEMPORAL_* environment configuration.
 type Config struct {
-	// PostgresDSN is the application database.
+	// PostgresDSN is the application database, as a runtime role
+	// (docs/evidence.md#database-roles).
 	PostgresDSN string `env:"CARTWRIGHT_PG_DSN" envDefault:"postgres://cartwright:cartwright@127.0.0.1:5432/cartwright?sslmode=disable"`
 	// PostgresMaxConns sizes the worker's connection pool (0: the DSN's
 	// pool_max_conns or pgxpool's default).
@@ -37,10 +38,11 @@ type Config struct {
 	// Traces go where the standard OTEL_* variables say (none by default).
 	MetricsAddr    string `env:"CARTWRIGHT_METRICS_ADDR" envDefault:""`
 	MCPMetricsAddr string `env:"CARTWRIGHT_MCP_METRICS_ADDR" envDefault:""`
-	// Migrate runs the database migrations when a process connects. A
-	// deployment with many replicas turns it off and runs `starter migrate`
-	// once (a Kubernetes Job) before rolling out the workers.
-	Migrate bool `env:"CARTWRIGHT_MIGRATE" envDefault:"true"`
+	// OwnerDSN is the schema owner's connection, read by `starter migrate`
+	// only: the worker and the gateway never migrate, and run as a role that
+	// owns nothing (docs/evidence.md#database-roles). Keep it out of their
+	// environment.
+	OwnerDSN string `env:"CARTWRIGHT_PG_OWNER_DSN"`
 	// GRPCCompression is how requests to Temporal are compressed: "none"
 	// (default) or "gzip" (the SDK's own default). Every payload we send is
 	// encrypted by the payload codec, and ciphertext does not compress, so

@@ -24,8 +24,12 @@ func Migrate(ctx context.Context, dsn string) error {
 		return fmt.Errorf("open database for migrations: %w", err)
 	}
 	defer sqlDB.Close()
+	// Out of order: branches number their migrations in ranges of their
+	// own, so a database may already hold a higher number when a lower one
+	// lands (each migration stands on its own; 00100's grants cover tables
+	// made before or after it).
 	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, mustSub(),
-		goose.WithSessionLocker(mustLocker()))
+		goose.WithSessionLocker(mustLocker()), goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return fmt.Errorf("prepare migrations: %w", err)
 	}

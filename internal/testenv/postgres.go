@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"testing"
@@ -31,25 +32,16 @@ func Integration(t testing.TB) {
 	}
 }
 
-// Database creates an empty, migrated database for t and returns its DSN.
-// It is dropped when the test ends.
+// Database creates an empty database for t, migrated as the owner role, and
+// returns the runtime role's DSN for it (docs/evidence.md#database-roles):
+// tests run with the rights the worker has, no more. It is dropped when the
+// test ends. SuperExec and AdminDSNFor reach it as a superuser.
 func Database(t testing.TB) string {
 	t.Helper()
 	Integration(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, AdminDSN())
-	if err != nil {
-		t.Fatalf("testenv: connect to postgres as admin (%s): %v — run `make test` or start the stack", redact(AdminDSN()), err)
-	}
-	defer admin.Close(ctx)
 	name := "cw_test_" + randomHex(6)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("testenv: create database: %v", err)
-	}
-	u, _ := url.Parse(AdminDSN())
-	u.Path = "/" + name
-	dsn := u.String()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -60,11 +52,25 @@ func Database(t testing.TB) string {
 		defer c.Close(ctx)
 		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	})
-	if err := db.Migrate(ctx, dsn); err != nil {
-		t.Fatalf("testenv: migrate: %v", err)
+	dsn, err := PrepareDatabase(ctx, AdminDSN(), name)
+	if err != nil {
+		t.Fatalf("testenv: %v — run `make test` or start the stack", err)
 	}
 	return dsn
 }
+
+// AdminDSNFor is the superuser's DSN for the database dsn connects to.
+func AdminDSNFor(dsn string) string {
+	u, err := url.Parse(AdminDSN())
+	if err != nil {
+		panic(fmt.Sprintf("testenv: unparseable admin DSN: %v", err))
+	}
+	u.Path = "/" + DatabaseOf(dsn)
+	return u.String()
+}
+
+// OwnerDSNFor is the owner role's DSN for the database dsn connects to.
+func OwnerDSNFor(dsn string) string { return DSNAs(AdminDSN(), OwnerRole, DatabaseOf(dsn)) }
 
 // Postgres returns a pool on a fresh migrated database, closed at cleanup.
 func Postgres(t testing.TB) *pgxpool.Pool {

@@ -15,14 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/internal/config"
-	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
@@ -75,19 +73,14 @@ func newStack(t *testing.T) *stack {
 	s.pg = testenv.StartPrivateCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, s.pg.DSN("postgres"))
-	if err != nil {
+	// Migrated as the owner; the workers connect as the runtime role
+	// (docs/evidence.md#database-roles). s.pool is the superuser's: the
+	// matrix tampers with evidence through it.
+	var err error
+	if s.dsn, err = testenv.PrepareDatabase(ctx, s.pg.DSN("postgres"), "cartwright"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE cartwright"); err != nil {
-		t.Fatal(err)
-	}
-	_ = admin.Close(ctx)
-	s.dsn = s.pg.DSN("cartwright")
-	if err := db.Migrate(ctx, s.dsn); err != nil {
-		t.Fatal(err)
-	}
-	if s.pool, err = pgxpool.New(ctx, s.dsn); err != nil {
+	if s.pool, err = pgxpool.New(ctx, s.pg.DSN("cartwright")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.pool.Close)
@@ -134,7 +127,6 @@ func newStack(t *testing.T) *stack {
 	}
 	t.Cleanup(s.stopWorkers)
 	s.startWorker(0)
-	s.waitTable("draft_orders")
 	s.startWorker(1)
 
 	opts, err := client.OptionsFromEnv()
@@ -294,23 +286,6 @@ func (s *stack) stopWorkers() {
 	defer s.mu.Unlock()
 	for _, w := range s.workers {
 		stop(w)
-	}
-}
-
-// waitTable waits until the worker's migration created table.
-func (s *stack) waitTable(table string) {
-	s.t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		var ok bool
-		_ = s.pool.QueryRow(context.Background(), `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok)
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("worker never migrated the database (log %s)", filepath.Join(s.dir, "worker-0.log"))
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
 

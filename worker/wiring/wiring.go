@@ -75,17 +75,11 @@ type Deps struct {
 	Seals *support.SealRing
 }
 
-// Connect migrates the database (unless CARTWRIGHT_MIGRATE=false: a
-// deployment migrates once, in a Job), opens the pool and dials Temporal,
-// as configured. The returned close func releases both.
+// Connect opens the pool and dials Temporal, as configured. It does not
+// migrate: the runtime role it connects as may not change the schema
+// (docs/evidence.md#database-roles); `starter migrate` runs first, as the
+// owner. The returned close func releases both.
 func Connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (Base, func(), error) {
-	if cfg.Migrate {
-		migrateCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		defer cancel()
-		if err := db.Migrate(migrateCtx, cfg.PostgresDSN); err != nil {
-			return Base{}, nil, err
-		}
-	}
 	pool, err := db.Open(ctx, cfg.PostgresDSN, db.MaxConns(cfg.PostgresMaxConns))
 	if err != nil {
 		return Base{}, nil, err

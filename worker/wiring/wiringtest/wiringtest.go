@@ -31,7 +31,8 @@ import (
 
 // Stack is one test's slice of the real stack.
 type Stack struct {
-	// DSN is the test database (superuser); Pool is open on it.
+	// DSN is the test database, as the runtime role
+	// (docs/evidence.md#database-roles); Pool is open on it.
 	DSN  string
 	Pool *pgxpool.Pool
 	// EvidenceKey is the base64 evidence key (CARTWRIGHT_EVIDENCE_KEY),
@@ -43,6 +44,9 @@ type Stack struct {
 	// Deps is what the wiring built: registry, invoker, tool clients,
 	// webhook receiver.
 	Deps *wiring.Deps
+	// Worker is the stack's worker (stopped at cleanup; a test may stop it
+	// sooner to hand the task queue to another).
+	Worker worker.Worker
 }
 
 // Options tune the stack StartWith builds.
@@ -91,7 +95,7 @@ func StartWith(t testing.TB, opts Options) *Stack {
 	if s.Temporal == nil {
 		s.Temporal = clienttest.Dial(t)
 	}
-	s.TaskQueue, s.Deps = s.AddWorker(t, opts)
+	s.TaskQueue, s.Deps, s.Worker = s.startWorker(t, opts, testenv.TaskQueue(t))
 	s.Store = s.Deps.Evidence
 	return s
 }
@@ -102,7 +106,24 @@ func StartWith(t testing.TB, opts Options) *Stack {
 // own, returned with what it built.
 func (s *Stack) AddWorker(t testing.TB, opts Options) (string, *wiring.Deps) {
 	t.Helper()
-	tq := testenv.TaskQueue(t)
+	tq, deps, _ := s.startWorker(t, opts, testenv.TaskQueue(t))
+	return tq, deps
+}
+
+// WorkerOn starts one more worker on taskQueue, built like AddWorker's;
+// opts.Temporal, when set, is its client (and so its payload codec).
+func (s *Stack) WorkerOn(t testing.TB, opts Options, taskQueue string) worker.Worker {
+	t.Helper()
+	_, _, w := s.startWorker(t, opts, taskQueue)
+	return w
+}
+
+func (s *Stack) startWorker(t testing.TB, opts Options, tq string) (string, *wiring.Deps, worker.Worker) {
+	t.Helper()
+	tc := s.Temporal
+	if opts.Temporal != nil {
+		tc = opts.Temporal
+	}
 	cfg := Config(tq, s.EvidenceKey)
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
@@ -113,18 +134,18 @@ func (s *Stack) AddWorker(t testing.TB, opts Options) (string, *wiring.Deps) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	deps, err := wiring.Build(ctx, wiring.Base{Config: cfg, Logger: logger, Pool: s.Pool, Temporal: s.Temporal, Clock: opts.Clock,
+	deps, err := wiring.Build(ctx, wiring.Base{Config: cfg, Logger: logger, Pool: s.Pool, Temporal: tc, Clock: opts.Clock,
 		Telemetry: opts.Telemetry})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := worker.New(s.Temporal, cfg.TaskQueue, opts.Worker)
+	w := worker.New(tc, cfg.TaskQueue, opts.Worker)
 	deps.Register(w)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	return cfg.TaskQueue, deps
+	return cfg.TaskQueue, deps, w
 }
 
 // Config is the configuration of a test stack: the defaults, on taskQueue,
