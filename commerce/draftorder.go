@@ -59,6 +59,9 @@ func draftSpec() toolkit.Spec {
 		EvidenceRequired:  true,
 		NeedsConfirmation: true,
 		Provider:          "orders-postgres",
+		// Only the draft-order workflow writes drafts, after its user
+		// confirmed (docs/quote-seals.md#internal-tools).
+		Internal: true,
 	}
 }
 

@@ -27,6 +27,9 @@ func totalSpec() toolkit.Spec {
 		Retry:            toolkit.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaxInterval: 2 * time.Second, MaxAttempts: 3},
 		EvidenceRequired: true,
 		Provider:         "builtin",
+		// A step of the draft order: it seals what the workflow priced
+		// (docs/quote-seals.md#internal-tools).
+		Internal: true,
 	}
 }
 
