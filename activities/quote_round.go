@@ -43,6 +43,9 @@ type QuoteRoundInput struct {
 	Incoterm           string                     `json:"incoterm"`
 	ApprovalConfidence float64                    `json:"approval_confidence"`
 	Requests           map[string]toolkit.Request `json:"requests"`
+	// Sealed: the total is asked with the evidence it rests on, as the
+	// workflow of GenerationSealedQuote asks it (docs/quote-seals.md#the-seal).
+	Sealed bool `json:"sealed,omitempty"`
 }
 
 // QuoteRoundResult is every call the round made, in order, with its
@@ -141,8 +144,12 @@ func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (Q
 		return r.result()
 	}
 	shipExp := ship.ExpiresAt
-	r.call(StepTotal, commerce.ToolComputeTotal,
-		commerce.ComputeTotalArgs{Quote: quote, Shipping: option, Duties: duties, ShippingExpiresAt: &shipExp}, nil)
+	args := commerce.ComputeTotalArgs{Quote: quote, Shipping: option, Duties: duties, ShippingExpiresAt: &shipExp}
+	if in.Sealed {
+		args.Evidence = &commerce.EvidenceRefs{PricingSnapshotID: r.snapshotOf(StepPricing),
+			ComplianceSnapshotID: r.snapshotOf(StepCompliance)}
+	}
+	r.call(StepTotal, commerce.ToolComputeTotal, args, nil)
 	return r.result()
 }
 
@@ -174,6 +181,16 @@ func (r *round) call(step, tool string, args any, out any) bool {
 	}
 	r.calls = append(r.calls, RoundCall{Step: step, Tool: tool, InputSHA256: InputSHA256(raw), Envelope: env})
 	return env.OK && (out == nil || env.Decode(out) == nil)
+}
+
+// snapshotOf is the evidence snapshot id of step's answer in this round.
+func (r *round) snapshotOf(step string) string {
+	for _, c := range r.calls {
+		if c.Step == step {
+			return c.Envelope.SnapshotID()
+		}
+	}
+	return ""
 }
 
 func (r *round) result() (QuoteRoundResult, error) {

@@ -62,6 +62,10 @@ type draftOrder struct {
 	total          *commerce.Total
 	confirmation   *PendingConfirmation
 	approval       *ApprovalOutcome
+	// evidence names the snapshots of the quote and the compliance answer
+	// the current prices rest on, for the sealed total
+	// (GenerationSealedQuote; docs/quote-seals.md#the-seal).
+	sealRefs commerce.EvidenceRefs
 	draft          *commerce.DraftOrder
 	requotes       int
 	// creates counts the create calls of the run (see create).

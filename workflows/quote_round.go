@@ -31,7 +31,7 @@ func (d *draftOrder) prefetchRound(ctx workflow.Context) workflow.Context {
 	in := activities.QuoteRoundInput{
 		Items: d.in.Items, ShipTo: d.in.ShipTo, Currency: d.in.Currency, ShippingService: d.in.ShippingService,
 		Incoterm: d.in.Incoterm, ApprovalConfidence: d.in.ApprovalConfidence,
-		Requests: map[string]toolkit.Request{},
+		Requests: map[string]toolkit.Request{}, Sealed: d.in.Generation >= GenerationSealedQuote,
 	}
 	// Every step gets its request; the attempt may take as long as the
 	// five tools' timeouts together.
