@@ -66,8 +66,8 @@ type draftOrder struct {
 	// the current prices rest on, for the sealed total
 	// (GenerationSealedQuote; docs/quote-seals.md#the-seal).
 	sealRefs commerce.EvidenceRefs
-	draft          *commerce.DraftOrder
-	requotes       int
+	draft    *commerce.DraftOrder
+	requotes int
 	// creates counts the create calls of the run (see create).
 	creates  int
 	evidence []EvidenceRef
