@@ -70,11 +70,12 @@ const (
 	recordApprovalTool = "support.record_approval"
 )
 
-// unbackedDraftRowsSQL selects the scan window's draft rows whose total or
-// compliance its own workflow's evidence does not back. A total sealed
-// with its evidence (generation 3 on) must name a pricing snapshot of the
-// same workflow; an older one needs some pricing snapshot of it.
-const unbackedDraftRowsSQL = `
+// draftBackingSQL selects draft rows (the WHERE clause is appended, its
+// parameter $1) with whether their total and their compliance are not
+// backed by their own workflow's evidence. A total sealed with its
+// evidence (generation 3 on) must name a pricing snapshot of the same
+// workflow; an older one needs some pricing snapshot of it.
+const draftBackingSQL = `
 	SELECT d.draft_order_id, d.correlation_id, d.workflow_id,
 	       NOT EXISTS (SELECT 1 FROM evidence_snapshots t
 	           WHERE t.workflow_id = d.workflow_id AND t.tool = $2 AND t.status = 'ok'
@@ -87,14 +88,13 @@ const unbackedDraftRowsSQL = `
 	       NOT EXISTS (SELECT 1 FROM evidence_snapshots c
 	           WHERE c.workflow_id = d.workflow_id
 	             AND ((c.tool = $4 AND c.output->>'verdict' = 'allow') OR (c.tool = $5 AND c.output->>'decision' = 'approve'))) AS compliance_unbacked
-	FROM draft_orders d
-	WHERE d.created_at > now() - make_interval(secs => $1)
-	ORDER BY d.created_at`
+	FROM draft_orders d`
 
 // checkUnbackedDraftRows reports every draft row of the scan window that
 // InvDraftRowUnbacked describes.
 func checkUnbackedDraftRows(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions, rep *ReconcileReport) error {
-	rows, err := pool.Query(ctx, unbackedDraftRowsSQL, opts.ScanWindow.Seconds(), computeTotalTool, pricingTool, complianceTool, recordApprovalTool)
+	rows, err := pool.Query(ctx, draftBackingSQL+` WHERE d.created_at > now() - make_interval(secs => $1) ORDER BY d.created_at`,
+		opts.ScanWindow.Seconds(), computeTotalTool, pricingTool, complianceTool, recordApprovalTool)
 	if err != nil {
 		return dbError("check draft order backing", err)
 	}
@@ -123,4 +123,40 @@ func checkUnbackedDraftRows(ctx context.Context, pool *pgxpool.Pool, opts Reconc
 		return dbError("check draft order backing", err)
 	}
 	return nil
+}
+
+// DraftRowBacking is one draft_orders row of a workflow and whether its
+// own workflow's evidence backs it (InvDraftRowUnbacked).
+type DraftRowBacking struct {
+	DraftOrderID string
+	// TotalBacked: a compute_total snapshot of the workflow with the row's
+	// quote hash and grand total, resting on a pricing snapshot of it.
+	TotalBacked bool
+	// ComplianceBacked: a compliance allow, or a support-staff approval,
+	// in the workflow.
+	ComplianceBacked bool
+}
+
+// DraftRowsOf returns every draft_orders row that names workflowID, with
+// its backing: what the audit checks for the workflow it audits
+// (docs/quote-seals.md#audit-and-reconcile).
+func DraftRowsOf(ctx context.Context, pool *pgxpool.Pool, workflowID string) ([]DraftRowBacking, error) {
+	rows, err := pool.Query(ctx, draftBackingSQL+` WHERE d.workflow_id = $1 ORDER BY d.created_at`,
+		workflowID, computeTotalTool, pricingTool, complianceTool, recordApprovalTool)
+	if err != nil {
+		return nil, dbError("read draft order backing", err)
+	}
+	defer rows.Close()
+	var out []DraftRowBacking
+	for rows.Next() {
+		var b DraftRowBacking
+		var corr, wf string
+		var totalUnbacked, complianceUnbacked bool
+		if err := rows.Scan(&b.DraftOrderID, &corr, &wf, &totalUnbacked, &complianceUnbacked); err != nil {
+			return nil, dbError("read draft order backing", err)
+		}
+		b.TotalBacked, b.ComplianceBacked = !totalUnbacked, !complianceUnbacked
+		out = append(out, b)
+	}
+	return out, rows.Err()
 }

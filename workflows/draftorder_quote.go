@@ -260,15 +260,15 @@ func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 
 	shipExp := d.shipping.ExpiresAt
 	args := commerce.ComputeTotalArgs{Quote: *d.quote, Shipping: *d.option, Duties: *d.duties, ShippingExpiresAt: &shipExp}
-	if d.in.Generation >= GenerationSealedQuote {
-		// The tool seals the total with the evidence it rests on
-		// (docs/quote-seals.md#the-seal); older generations replay as recorded.
-		refs := d.sealRefs
-		if d.approval != nil && d.approval.Approved() && d.approval.Evidence != nil {
-			refs.ApprovalSnapshotID = d.approval.Evidence.SnapshotID
-		}
-		args.Evidence = &refs
+	// The tool seals the total with the evidence it rests on
+	// (docs/quote-seals.md#the-seal). Every generation does: an activity's
+	// input is not part of replay, and a prefetched total is matched on its
+	// input without the refs (activities.PrefetchSHA256).
+	refs := d.sealRefs
+	if d.approval != nil && d.approval.Approved() && d.approval.Evidence != nil {
+		refs.ApprovalSnapshotID = d.approval.Evidence.SnapshotID
 	}
+	args.Evidence = &refs
 	t, env, err := callTool[commerce.Total](ctx, d.specs, toolCall{
 		tool:    commerce.ToolComputeTotal,
 		wrap:    d.outliving(commerce.ToolComputeTotal),

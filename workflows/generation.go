@@ -26,15 +26,9 @@ const (
 	// round's five calls are made ahead in one local activity
 	// (prefetchRound), whose answers the workflow's own calls take.
 	GenerationQuoteRound = 2
-	// GenerationSealedQuote: as GenerationQuoteRound, and the total is
-	// computed with the evidence it rests on (the pricing and compliance
-	// snapshots, the approval's), so checkout.compute_total seals it and
-	// the write can check it (docs/quote-seals.md#the-seal). Older
-	// generations send the total unsealed, as their histories recorded.
-	GenerationSealedQuote = 3
 	// CurrentGeneration is what client.StartDraftOrder stamps on every
 	// start.
-	CurrentGeneration = GenerationSealedQuote
+	CurrentGeneration = GenerationQuoteRound
 )
 
 // startState is the CartwrightState a draft order is started with. On
