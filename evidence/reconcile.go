@@ -112,8 +112,8 @@ type ReconcileReport struct {
 	// DraftRowsUnbacked counts draft_orders rows their own workflow's
 	// evidence does not back (InvDraftRowUnbacked).
 	DraftRowsUnbacked int         `json:"draft_rows_unbacked"`
-	Violations          []Violation `json:"violations,omitempty"`
-	DurationMS          int64       `json:"duration_ms"`
+	Violations        []Violation `json:"violations,omitempty"`
+	DurationMS        int64       `json:"duration_ms"`
 }
 
 // ViolationCount is the number of broken invariants found.
