@@ -137,7 +137,7 @@ func TestDraftOrderApproval(t *testing.T) {
 	in := order(key("client-apr"), perfume)
 	in.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
 	// Perfume flies only after review (by road within the EU it is allowed:
-	// compliance follows the chosen option's mode, issue 10 finding 2).
+	// compliance follows the chosen option's mode).
 	in.ShippingService = commerce.ServiceExpress
 	h, err := c.StartDraftOrder(ctx, in)
 	if err != nil {

@@ -196,7 +196,7 @@ func TestBinaryExitCodes(t *testing.T) {
 	}
 }
 
-// TestLegacyOnboardingFlags: the single-dash form the README documents.
+// TestLegacyOnboardingFlags: the single-dash form the first onboarding CLI took.
 func TestLegacyOnboardingFlags(t *testing.T) {
 	got := legacyFlags([]string{"onboarding", "returned", "-merchant", "m_x", "-refresh", "-merchant=m_y", "-f"})
 	want := []string{"onboarding", "returned", "--merchant", "m_x", "--refresh", "--merchant=m_y", "-f"}

@@ -6,11 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/mock"
-
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
-	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -55,19 +52,10 @@ func newFixture(t *testing.T) *fixture {
 	f.registerWorkflows()
 	env.RegisterActivity(&activities.Commerce{})
 	env.RegisterActivity(&activities.Approval{})
-	env.OnActivity("GetQuote", mock.Anything, mock.Anything).Return(f.getQuote)
-	env.OnActivity("QuoteShipping", mock.Anything, mock.Anything).Return(f.quoteShipping)
-	env.OnActivity("CheckCompliance", mock.Anything, mock.Anything).Return(f.checkCompliance)
-	env.OnActivity("EstimateDutiesAndTaxes", mock.Anything, mock.Anything).Return(f.duties)
-	env.OnActivity("ComputeTotal", mock.Anything, mock.Anything).Return(f.computeTotal)
-	env.OnActivity("CreateDraftOrder", mock.Anything, mock.Anything).Return(f.createDraftOrder)
-	env.OnActivity("RecordApproval", mock.Anything, mock.Anything).Return(f.recordApproval)
-	f.serveTools(map[string]any{
+	f.fakeTools(map[string]any{
 		commerce.ToolGetQuote: f.getQuote, commerce.ToolQuoteShipping: f.quoteShipping, commerce.ToolCheckCompliance: f.checkCompliance,
 		commerce.ToolDutiesAndTaxes: f.duties, commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
-		support.RecordApprovalTool: f.recordApproval,
 	})
-	f.recordUpserts()
 	return f
 }
 

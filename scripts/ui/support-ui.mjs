@@ -1,4 +1,4 @@
-// The support-staff path through the Web UI (README "For support staff"):
+// The support-staff path through the Web UI (docs/support.md#deciding-an-approval-in-the-web-ui):
 // find the draft order awaiting approval, read its current details, send a
 // decision the workflow refuses and see the refusal, send a valid one and
 // see the workflow move on, then find finished orders by outcome.
@@ -122,7 +122,7 @@ async function sendApproval(page, h, wf, parts, shotName) {
 }
 
 // addColumn adds a search attribute as a column of the workflow list and
-// moves it next to Status, as README "For support staff" tells staff to.
+// moves it next to Status, as docs/support.md#deciding-an-approval-in-the-web-ui tells staff to.
 async function addColumn(page, h, name) {
   const id = (what) => `[data-testid="orderable-list-item-${name}-${what}"]`;
   await page.click('[data-testid=workflows-summary-table-configuration-button]')

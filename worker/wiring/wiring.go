@@ -218,18 +218,20 @@ func (d *Deps) buildWebhook(context.Context) error {
 
 // buildCodec makes the codec server: the payload codec of the configured
 // key ring, staff tokens (or the dev stack's shared secret) checked
-// against the database, decodes logged in evidence_access_log.
+// against the database, browser sign-ins kept as sessions in the database
+// (shared by every replica), decodes logged in evidence_access_log.
 func (d *Deps) buildCodec(context.Context) error {
 	pc, err := codec.FromConfig(d.Config)
 	if err != nil {
 		return err
 	}
 	d.Codec = codecserver.New(codecserver.Options{
-		Codec:   pc,
-		Auth:    codecserver.StaffTokens{Pool: d.Pool, DevSecret: d.Config.CodecSecret},
-		Log:     codecserver.PGAccessLog{Pool: d.Pool},
-		Origins: d.Config.CodecCORSOrigins,
-		Logger:  d.Logger.Named("codec"),
+		Codec:    pc,
+		Auth:     codecserver.StaffTokens{Pool: d.Pool, DevSecret: d.Config.CodecSecret},
+		Sessions: codecserver.PGSessions{Pool: d.Pool},
+		Log:      codecserver.PGAccessLog{Pool: d.Pool},
+		Origins:  d.Config.CodecCORSOrigins,
+		Logger:   d.Logger.Named("codec"),
 	})
 	return nil
 }

@@ -78,7 +78,7 @@ func TestDrivenByTheCLI(t *testing.T) {
 	in := input(uniqueKey("e2e-cli"), perfume)
 	in.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
 	// Perfume by air needs review; by road within the EU it is allowed
-	// (compliance follows the chosen option's mode, issue 10 finding 2).
+	// (compliance follows the chosen option's mode).
 	in.ShippingService = commerce.ServiceExpress
 	run := s.start(ctx, in)
 	id := run.GetID()

@@ -133,7 +133,7 @@ func TestOneDraftOrderOneTrace(t *testing.T) {
 		names[prefix(s.Name())]++
 	}
 	// The client starts with Update-with-Start and confirms with an
-	// update (issue 12): both are in the trace, with the workflow's side.
+	// update: both are in the trace, with the workflow's side.
 	for _, want := range []string{"UpdateWithStartWorkflow", "RunWorkflow", "StartActivity", "RunActivity",
 		"UpdateWorkflow", "HandleUpdate",
 		"tool", "tool.preflight", "tool.exec", "tool.validate", "tool.sanitize", "tool.evidence"} {
