@@ -362,9 +362,10 @@ lock_secrets() {
 # write_env: the environment the worker, starter and tests see, as a file
 # you can `source` (`. .data/env`) to talk to the same stack by hand.
 write_env() {
-	local key whsec pkey csecret
+	local key whsec pkey skey csecret
 	key=$(secret_file "$DATA_DIR/evidence.key" sh -c 'head -c 32 /dev/urandom | base64')
 	pkey=$(secret_file "$DATA_DIR/payload.key" sh -c 'head -c 32 /dev/urandom | base64')
+	skey=$(secret_file "$DATA_DIR/seal.key" sh -c 'head -c 32 /dev/urandom | base64')
 	csecret=$(secret_file "$DATA_DIR/codec.secret" sh -c 'head -c 24 /dev/urandom | base64 | tr -d "/+="')
 	# shellcheck disable=SC2016 # expanded by the inner sh, on purpose
 	whsec=$(secret_file "$DATA_DIR/stripe-webhook.secret" sh -c 'printf "whsec_%s\n" "$(head -c 24 /dev/urandom | base64 | tr -d "/+=")"')
@@ -384,7 +385,9 @@ write_env() {
 		export CARTWRIGHT_WEBHOOK_ADDR='$WEBHOOK_ADDR'
 		export CARTWRIGHT_UI_URL='http://localhost:$UI_PORT'
 		export CARTWRIGHT_PAYLOAD_KEYS='dev-1:$pkey'
+		export CARTWRIGHT_SEAL_KEYS='dev-seal-1:$skey'
 		export CARTWRIGHT_CODEC_ADDR='127.0.0.1:$CODEC_PORT'
+		export CARTWRIGHT_CODEC_URL='http://127.0.0.1:$CODEC_PORT/codec'
 		export CARTWRIGHT_CODEC_CORS_ORIGINS='http://localhost:$UI_PORT,http://127.0.0.1:$UI_PORT'
 		export CARTWRIGHT_CODEC_SECRET='$csecret'
 		export CARTWRIGHT_MCP_ADDR='$MCP_ADDR'

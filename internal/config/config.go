@@ -83,6 +83,20 @@ type Config struct {
 	// CodecCORSOrigins are the Web UI origins allowed to call it; a browser
 	// request from any other origin is refused (docs/support.md#codec-server-sign-in).
 	CodecCORSOrigins []string `env:"CARTWRIGHT_CODEC_CORS_ORIGINS" envSeparator:"," envDefault:"http://localhost:8233,http://127.0.0.1:8233"`
+	// SealKeys is the seal key ring, `id:base64key,…` (at least 32 random
+	// bytes each): the codec server seals support-staff decisions with the
+	// current key (SealKeyID, "" = the first) and the worker and the audit
+	// verify them with any key of the ring (docs/approvals.md#sealed-decisions).
+	// Only those processes hold it; clients such as the starter do not.
+	SealKeys  string `env:"CARTWRIGHT_SEAL_KEYS"`
+	SealKeyID string `env:"CARTWRIGHT_SEAL_KEY_ID"`
+	// CodecURL is the codec server's endpoint as staff reach it
+	// (`starter draft-order approve` seals decisions there); "" means
+	// http://CodecAddr/codec.
+	CodecURL string `env:"CARTWRIGHT_CODEC_URL"`
+	// StaffToken is the staff member's own token (`starter staff token`)
+	// with which `starter draft-order approve|reject` obtains the seal.
+	StaffToken string `env:"CARTWRIGHT_STAFF_TOKEN"`
 	// CodecSecret, when set, is a shared bearer secret the codec server
 	// accepts besides staff tokens: for the dev stack only.
 	CodecSecret string `env:"CARTWRIGHT_CODEC_SECRET"`
@@ -149,4 +163,13 @@ func parse(opts env.Options) (Config, error) {
 		return c, fmt.Errorf("CARTWRIGHT_APPROVAL_CONFIDENCE=%v: must be in (0,1]", c.ApprovalConfidence)
 	}
 	return c, nil
+}
+
+// CodecEndpoint is where staff reach the codec server: CodecURL, or the
+// codec server this configuration serves (http://CodecAddr/codec).
+func (c Config) CodecEndpoint() string {
+	if c.CodecURL != "" {
+		return c.CodecURL
+	}
+	return "http://" + c.CodecAddr + "/codec"
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/client/codec"
+	"github.com/cartwright-dev/cartwright/support"
 )
 
 // Paths the server answers. The protocol only looks at the last element,
@@ -62,6 +63,7 @@ type Server struct {
 	origins  []string
 	logger   *zap.Logger
 	inner    http.Handler
+	seals    *support.SealRing
 }
 
 // Options are what New needs.
@@ -77,6 +79,9 @@ type Options struct {
 	Logger  *zap.Logger
 	// Now is the clock of the sign-in throttle (tests); default time.Now.
 	Now func() time.Time
+	// Seals seals the approval decisions staff send
+	// (docs/approvals.md#sealed-decisions); nil refuses to seal.
+	Seals *support.SealRing
 }
 
 // New builds the handler.
@@ -88,7 +93,7 @@ func New(o Options) *Server {
 		o.Sessions = &MemorySessions{}
 	}
 	return &Server{codec: o.Codec, auth: o.Auth, sessions: o.Sessions, throttle: newThrottle(o.Now), log: o.Log,
-		origins: o.Origins, logger: o.Logger, inner: converter.NewPayloadCodecHTTPHandler(o.Codec)}
+		origins: o.Origins, logger: o.Logger, inner: converter.NewPayloadCodecHTTPHandler(o.Codec), seals: o.Seals}
 }
 
 // ServeHTTP implements http.Handler.
@@ -113,6 +118,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	if r.URL.Path == SealPath {
+		s.serveSeal(w, r)
+		return
+	}
 	decode := strings.HasSuffix(r.URL.Path, "/decode")
 	if r.Method != http.MethodPost || (!decode && !strings.HasSuffix(r.URL.Path, "/encode")) {
 		http.NotFound(w, r)
@@ -127,7 +136,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !s.logDecode(w, r, staff) {
 			return
 		}
-	} else if !s.logEncode(w, r, staff) {
+	} else if !s.logEncode(w, r, staff) || !s.sealEncode(w, r, staff) {
 		return
 	}
 	s.inner.ServeHTTP(w, r)
@@ -179,7 +188,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 			s.logger.Error("codec server: credential check failed", zap.Error(err))
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cartwright codec"`)
-		http.Error(w, "a valid staff credential is required: sign in at "+LoginPath, status)
+		http.Error(w, credentialRefusal(r), status)
 		return "", false
 	}
 	return staff, true
