@@ -95,7 +95,7 @@ func (t *tools) checkApproval(ctx context.Context, id, wf string, comp *evidence
 		return err
 	}
 	var rec support.ApprovalRecord
-	if json.Unmarshal(ap.Output, &rec) != nil || rec.Decision != support.DecisionApprove {
+	if json.Unmarshal(ap.Output, &rec) != nil || rec.Decision != support.DecisionApprove || !rec.StaffVerified {
 		return sealRefusal("compliance_not_cleared", "approval snapshot %s is not an approval", id)
 	}
 	if ap.CreatedAt.Before(comp.CreatedAt) {

@@ -87,7 +87,8 @@ const draftBackingSQL = `
 	                   AND (t.output->'evidence' IS NULL OR p.snapshot_id = t.output->'evidence'->>'pricing_snapshot_id'))) AS total_unbacked,
 	       NOT EXISTS (SELECT 1 FROM evidence_snapshots c
 	           WHERE c.workflow_id = d.workflow_id
-	             AND ((c.tool = $4 AND c.output->>'verdict' = 'allow') OR (c.tool = $5 AND c.output->>'decision' = 'approve'))) AS compliance_unbacked
+	             AND ((c.tool = $4 AND c.output->>'verdict' = 'allow') OR (c.tool = $5 AND c.output->>'decision' = 'approve'
+	                  AND c.output->>'staff_verified' = 'true'))) AS compliance_unbacked
 	FROM draft_orders d`
 
 // checkUnbackedDraftRows reports every draft row of the scan window that
