@@ -34,7 +34,7 @@ func newCommerceEnv(t *testing.T) *commerceEnv {
 	pool := testenv.Postgres(t)
 	store, cipher := evidencetest.Store(t, pool, nil)
 	reg := toolkit.NewRegistry(schemas.FS)
-	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: pool, Audit: store, Sealer: cipher}); err != nil {
+	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: pool, Audit: store, Sealer: cipher, Unsealed: true}); err != nil {
 		t.Fatal(err)
 	}
 	return &commerceEnv{pool: pool, store: store, act: &activities.Commerce{Invoker: toolkit.NewInvoker(reg, store, zap.NewNop())}}

@@ -61,10 +61,26 @@ type RoundCall struct {
 	Envelope    toolkit.Response `json:"envelope"`
 }
 
-// InputSHA256 is RoundCall.InputSHA256 of a tool input as JSON.
+// InputSHA256 is the hex SHA-256 of a tool input as JSON.
 func InputSHA256(raw []byte) string {
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
+}
+
+// PrefetchSHA256 is RoundCall.InputSHA256 of args (raw is its JSON): the
+// input's SHA-256, where a total's is taken without the evidence refs it
+// is sealed with. The refs are the snapshot ids of the same round's own
+// answers, so they match whenever the rest does; leaving them out keeps
+// the rounds recorded before totals were sealed matching on replay
+// (docs/quote-seals.md#the-seal).
+func PrefetchSHA256(args any, raw []byte) string {
+	if a, ok := args.(commerce.ComputeTotalArgs); ok && a.Evidence != nil {
+		a.Evidence = nil
+		if b, err := json.Marshal(a); err == nil {
+			return InputSHA256(b)
+		}
+	}
+	return InputSHA256(raw)
 }
 
 // QuoteRound makes a draft order's first quote round in one local
@@ -141,8 +157,12 @@ func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (Q
 		return r.result()
 	}
 	shipExp := ship.ExpiresAt
-	r.call(StepTotal, commerce.ToolComputeTotal,
-		commerce.ComputeTotalArgs{Quote: quote, Shipping: option, Duties: duties, ShippingExpiresAt: &shipExp}, nil)
+	args := commerce.ComputeTotalArgs{Quote: quote, Shipping: option, Duties: duties, ShippingExpiresAt: &shipExp}
+	// Sealed with the evidence it rests on, as the workflow asks it
+	// (docs/quote-seals.md#the-seal).
+	args.Evidence = &commerce.EvidenceRefs{PricingSnapshotID: r.snapshotOf(StepPricing),
+		ComplianceSnapshotID: r.snapshotOf(StepCompliance)}
+	r.call(StepTotal, commerce.ToolComputeTotal, args, nil)
 	return r.result()
 }
 
@@ -172,8 +192,18 @@ func (r *round) call(step, tool string, args any, out any) bool {
 		r.err = err
 		return false
 	}
-	r.calls = append(r.calls, RoundCall{Step: step, Tool: tool, InputSHA256: InputSHA256(raw), Envelope: env})
+	r.calls = append(r.calls, RoundCall{Step: step, Tool: tool, InputSHA256: PrefetchSHA256(args, raw), Envelope: env})
 	return env.OK && (out == nil || env.Decode(out) == nil)
+}
+
+// snapshotOf is the evidence snapshot id of step's answer in this round.
+func (r *round) snapshotOf(step string) string {
+	for _, c := range r.calls {
+		if c.Step == step {
+			return c.Envelope.SnapshotID()
+		}
+	}
+	return ""
 }
 
 func (r *round) result() (QuoteRoundResult, error) {

@@ -58,6 +58,11 @@ func TestDraftOrderAuditsCleanThenNamesEditedSnapshot(t *testing.T) {
 		t.Fatalf("edited snapshot: exit %d (%v)", audit.ExitCode(rep, err), err)
 	}
 	for _, f := range rep.Findings {
+		if f.Kind == audit.KindRowUnbacked {
+			// The draft row rested on the edited total: no snapshot of
+			// the workflow backs it any more (docs/quote-seals.md#audit-and-reconcile).
+			continue
+		}
 		if f.ActivityID != victim.ActivityID || f.SnapshotID != victim.SnapshotID {
 			t.Fatalf("finding %+v does not name activity %s (%s)", f, victim.ActivityID, victim.SnapshotID)
 		}

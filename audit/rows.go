@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/evidence"
 )
 
 // Finding kinds of the business-row cross-check
@@ -23,6 +25,12 @@ const (
 	KindRowMismatch = "row_mismatch"
 	// KindRowMissing: the history says a row was written and it is gone.
 	KindRowMissing = "row_missing"
+	// KindRowForeign: a draft_orders row names the audited workflow, but
+	// none of its create calls wrote it (docs/quote-seals.md#audit-and-reconcile).
+	KindRowForeign = "row_foreign"
+	// KindRowUnbacked: a draft_orders row of the audited workflow whose
+	// total or compliance the workflow's own evidence does not back.
+	KindRowUnbacked = "row_unbacked"
 )
 
 // laterDraftStatus: a draft created open may since have expired, been
@@ -59,7 +67,40 @@ func checkRows(ctx context.Context, d Deps, h *historypb.History, ev *events, re
 	// The run's result states the draft order too; a mismatch already
 	// found against the create call's envelope is not repeated.
 	if res := draftResult(d, h); res != nil && res.DraftOrderID != "" && !seen[res.DraftOrderID] {
-		return checkDraftRow(ctx, d, *res, "the workflow's result", Finding{}, rep)
+		if err := checkDraftRow(ctx, d, *res, "the workflow's result", Finding{}, rep); err != nil {
+			return err
+		}
+		seen[res.DraftOrderID] = true
+	}
+	return checkWorkflowRows(ctx, d, seen, rep)
+}
+
+// checkWorkflowRows reads every draft row that names the audited workflow:
+// one none of its create calls wrote is row_foreign, one whose total or
+// compliance the workflow's own evidence does not back is row_unbacked. A
+// row inserted by hand is one or both.
+func checkWorkflowRows(ctx context.Context, d Deps, written map[string]bool, rep *Report) error {
+	rows, err := evidence.DraftRowsOf(ctx, d.Evidence.Pool(), rep.WorkflowID)
+	if err != nil {
+		return errf("read the draft rows of %s: %v", rep.WorkflowID, err)
+	}
+	for _, r := range rows {
+		f := Finding{Tool: commerce.ToolCreateDraftOrder}
+		if !written[r.DraftOrderID] {
+			f.Kind, f.Detail = KindRowForeign, fmt.Sprintf("draft_orders row %s names this workflow, but none of its create calls wrote it", r.DraftOrderID)
+			rep.find(f)
+		}
+		var why []string
+		if !r.TotalBacked {
+			why = append(why, "no compute_total of this workflow with its quote hash and grand total, on this workflow's pricing")
+		}
+		if !r.ComplianceBacked {
+			why = append(why, "no compliance allow or support-staff approval in this workflow")
+		}
+		if len(why) > 0 {
+			f.Kind, f.Detail = KindRowUnbacked, fmt.Sprintf("draft_orders row %s: %s", r.DraftOrderID, strings.Join(why, "; "))
+			rep.find(f)
+		}
 	}
 	return nil
 }

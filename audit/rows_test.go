@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cartwright-dev/cartwright/audit"
@@ -25,10 +26,47 @@ func TestAuditNamesChangedDraftOrderRow(t *testing.T) {
 	testenv.SuperExec(t, s.pool, `UPDATE draft_orders SET grand_total_minor = 1 WHERE draft_order_id = $1`, res.DraftOrder.DraftOrderID)
 	rep, err = audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
 	logReport(t, rep)
-	if audit.ExitCode(rep, err) != audit.ExitFindings || len(rep.Findings) != 1 {
+	// Unlike its create call, and a total its workflow never priced.
+	if audit.ExitCode(rep, err) != audit.ExitFindings || len(rep.Findings) != 2 {
 		t.Fatalf("changed row: exit %d (%v), findings %v", audit.ExitCode(rep, err), err, rep.Findings)
 	}
 	if f := rep.Findings[0]; f.Kind != audit.KindRowMismatch || f.Tool != "checkout.create_draft_order" {
 		t.Fatalf("finding = %+v", f)
+	}
+	if f := rep.Findings[1]; f.Kind != audit.KindRowUnbacked {
+		t.Fatalf("finding = %+v", f)
+	}
+}
+
+// A draft row a superuser inserts beside a genuine order, naming its
+// workflow, at 5.01 EUR for the order's goods: the evidence chain is
+// intact, and the audit names the row as written by none of the run's
+// create calls and backed by none of its totals
+// (docs/quote-seals.md#audit-and-reconcile).
+func TestAuditFlagsForgedDraftRow(t *testing.T) {
+	s := newRealStack(t)
+	in := orderInput(uniqueKey("audit-forged"), tees, berlin, "EUR")
+	_, res := s.runDraftOrder(t, s.tq, in, driver{})
+	requireState(t, res, workflows.StateDraftCreated)
+	id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+	forged := "do_" + strings.Repeat("F", 26)
+	testenv.SuperExec(t, s.pool, `INSERT INTO draft_orders (draft_order_id, user_id_hash, tool, idempotency_key, status,
+		quote_id, quote_hash, currency, grand_total_minor, total, ship_to_country, ship_to_sealed, ship_to_nonce,
+		ship_to_key_id, correlation_id, workflow_id, run_id, created_at, expires_at)
+		SELECT $2, user_id_hash, tool, idempotency_key || '-forged', status, quote_id, 'sha256:' || repeat('0', 64), currency, 501,
+		total, ship_to_country, ship_to_sealed, ship_to_nonce, ship_to_key_id, correlation_id, workflow_id, run_id, now(), expires_at
+		FROM draft_orders WHERE draft_order_id = $1`, res.DraftOrder.DraftOrderID, forged)
+
+	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
+	logReport(t, rep)
+	kinds := map[string]bool{}
+	for _, f := range rep.Findings {
+		if !strings.Contains(f.Detail, forged) {
+			t.Fatalf("finding about another row: %+v", f)
+		}
+		kinds[f.Kind] = true
+	}
+	if audit.ExitCode(rep, err) != audit.ExitFindings || !kinds[audit.KindRowForeign] || !kinds[audit.KindRowUnbacked] {
+		t.Fatalf("forged row: exit %d (%v), findings %+v", audit.ExitCode(rep, err), err, rep.Findings)
 	}
 }

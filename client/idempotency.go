@@ -10,6 +10,10 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
+// DraftOrderStartTool names the start of a draft order in a CONFLICT's
+// details: the MCP tool that starts it (docs/mcp.md).
+const DraftOrderStartTool = "draft_order.start"
+
 // sameOrder checks that the run a start attached to (h) is the order this
 // start asked for: its input fingerprint, read from the run's memo, must
 // be want. Another one is CONFLICT naming the key (the rules are
@@ -36,7 +40,8 @@ func (c *Client) sameOrderAs(ctx context.Context, h Handle, desc *workflowservic
 	return errf(toolkit.Conflict,
 		"idempotency_key %s was already used for a different draft order (other items, address, currency, service or incoterm); "+
 			"use a new key for a new order", key).
-		WithDetail("idempotency_key", key).WithDetail("workflow_id", h.WorkflowID).
+		WithDetail("tool", DraftOrderStartTool).WithDetail("idempotency_key", key).WithDetail("reason", "arguments differ").
+		WithDetail("first_request_digest", got).WithDetail("workflow_id", h.WorkflowID).
 		WithDetail("fields", []string{"request.idempotency_key"}).
 		WithRecovery("start the new order with a new idempotency_key, or repeat the original order unchanged")
 }

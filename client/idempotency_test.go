@@ -3,11 +3,13 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -134,10 +136,14 @@ func TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every answer is an envelope: the refusal is the result.
+	// Every answer is an envelope. A refused input holds no
+	// result, so the run gives its key back (docs/envelope.md#idempotency):
+	// it fails, with the envelope in the failure's details.
 	var res workflows.ToolCallResult
-	if err := run.Get(ctx, &res); err != nil {
-		t.Fatalf("duplicate key failed the workflow: %v", err)
+	err = run.Get(ctx, &res)
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != workflows.ReleasedKeyType || app.Details(&res) != nil {
+		t.Fatalf("duplicate key: %v, want the key released with the envelope", err)
 	}
 	if e := res.Envelope.Error; res.Envelope.OK || e == nil || e.Code != toolkit.InvalidArgument || !strings.Contains(e.Message, "not valid JSON") {
 		t.Fatalf("duplicate key: envelope %+v (error %+v), want INVALID_ARGUMENT", res.Envelope, e)

@@ -21,7 +21,16 @@ import (
 // did not get an answer (invalid call, unreachable server, deadline, a run
 // recorded before refusals were envelopes); the envelope then carries the
 // same error, so a caller printing it prints an envelope either way.
+//
+// The key means one request (docs/envelope.md#idempotency): a call refused
+// before it could run (an internal tool, an input its schema refuses)
+// starts nothing; the same key with other arguments is CONFLICT naming the
+// first request's digest; a call that ended in a retryable failure or a
+// refused input gives its key back, so the next call with it runs again.
 func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline time.Time) (toolkit.Response, Handle, error) {
+	if err := checkCallable(call); err != nil {
+		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
+	}
 	opts, err := workflows.ToolCallStartOptions(c.taskQueue, call)
 	if err != nil {
 		err = errf(toolkit.InvalidArgument, "%v", err)
@@ -31,8 +40,16 @@ func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline t
 	if err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), h, err
 	}
-	var res workflows.ToolCallResult
-	if err := c.wait(ctx, h.WorkflowID, deadline, &res); err != nil {
+	if h.Attached {
+		if err := c.sameCall(ctx, h, call, opts.Memo[workflows.MemoInputFingerprint].(string)); err != nil {
+			return toolkit.ErrorResponse(call.Tool, "", err), h, err
+		}
+	}
+	if deadline.IsZero() {
+		deadline = time.Now().Add(24 * time.Hour)
+	}
+	res, err := c.waitToolCall(ctx, h.WorkflowID, deadline)
+	if err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), h, err
 	}
 	return res.Envelope, h, nil

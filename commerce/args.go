@@ -70,6 +70,9 @@ type ComputeTotalArgs struct {
 	// ShippingExpiresAt is the shipping quote's expiry; the total expires
 	// at the earlier of it and the price quote's.
 	ShippingExpiresAt *time.Time `json:"shipping_expires_at,omitempty"`
+	// Evidence names the snapshots the total rests on; with it the total
+	// comes back sealed (docs/quote-seals.md#the-seal).
+	Evidence *EvidenceRefs `json:"evidence,omitempty"`
 }
 
 // CreateDraftOrderArgs is the input of checkout.create_draft_order. The

@@ -25,6 +25,14 @@ type ToolDeps struct {
 	Sealer AddressSealer
 	// Clock is time.Now unless a test sets it.
 	Clock func() time.Time
+	// QuoteSeals seal totals and verify them at the write, and Snapshots
+	// reads the evidence a seal names (*evidence.Store):
+	// docs/quote-seals.md. Both are required unless Unsealed says, for a
+	// test's in-memory stack that exercises the arithmetic alone, that
+	// totals are neither sealed nor checked.
+	QuoteSeals *SealRing
+	Snapshots  SnapshotReader
+	Unsealed   bool
 
 	Catalog  Catalog
 	FX       FXTable
@@ -42,6 +50,8 @@ type tools struct {
 	drafts   DraftStore
 	audit    AuditLog
 	sealer   AddressSealer
+	seals    *SealRing
+	snaps    SnapshotReader
 	now      func() time.Time
 }
 
@@ -52,11 +62,15 @@ func newTools(d ToolDeps) (*tools, error) {
 	if d.Sealer == nil {
 		return nil, errors.New("commerce: an address sealer is required: addresses are never stored in clear")
 	}
+	if !d.Unsealed && (d.QuoteSeals == nil || d.Snapshots == nil) {
+		return nil, errors.New("commerce: quote seals and an evidence reader are required: a draft order rests on sealed evidence (docs/quote-seals.md)")
+	}
 	needPool := d.Catalog == nil || d.Drafts == nil
 	if needPool && d.Pool == nil {
 		return nil, errors.New("commerce: a pool is required for the built-in catalog and draft store")
 	}
-	t := &tools{catalog: d.Catalog, fx: d.FX, shipping: d.Shipping, tax: d.Tax, drafts: d.Drafts, audit: d.Audit, sealer: d.Sealer, now: d.Clock}
+	t := &tools{catalog: d.Catalog, fx: d.FX, shipping: d.Shipping, tax: d.Tax, drafts: d.Drafts, audit: d.Audit, sealer: d.Sealer, now: d.Clock,
+		seals: d.QuoteSeals, snaps: d.Snapshots}
 	if t.catalog == nil {
 		t.catalog = PGCatalog{Pool: d.Pool}
 	}

@@ -59,6 +59,9 @@ func draftSpec() toolkit.Spec {
 		EvidenceRequired:  true,
 		NeedsConfirmation: true,
 		Provider:          "orders-postgres",
+		// Only the draft-order workflow writes drafts, after its user
+		// confirmed (docs/quote-seals.md#internal-tools).
+		Internal: true,
 	}
 }
 
@@ -87,6 +90,9 @@ func (t *tools) createDraft(ctx context.Context, call *toolkit.Call, warnings *[
 			WithDetail("quote_hash", in.Total.QuoteHash).
 			WithRecovery("show this total and its quote_hash to the user and wait for their confirmation")
 	}
+	if err := t.checkSeal(ctx, in.Total); err != nil {
+		return nil, err
+	}
 	shipTo, warns, err := t.checkAddress("ship_to", in.ShipTo)
 	if err != nil {
 		return nil, err
@@ -104,6 +110,9 @@ func (t *tools) createDraft(ctx context.Context, call *toolkit.Call, warnings *[
 	if req.DryRun {
 		// Validate only: no row, no audit (docs/envelope.md#dry-run).
 		if err := t.checkNotExpired(in.Total, now); err != nil {
+			return nil, err
+		}
+		if err := t.checkEvidence(ctx, in.Total, now); err != nil {
 			return nil, err
 		}
 		return t.draftOutput(DraftOrder{Status: DraftStatusValidated, ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
@@ -125,8 +134,13 @@ func (t *tools) createDraft(ctx context.Context, call *toolkit.Call, warnings *[
 			map[string]any{"error_type": string(toolkit.NeedsUserConfirmation)})
 		return nil, err
 	}
-	// Not expired: no lookup first. The create's conflict path answers a
-	// repeat from the stored draft in the same round trip.
+	// Not expired: the evidence the seal names must back the total
+	// (docs/quote-seals.md#what-the-write-checks). No lookup first: the
+	// create's conflict path answers a repeat from the stored draft in the
+	// same round trip.
+	if err := t.checkEvidence(ctx, in.Total, now); err != nil {
+		return nil, err
+	}
 	return t.insertDraft(ctx, req, scope, in, now)
 }
 

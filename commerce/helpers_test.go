@@ -39,7 +39,7 @@ func newEnvOn(t *testing.T, pool *pgxpool.Pool, mutate ...func(*ToolDeps)) *env 
 	e.store, e.cipher = evidencetest.Store(t, e.pool, nil)
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	e.now.Store(&start)
-	deps := ToolDeps{Pool: e.pool, Audit: e.store, Sealer: e.cipher, Clock: func() time.Time { return *e.now.Load() }}
+	deps := ToolDeps{Pool: e.pool, Audit: e.store, Sealer: e.cipher, Unsealed: true, Clock: func() time.Time { return *e.now.Load() }}
 	for _, m := range mutate {
 		m(&deps)
 	}

@@ -425,7 +425,7 @@ func TestMatrixThroughInvoker(t *testing.T) {
 	store, cipher := evidencetest.Store(t, pool, nil)
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	reg := toolkit.NewRegistry(schemas.FS)
-	if err := RegisterTools(reg, ToolDeps{Pool: pool, Audit: store, Sealer: cipher, Clock: func() time.Time { return at }}); err != nil {
+	if err := RegisterTools(reg, ToolDeps{Pool: pool, Audit: store, Sealer: cipher, Unsealed: true, Clock: func() time.Time { return at }}); err != nil {
 		t.Fatal(err)
 	}
 	inv := toolkit.NewInvoker(reg, store, nil)

@@ -260,7 +260,7 @@ func newMemEnv(t testing.TB) (*toolkit.Invoker, memCatalog, *memEvidence) {
 	}
 	cat := seedCatalog(t)
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	deps := ToolDeps{Audit: noWrites{}, Sealer: cipher, Catalog: cat, Drafts: noWrites{}, Clock: func() time.Time { return at }}
+	deps := ToolDeps{Audit: noWrites{}, Sealer: cipher, Unsealed: true, Catalog: cat, Drafts: noWrites{}, Clock: func() time.Time { return at }}
 	reg := toolkit.NewRegistry(schemas.FS)
 	if err := RegisterTools(reg, deps); err != nil {
 		t.Fatal(err)

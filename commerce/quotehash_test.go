@@ -48,7 +48,8 @@ func TestQuoteHashCoversEveryPricedField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notPriced := map[string]bool{"QuoteID": true, "ExpiresAt": true, "QuoteHash": true, "ShipFrom": true}
+	// Evidence is the seal over the hash (docs/quote-seals.md#the-seal).
+	notPriced := map[string]bool{"QuoteID": true, "ExpiresAt": true, "QuoteHash": true, "ShipFrom": true, "Evidence": true}
 	typ := reflect.TypeOf(Total{})
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)

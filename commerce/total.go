@@ -27,10 +27,13 @@ func totalSpec() toolkit.Spec {
 		Retry:            toolkit.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaxInterval: 2 * time.Second, MaxAttempts: 3},
 		EvidenceRequired: true,
 		Provider:         "builtin",
+		// A step of the draft order: it seals what the workflow priced
+		// (docs/quote-seals.md#internal-tools).
+		Internal: true,
 	}
 }
 
-func (t *tools) computeTotal(_ context.Context, call *toolkit.Call) (*toolkit.Output, error) {
+func (t *tools) computeTotal(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
 	var in ComputeTotalArgs
 	if err := call.Bind(&in); err != nil {
 		return nil, err
@@ -38,6 +41,15 @@ func (t *tools) computeTotal(_ context.Context, call *toolkit.Call) (*toolkit.Ou
 	total, err := ComputeTotal(in)
 	if err != nil {
 		return nil, err
+	}
+	if in.Evidence != nil && t.seals != nil {
+		// Sealed here, in the activity, for the workflow that asked: the
+		// workflow only carries the seal (docs/quote-seals.md#the-seal).
+		e := TotalEvidence{EvidenceRefs: *in.Evidence, IssuedAt: t.now().Truncate(time.Second)}
+		if e.Seal, err = t.seals.Seal(toolkit.CallFrom(ctx).WorkflowID, total, e); err != nil {
+			return nil, toolkit.Errorf(toolkit.UpstreamError, "seal the total: %v", err)
+		}
+		total.Evidence = &e
 	}
 	return &toolkit.Output{Data: total, RulesetVersion: money.RulesetVersion()}, nil
 }

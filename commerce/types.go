@@ -252,6 +252,29 @@ type Total struct {
 	// content (every field not tagged hash:"-"), the value the user confirms
 	// and checkout.create_draft_order requires.
 	QuoteHash string `json:"quote_hash" hash:"-"`
+	// Evidence is what the total rests on, sealed by the server
+	// (docs/quote-seals.md#the-seal); outside the quote_hash: the user
+	// confirms prices, not seals. Set only when the draft-order workflow
+	// handed compute_total its evidence.
+	Evidence *TotalEvidence `json:"evidence,omitempty" hash:"-"`
+}
+
+// TotalEvidence names the evidence snapshots a total rests on and seals
+// them together with it (docs/quote-seals.md#the-seal).
+type TotalEvidence struct {
+	EvidenceRefs
+	IssuedAt time.Time `json:"issued_at"`
+	// Seal is qs1.<key id>.<base64url HMAC-SHA256>.
+	Seal string `json:"seal"`
+}
+
+// EvidenceRefs are the snapshot ids of the calls a total rests on, in the
+// same workflow: the pricing call, the compliance call, and the support
+// staff's approval when compliance needed one ("" otherwise).
+type EvidenceRefs struct {
+	PricingSnapshotID    string `json:"pricing_snapshot_id"`
+	ComplianceSnapshotID string `json:"compliance_snapshot_id"`
+	ApprovalSnapshotID   string `json:"approval_snapshot_id"`
 }
 
 // Draft order statuses: a dry run answers "validated" and writes nothing.

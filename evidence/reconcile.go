@@ -87,6 +87,8 @@ type Violation struct {
 	Tool          string `json:"tool,omitempty"`
 	WorkflowID    string `json:"workflow_id,omitempty"`
 	DraftOrderID  string `json:"draft_order_id,omitempty"`
+	// Detail says what is missing, where an invariant has several causes.
+	Detail string `json:"detail,omitempty"`
 }
 
 // ReconcileReport counts what one pass did and found.
@@ -106,14 +108,18 @@ type ReconcileReport struct {
 	ResultSnapshotsMissing  int `json:"result_snapshots_missing"`
 	// DraftRowsMismatched counts draft_orders rows no create snapshot
 	// vouches for (reconcile_rows.go).
-	DraftRowsMismatched int         `json:"draft_rows_mismatched"`
-	Violations          []Violation `json:"violations,omitempty"`
-	DurationMS          int64       `json:"duration_ms"`
+	DraftRowsMismatched int `json:"draft_rows_mismatched"`
+	// DraftRowsUnbacked counts draft_orders rows their own workflow's
+	// evidence does not back (InvDraftRowUnbacked).
+	DraftRowsUnbacked int         `json:"draft_rows_unbacked"`
+	Violations        []Violation `json:"violations,omitempty"`
+	DurationMS        int64       `json:"duration_ms"`
 }
 
 // ViolationCount is the number of broken invariants found.
 func (r ReconcileReport) ViolationCount() int {
-	return r.SuccessWithoutSnapshot + r.SnapshotWithFailedAudit + r.SnapshotWithoutAudit + r.ResultSnapshotsMissing + r.DraftRowsMismatched
+	return r.SuccessWithoutSnapshot + r.SnapshotWithFailedAudit + r.SnapshotWithoutAudit + r.ResultSnapshotsMissing + r.DraftRowsMismatched +
+		r.DraftRowsUnbacked
 }
 
 // Merge adds the invariant counts and listed violations of o (a later
@@ -145,6 +151,7 @@ func (r ReconcileReport) LogFields() []zap.Field {
 		zap.Int("result_snapshots_checked", r.ResultSnapshotsChecked),
 		zap.Int("result_snapshots_missing", r.ResultSnapshotsMissing),
 		zap.Int("draft_rows_mismatched", r.DraftRowsMismatched),
+		zap.Int("draft_rows_unbacked", r.DraftRowsUnbacked),
 		zap.Int("violations", r.ViolationCount()),
 		zap.Int64("duration_ms", r.DurationMS),
 	}
@@ -172,6 +179,9 @@ func Reconcile(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions) (
 		return rep, err
 	}
 	if err := checkDraftRows(ctx, pool, opts, &rep); err != nil {
+		return rep, err
+	}
+	if err := checkUnbackedDraftRows(ctx, pool, opts, &rep); err != nil {
 		return rep, err
 	}
 	rep.DurationMS = time.Since(start).Milliseconds()

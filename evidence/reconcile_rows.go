@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -50,4 +51,113 @@ func checkDraftRows(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptio
 		return dbError("check draft order rows", err)
 	}
 	return nil
+}
+
+// InvDraftRowUnbacked: a draft_orders row its own workflow's evidence does
+// not back (docs/quote-seals.md#audit-and-reconcile): no compute_total
+// snapshot of that workflow with the row's quote hash and grand total
+// resting on a pricing snapshot of the same workflow, or no compliance
+// answer allow (nor a support-staff approval) in it. A row made around the
+// workflow, or inserted by hand, has neither.
+const InvDraftRowUnbacked = "draft_row_unbacked"
+
+// Tool names the backing check reads (commerce and support sit above
+// evidence and cannot be imported).
+const (
+	computeTotalTool   = "checkout.compute_total"
+	pricingTool        = "pricing.get_realtime_quote"
+	complianceTool     = "compliance.check_item"
+	recordApprovalTool = "support.record_approval"
+)
+
+// draftBackingSQL selects draft rows (the WHERE clause is appended, its
+// parameter $1) with whether their total and their compliance are not
+// backed by their own workflow's evidence. A total sealed with its
+// evidence (generation 3 on) must name a pricing snapshot of the same
+// workflow; an older one needs some pricing snapshot of it.
+const draftBackingSQL = `
+	SELECT d.draft_order_id, d.correlation_id, d.workflow_id,
+	       NOT EXISTS (SELECT 1 FROM evidence_snapshots t
+	           WHERE t.workflow_id = d.workflow_id AND t.tool = $2 AND t.status = 'ok'
+	             AND t.output->>'quote_hash' = d.quote_hash
+	             AND t.output->'grand_total'->>'currency' = d.currency
+	             AND (t.output->'grand_total'->>'amount')::bigint = d.grand_total_minor
+	             AND EXISTS (SELECT 1 FROM evidence_snapshots p
+	                 WHERE p.workflow_id = d.workflow_id AND p.tool = $3 AND p.status = 'ok'
+	                   AND (t.output->'evidence' IS NULL OR p.snapshot_id = t.output->'evidence'->>'pricing_snapshot_id'))) AS total_unbacked,
+	       NOT EXISTS (SELECT 1 FROM evidence_snapshots c
+	           WHERE c.workflow_id = d.workflow_id
+	             AND ((c.tool = $4 AND c.output->>'verdict' = 'allow') OR (c.tool = $5 AND c.output->>'decision' = 'approve'
+	                  AND c.output->>'staff_verified' = 'true'))) AS compliance_unbacked
+	FROM draft_orders d`
+
+// checkUnbackedDraftRows reports every draft row of the scan window that
+// InvDraftRowUnbacked describes.
+func checkUnbackedDraftRows(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions, rep *ReconcileReport) error {
+	rows, err := pool.Query(ctx, draftBackingSQL+` WHERE d.created_at > now() - make_interval(secs => $1) ORDER BY d.created_at`,
+		opts.ScanWindow.Seconds(), computeTotalTool, pricingTool, complianceTool, recordApprovalTool)
+	if err != nil {
+		return dbError("check draft order backing", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, corr, wf string
+		var total, compliance bool
+		if err := rows.Scan(&id, &corr, &wf, &total, &compliance); err != nil {
+			return dbError("check draft order backing", err)
+		}
+		if !total && !compliance {
+			continue
+		}
+		var why []string
+		if total {
+			why = append(why, "no priced total of its workflow")
+		}
+		if compliance {
+			why = append(why, "no compliance allow or approval of its workflow")
+		}
+		rep.DraftRowsUnbacked++
+		rep.addViolation(Violation{Invariant: InvDraftRowUnbacked, Tool: createDraftTool, CorrelationID: corr,
+			WorkflowID: wf, DraftOrderID: id, Detail: strings.Join(why, "; ")})
+	}
+	if err := rows.Err(); err != nil {
+		return dbError("check draft order backing", err)
+	}
+	return nil
+}
+
+// DraftRowBacking is one draft_orders row of a workflow and whether its
+// own workflow's evidence backs it (InvDraftRowUnbacked).
+type DraftRowBacking struct {
+	DraftOrderID string
+	// TotalBacked: a compute_total snapshot of the workflow with the row's
+	// quote hash and grand total, resting on a pricing snapshot of it.
+	TotalBacked bool
+	// ComplianceBacked: a compliance allow, or a support-staff approval,
+	// in the workflow.
+	ComplianceBacked bool
+}
+
+// DraftRowsOf returns every draft_orders row that names workflowID, with
+// its backing: what the audit checks for the workflow it audits
+// (docs/quote-seals.md#audit-and-reconcile).
+func DraftRowsOf(ctx context.Context, pool *pgxpool.Pool, workflowID string) ([]DraftRowBacking, error) {
+	rows, err := pool.Query(ctx, draftBackingSQL+` WHERE d.workflow_id = $1 ORDER BY d.created_at`,
+		workflowID, computeTotalTool, pricingTool, complianceTool, recordApprovalTool)
+	if err != nil {
+		return nil, dbError("read draft order backing", err)
+	}
+	defer rows.Close()
+	var out []DraftRowBacking
+	for rows.Next() {
+		var b DraftRowBacking
+		var corr, wf string
+		var totalUnbacked, complianceUnbacked bool
+		if err := rows.Scan(&b.DraftOrderID, &corr, &wf, &totalUnbacked, &complianceUnbacked); err != nil {
+			return nil, dbError("read draft order backing", err)
+		}
+		b.TotalBacked, b.ComplianceBacked = !totalUnbacked, !complianceUnbacked
+		out = append(out, b)
+	}
+	return out, rows.Err()
 }

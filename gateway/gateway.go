@@ -121,6 +121,10 @@ func New(opts Options) (*Gateway, error) {
 	specs := append([]toolkit.Spec(nil), opts.Specs...)
 	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 	for _, spec := range specs {
+		if spec.Internal {
+			// Never listed, so never callable: docs/quote-seals.md#internal-tools.
+			continue
+		}
 		t, err := mcpTool(spec, opts.Schemas)
 		if err != nil {
 			return nil, fmt.Errorf("gateway: %w", err)

@@ -37,6 +37,13 @@ func TestMCPListToolsIsTheRegistry(t *testing.T) {
 	specs := s.Deps.Registry.Specs()
 	want := []string{gateway.ToolDraftCancel, gateway.ToolDraftConfirm, gateway.ToolDraftStart, gateway.ToolDraftStatus}
 	for _, spec := range specs {
+		if spec.Internal {
+			// Never listed (docs/quote-seals.md#internal-tools).
+			if got[spec.Name] != nil {
+				t.Fatalf("internal tool %s is listed", spec.Name)
+			}
+			continue
+		}
 		want = append(want, spec.Name)
 		tl := got[spec.Name]
 		if tl == nil {
@@ -83,9 +90,9 @@ func toStrings(v any) []string {
 	return out
 }
 
-// TestMCPCallsEveryTool: an agent calls every registered tool over MCP,
-// chaining answers the way it would (quote → shipping → duties → total →
-// draft). Each answer is the tool's envelope from a ToolCall run, and each
+// TestMCPCallsEveryTool: an agent calls every registered tool over MCP
+// but the internal ones (TestAttackInternalToolsOverMCP), chaining answers
+// the way it would (quote → shipping → duties). Each answer is the tool's envelope from a ToolCall run, and each
 // successful one names an evidence snapshot holding the gateway's
 // correlation id (MCP-INV-06).
 func TestMCPCallsEveryTool(t *testing.T) {
@@ -125,12 +132,6 @@ func TestMCPCallsEveryTool(t *testing.T) {
 	env = ok("tax.estimate_duties_and_taxes", map[string]any{"lines": quote.Lines, "shipping": ship.Options[0],
 		"destination": dest, "currency": "EUR", "incoterm": "DDP"})
 	mustDecode(t, env, &duties)
-	var total commerce.Total
-	env = ok("checkout.compute_total", map[string]any{"quote": quote, "shipping": ship.Options[0], "duties": duties,
-		"shipping_expires_at": ship.ExpiresAt})
-	mustDecode(t, env, &total)
-	ok("checkout.create_draft_order", map[string]any{"total": total, "confirmed_quote_hash": total.QuoteHash,
-		"ship_to": dest, "idempotency_key": newKey("mcp-draft")})
 	ok("merchant.get_row", map[string]any{"merchant_id": "m_acme_goods"})
 	ok("stripe.get_account_status", map[string]any{"stripe_account_id": "acct_1CwAcmeGoods0001"})
 	ok("stripe.create_relink_url", map[string]any{"stripe_account_id": "acct_1CwAcmeGoods0001", "idempotency_key": newKey("mcp-relink")})
@@ -146,7 +147,7 @@ func TestMCPCallsEveryTool(t *testing.T) {
 		t.Fatalf("an agent's approval: isError %v envelope %+v", res.IsError, env.Error)
 	}
 	for _, spec := range s.Deps.Registry.Specs() {
-		if !called[spec.Name] {
+		if !called[spec.Name] && !spec.Internal {
 			t.Fatalf("%s was not called", spec.Name)
 		}
 	}

@@ -56,6 +56,18 @@ type Spec struct {
 	AllowedActors []ActorType `json:"allowed_actors,omitempty"`
 	// Provider names the upstream that answers, for meta.provider.
 	Provider string `json:"provider"`
+	// Internal marks a step of a workflow (docs/quote-seals.md#internal-tools):
+	// never listed to agents, never callable through ToolCall or MCP, only
+	// by the workflow that owns it.
+	Internal bool `json:"internal,omitempty"`
+}
+
+// InternalToolError is the refusal of an internal tool called from
+// outside its workflow (docs/quote-seals.md#internal-tools).
+func InternalToolError(name string) *Error {
+	return Errorf(Forbidden, "%s is an internal step of the draft-order workflow and cannot be called directly", name).
+		WithDetail("reason", "internal_tool").WithDetail("tool", name).
+		WithRecovery("start a draft order (draft_order.start) and let its workflow price, total and create it")
 }
 
 // Output is what a tool handler returns on success.

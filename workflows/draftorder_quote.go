@@ -120,6 +120,7 @@ func (d *draftOrder) startCompliance(ctx workflow.Context) toolFuture[commerce.C
 func (d *draftOrder) keepQuote(step string, q commerce.Quote, env toolkit.Response, err error) {
 	if err == nil {
 		d.quote = &q
+		d.sealRefs.PricingSnapshotID = env.SnapshotID()
 	}
 	d.recordAnswer(d.step(step), env, err)
 }
@@ -139,6 +140,7 @@ func (d *draftOrder) keepCompliance(v commerce.ComplianceVerdict, env toolkit.Re
 	if err != nil {
 		return
 	}
+	d.sealRefs.ComplianceSnapshotID = env.SnapshotID()
 	d.compliance = &ComplianceSummary{
 		Verdict: v.Verdict, Confidence: v.Confidence, Ruleset: v.RulesetVersion, Reasons: []string{},
 		NeedsApproval: v.NeedsApproval(d.in.ApprovalConfidence),
@@ -258,11 +260,21 @@ func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 	d.duties = &dt
 
 	shipExp := d.shipping.ExpiresAt
+	args := commerce.ComputeTotalArgs{Quote: *d.quote, Shipping: *d.option, Duties: *d.duties, ShippingExpiresAt: &shipExp}
+	// The tool seals the total with the evidence it rests on
+	// (docs/quote-seals.md#the-seal). Every generation does: an activity's
+	// input is not part of replay, and a prefetched total is matched on its
+	// input without the refs (activities.PrefetchSHA256).
+	refs := d.sealRefs
+	if d.approval != nil && d.approval.Approved() && d.approval.Evidence != nil {
+		refs.ApprovalSnapshotID = d.approval.Evidence.SnapshotID
+	}
+	args.Evidence = &refs
 	t, env, err := callTool[commerce.Total](ctx, d.specs, toolCall{
 		tool:    commerce.ToolComputeTotal,
 		wrap:    d.outliving(commerce.ToolComputeTotal),
 		req:     d.request(ctx, d.step("total")),
-		args:    commerce.ComputeTotalArgs{Quote: *d.quote, Shipping: *d.option, Duties: *d.duties, ShippingExpiresAt: &shipExp},
+		args:    args,
 		summary: fmt.Sprintf("%s: %d line(s), %s shipping", commerce.ToolComputeTotal, len(d.quote.Lines), d.option.ServiceLevel),
 	}).Get(ctx)
 	d.recordAnswer(d.step("total"), env, err)

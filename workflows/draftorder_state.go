@@ -62,8 +62,12 @@ type draftOrder struct {
 	total          *commerce.Total
 	confirmation   *PendingConfirmation
 	approval       *ApprovalOutcome
-	draft          *commerce.DraftOrder
-	requotes       int
+	// evidence names the snapshots of the quote and the compliance answer
+	// the current prices rest on, for the sealed total
+	// (GenerationSealedQuote; docs/quote-seals.md#the-seal).
+	sealRefs commerce.EvidenceRefs
+	draft    *commerce.DraftOrder
+	requotes int
 	// creates counts the create calls of the run (see create).
 	creates  int
 	evidence []EvidenceRef

@@ -1,11 +1,13 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
@@ -71,6 +73,15 @@ func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult,
 	if workflow.GetVersion(ctx, changeToolCallEnvelope, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return b.toolCallFailing(ctx, in)
 	}
+	res, err := b.toolCallAnswer(ctx, in)
+	if err != nil {
+		return res, err
+	}
+	return keyOrRelease(ctx, res)
+}
+
+// toolCallAnswer is the call's envelope, whatever the answer.
+func (b bound) toolCallAnswer(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 	if in.refused != nil && workflow.GetVersion(ctx, versionStrictToolCall, workflow.DefaultVersion, 1) == 1 {
 		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}, nil
 	}
@@ -93,6 +104,33 @@ func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult,
 		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, spec.Version, err)}, nil
 	}
 	return ToolCallResult(out), nil
+}
+
+// changeReleaseKey makes a ToolCall whose answer holds no result worth
+// keeping end failed, so its idempotency key is free again
+// (docs/envelope.md#idempotency): a retryable failure (an outage, a
+// timeout: can_retry) and a refused input (INVALID_ARGUMENT: nothing
+// ran). The reuse policy keeps only completed runs.
+const changeReleaseKey = "tool-call-release-key"
+
+// ReleasedKeyType is the error type of a ToolCall that ended without
+// holding its key; its details carry the ToolCallResult.
+const ReleasedKeyType = "TOOL_CALL_NOT_KEPT"
+
+// keyOrRelease returns res, or fails the run with res in the error's
+// details when res is not to be kept under the key. The marker is asked
+// only for such an answer, so runs that keep theirs record nothing new.
+func keyOrRelease(ctx workflow.Context, res ToolCallResult) (ToolCallResult, error) {
+	e := res.Envelope.Error
+	if res.Envelope.OK || e == nil || !(e.CanRetry || e.Code == toolkit.InvalidArgument) {
+		return res, nil
+	}
+	if workflow.GetVersion(ctx, changeReleaseKey, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return res, nil
+	}
+	return ToolCallResult{}, temporal.NewApplicationErrorWithOptions(
+		fmt.Sprintf("%s: %s: %s (the key is free for the next call)", res.Envelope.Tool, e.Code, e.Message),
+		ReleasedKeyType, temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{res}})
 }
 
 // toolRequest completes the call's envelope. A caller that made a
@@ -163,5 +201,34 @@ func ToolCallStartOptions(taskQueue string, call toolkit.ToolCall) (client.Start
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
-	return onceStartOptions(id, taskQueue, FlowToolCall, "CALLING", "tool call "+call.Tool), nil
+	fp, err := ToolCallFingerprint(call)
+	if err != nil {
+		return client.StartWorkflowOptions{}, err
+	}
+	opts := onceStartOptions(id, taskQueue, FlowToolCall, "CALLING", "tool call "+call.Tool)
+	opts.Memo = map[string]any{MemoInputFingerprint: fp}
+	return opts, nil
+}
+
+// toolCallDoc is what makes two tool calls under one key the same call:
+// who, which tool, with which input, for real or as a dry run. Request
+// ids, trace, locale and correlation ids are how it was asked, not what.
+type toolCallDoc struct {
+	UserID string          `json:"user_id"`
+	Tool   string          `json:"tool"`
+	Input  json.RawMessage `json:"input"`
+	DryRun bool            `json:"dry_run"`
+}
+
+// ToolCallFingerprint is "sha256:" and the hex SHA-256 of the canonical
+// JSON (RFC 8785) of the call's identity (toolCallDoc): the first
+// request's digest a reused key with other arguments is refused with
+// (docs/envelope.md#idempotency). Input key order and number spelling do
+// not change it; any other difference does. It holds no input in clear.
+func ToolCallFingerprint(call toolkit.ToolCall) (string, error) {
+	in := call.Input
+	if len(in) == 0 {
+		in = json.RawMessage("null")
+	}
+	return toolkit.CanonicalHash(toolCallDoc{UserID: call.Request.UserID, Tool: call.Tool, Input: in, DryRun: call.Request.DryRun})
 }

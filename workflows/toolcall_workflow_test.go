@@ -35,6 +35,13 @@ func runToolCall(t *testing.T, env *testsuite.TestWorkflowEnvironment, call tool
 	t.Helper()
 	env.ExecuteWorkflow(ToolCallWorkflowName, ToolCallInput{Call: call})
 	if err := env.GetWorkflowError(); err != nil {
+		// A run that gave its key back fails with its envelope in the
+		// details (docs/envelope.md#idempotency).
+		var app *temporal.ApplicationError
+		var res ToolCallResult
+		if errors.As(err, &app) && app.Type() == ReleasedKeyType && app.Details(&res) == nil {
+			return res.Envelope
+		}
 		t.Fatalf("ToolCall failed instead of answering with an envelope: %v", err)
 	}
 	var res ToolCallResult
@@ -146,5 +153,43 @@ func TestToolCallKeepsTheCallersCorrelationID(t *testing.T) {
 	runToolCall(t, env, call)
 	if seen.Call.Request.CorrelationID != "corr-0123456789abcdef" {
 		t.Fatalf("correlation id %q, want the caller's", seen.Call.Request.CorrelationID)
+	}
+}
+
+// TestToolCallGivesBackTheKeyOfAnAnswerNotKept (docs/envelope.md#idempotency):
+// a retryable failure and a refused input end the run failed, with the
+// envelope in the failure's details, so the reuse policy frees the key; a
+// business refusal (OUT_OF_STOCK) is an answer and completes the run.
+func TestToolCallGivesBackTheKeyOfAnAnswerNotKept(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		err      *toolkit.Error
+		released bool
+	}{
+		{"outage", toolkit.Errorf(toolkit.UpstreamError, "stripe down"), true},
+		{"refused input", toolkit.Errorf(toolkit.InvalidArgument, "quantity must be at least 1"), true},
+		{"business refusal", toolkit.Errorf(toolkit.OutOfStock, "only 1 left"), false},
+	} {
+		env := toolCallEnv()
+		env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{Envelope: toolkit.Response{
+			OK: false, Status: toolkit.StatusError, Tool: "pricing.get_realtime_quote", Error: tc.err}}, nil)
+		env.ExecuteWorkflow(ToolCallWorkflowName, ToolCallInput{Call: toolCallFixture()})
+		err := env.GetWorkflowError()
+		var app *temporal.ApplicationError
+		released := errors.As(err, &app) && app.Type() == ReleasedKeyType
+		if released != tc.released {
+			t.Fatalf("%s: released=%v (%v), want %v", tc.name, released, err, tc.released)
+		}
+		var res ToolCallResult
+		if released {
+			if app.Details(&res) != nil {
+				t.Fatalf("%s: no envelope in the failure", tc.name)
+			}
+		} else if err := env.GetWorkflowResult(&res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Envelope.Error == nil || res.Envelope.Error.Code != tc.err.Code {
+			t.Fatalf("%s: envelope %+v", tc.name, res.Envelope)
+		}
 	}
 }

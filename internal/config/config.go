@@ -72,6 +72,13 @@ type Config struct {
 	// own key, not the evidence key: every Temporal client holds it.
 	PayloadKeys  string `env:"CARTWRIGHT_PAYLOAD_KEYS"`
 	PayloadKeyID string `env:"CARTWRIGHT_PAYLOAD_KEY_ID"`
+	// QuoteSealKeys is the ring that seals draft-order totals, `id:base64key,…`
+	// (32-byte HMAC keys; docs/quote-seals.md#the-seal); QuoteSealKeyID
+	// names the key that seals ("" = the first), the others only verify.
+	// Unset, the worker derives one key from EvidenceKey. Only the worker
+	// (which runs the tools) reads it.
+	QuoteSealKeys  string `env:"CARTWRIGHT_QUOTE_SEAL_KEYS"`
+	QuoteSealKeyID string `env:"CARTWRIGHT_QUOTE_SEAL_KEY_ID"`
 	// CodecAddr is where the worker serves the codec server the Web UI and
 	// `temporal --codec-endpoint` call ("off" = not served).
 	CodecAddr string `env:"CARTWRIGHT_CODEC_ADDR" envDefault:"127.0.0.1:8089"`

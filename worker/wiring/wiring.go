@@ -156,9 +156,17 @@ func (d *Deps) buildEvidence(context.Context) error {
 // buildCommerce registers the six commerce tools. Draft orders use the
 // evidence store's two-phase audit; shipping addresses are sealed with the
 // evidence key, bound to each draft id.
+// Totals are sealed with the quote-seal ring and the write checks them
+// against the evidence store (docs/quote-seals.md).
 func (d *Deps) buildCommerce(context.Context) error {
+	cfg := d.Config
+	seals, err := commerce.ParseSealRing(cfg.QuoteSealKeys, cfg.QuoteSealKeyID, cfg.EvidenceKeyID, cfg.EvidenceKey)
+	if err != nil {
+		return err
+	}
 	return commerce.RegisterTools(d.Registry, commerce.ToolDeps{
 		Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock,
+		QuoteSeals: seals, Snapshots: d.Evidence,
 	})
 }
 

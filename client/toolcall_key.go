@@ -1,0 +1,132 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/onboarding"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// builtinSpecs are the specs of the tools cartwright's workers serve, by
+// name: what a call is checked against before it starts anything.
+var builtinSpecs = func() map[string]toolkit.Spec {
+	m := map[string]toolkit.Spec{}
+	for _, list := range [][]toolkit.Spec{commerce.Specs(), support.Specs(), onboarding.Specs()} {
+		for _, s := range list {
+			m[s.Name] = s
+		}
+	}
+	return m
+}()
+
+// checkCallable refuses, before any start, what the worker would refuse
+// without running the tool: an internal tool (docs/quote-seals.md#internal-tools)
+// and an input that fails the tool's input schema
+// (docs/envelope.md#idempotency: a refused input starts nothing and leaves
+// the key free). A tool this build does not know is left to the worker's
+// registry, which answers NOT_FOUND.
+func checkCallable(call toolkit.ToolCall) error {
+	spec, ok := builtinSpecs[call.Tool]
+	if !ok {
+		return nil
+	}
+	if spec.Internal {
+		return toolkit.InternalToolError(call.Tool)
+	}
+	return toolkit.BuiltinSchemas().CheckToolInput(call.Tool, call.Input, nil)
+}
+
+// sameCall checks that the run a tool call attached to (h) was started for
+// the same call: the fingerprint in its memo (or, for a run started without
+// one, of the input in its first event) must be want. Another one is
+// CONFLICT, as Stripe answers a reused idempotency key with other
+// parameters (docs/envelope.md#idempotency).
+func (c *Client) sameCall(ctx context.Context, h Handle, call toolkit.ToolCall, want string) error {
+	desc, err := c.describe(ctx, h)
+	if err != nil {
+		return err
+	}
+	got, err := c.toolCallFingerprint(ctx, h, desc)
+	if err != nil || got == want {
+		return err
+	}
+	key := call.Request.IdempotencyKey
+	if key == "" {
+		key = call.Request.RequestID
+	}
+	return keyConflict(call.Tool, key, got, h.WorkflowID)
+}
+
+// keyConflict is the CONFLICT of a key reused with other arguments.
+func keyConflict(tool, key, firstDigest, workflowID string) *toolkit.Error {
+	return errf(toolkit.Conflict, "idempotency key %s was already used for %s with different arguments; use a new key for a new request", key, tool).
+		WithDetail("tool", tool).WithDetail("idempotency_key", key).WithDetail("reason", "arguments differ").
+		WithDetail("first_request_digest", firstDigest).WithDetail("workflow_id", workflowID).
+		WithDetail("fields", []string{"request.idempotency_key"}).
+		WithRecovery("send the new request with a new idempotency key, or repeat the first request unchanged")
+}
+
+// toolCallFingerprint is the input fingerprint of tool-call run h.
+func (c *Client) toolCallFingerprint(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse) (string, error) {
+	if p := desc.GetWorkflowExecutionInfo().GetMemo().GetFields()[workflows.MemoInputFingerprint]; p != nil {
+		var fp string
+		if err := c.dc.FromPayload(p, &fp); err == nil && fp != "" {
+			return fp, nil
+		}
+	}
+	it := c.tc.GetWorkflowHistory(ctx, h.WorkflowID, h.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return "", errf(toolkit.UpstreamError, "%s has no history", h.WorkflowID)
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return "", c.wrap(err, h.WorkflowID, "read the history of")
+	}
+	var in workflows.ToolCallInput
+	if err := c.dc.FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &in); err != nil {
+		return "", errf(toolkit.UpstreamError, "input of %s: %v", h.WorkflowID, err)
+	}
+	fp, err := workflows.ToolCallFingerprint(in.Call)
+	if err != nil {
+		return "", errf(toolkit.UpstreamError, "fingerprint of %s: %v", h.WorkflowID, err)
+	}
+	return fp, nil
+}
+
+// waitToolCall waits for the tool call's answer. A run that gave its key
+// back (workflows.ReleasedKeyType: a retryable failure or a refused input)
+// failed, but its failure carries the envelope: that is the answer.
+func (c *Client) waitToolCall(ctx context.Context, workflowID string, deadline time.Time) (workflows.ToolCallResult, error) {
+	var res workflows.ToolCallResult
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	err := c.tc.GetWorkflow(wctx, workflowID, "").Get(wctx, &res)
+	if err == nil {
+		return res, nil
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == workflows.ReleasedKeyType && app.HasDetails() {
+		var released workflows.ToolCallResult
+		if app.Details(&released) == nil {
+			return released, nil
+		}
+	}
+	if wctx.Err() != nil && ctx.Err() == nil {
+		return res, errf(toolkit.Timeout, "%s is still running at the deadline", workflowID)
+	}
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return res, errf(toolkit.NotFound, "workflow %s not found in namespace %s", workflowID, c.namespace).WithCause(err)
+	}
+	return res, c.wrap(err, workflowID, "wait for")
+}

@@ -1,0 +1,302 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.temporal.io/api/serviceerror"
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// Attack tests of docs/quote-seals.md: an agent (or anything holding a
+// Temporal client) tries to make a draft order around the workflow.
+
+var (
+	attackItems = []map[string]any{{"sku": "TEE-ORG-M-WHT", "quantity": 2}}
+	attackDest  = map[string]any{"name": "Erika Mustermann", "line1": "Invalidenstrasse 116", "city": "Berlin",
+		"postal_code": "10115", "country": "DE"}
+)
+
+// TestAttackInternalToolsOverMCP: the sequence pricing → shipping → tax →
+// total → create, one call at a time over MCP, stops at the total: the
+// internal tools are neither listed nor callable, for a token allowed
+// every tool.
+func TestAttackInternalToolsOverMCP(t *testing.T) {
+	s := newStack(t)
+	sess := s.connect(t, s.token, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	list, err := sess.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list.Tools {
+		if tl.Name == commerce.ToolComputeTotal || tl.Name == commerce.ToolCreateDraftOrder {
+			t.Fatalf("internal tool %s is listed", tl.Name)
+		}
+	}
+	var quote commerce.Quote
+	_, env := call(t, sess, commerce.ToolGetQuote, map[string]any{"currency": "EUR", "items": attackItems})
+	mustDecode(t, env, &quote)
+	var ship commerce.ShippingQuote
+	_, env = call(t, sess, commerce.ToolQuoteShipping, map[string]any{"currency": "EUR", "items": attackItems, "destination": attackDest})
+	mustDecode(t, env, &ship)
+	var duties commerce.DutiesAndTaxes
+	_, env = call(t, sess, commerce.ToolDutiesAndTaxes, map[string]any{"lines": quote.Lines, "shipping": ship.Options[0],
+		"destination": attackDest, "currency": "EUR", "incoterm": "DDP"})
+	mustDecode(t, env, &duties)
+
+	for tool, args := range map[string]map[string]any{
+		commerce.ToolComputeTotal: {"quote": quote, "shipping": ship.Options[0], "duties": duties, "shipping_expires_at": ship.ExpiresAt},
+		commerce.ToolCreateDraftOrder: {"total": map[string]any{}, "confirmed_quote_hash": "sha256:" + strings.Repeat("0", 64),
+			"ship_to": attackDest, "idempotency_key": newKey("attack-create")},
+	} {
+		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		switch {
+		case err != nil:
+			if !strings.Contains(err.Error(), "unknown tool") {
+				t.Fatalf("%s over MCP: %v, want the unknown-tool error", tool, err)
+			}
+		case !res.IsError:
+			t.Fatalf("%s over MCP answered %+v", tool, res.StructuredContent)
+		}
+	}
+	s.mustHaveNoDrafts(t)
+}
+
+// TestAttackInternalToolsOverToolCall: the same steps through the ToolCall
+// workflow are refused before anything starts (client.CallTool, which
+// `starter tool call` and the gateway use), and a ToolCall started with a
+// bare SDK — no client checks at all — is refused by the tool activity.
+func TestAttackInternalToolsOverToolCall(t *testing.T) {
+	s := newStack(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, tool := range []string{commerce.ToolComputeTotal, commerce.ToolCreateDraftOrder} {
+		key := newKey("attack-internal")
+		tc := toolkit.ToolCall{Tool: tool, Input: []byte(`{}`), Request: toolkit.Request{RequestID: key, IdempotencyKey: key,
+			Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: "attacker"}, UserID: "u_attacker"}}
+		env, h, err := s.client.CallTool(ctx, tc, time.Now().Add(time.Minute))
+		if te := toolkit.AsError(err); te == nil || te.Code != toolkit.Forbidden || te.Details["reason"] != "internal_tool" || env.OK {
+			t.Fatalf("%s via client.CallTool: %v (%+v)", tool, err, env)
+		}
+		if h.WorkflowID != "" {
+			t.Fatalf("%s: a refused call started %s", tool, h.WorkflowID)
+		}
+		id, _ := workflows.ToolCallID(tc)
+		var nf *serviceerror.NotFound
+		if _, err := s.Temporal.DescribeWorkflowExecution(ctx, id, ""); !errors.As(err, &nf) {
+			t.Fatalf("%s: workflow %s exists after a refused call (%v)", tool, id, err)
+		}
+
+		// A bare start: the ToolCall workflow runs, its activity refuses.
+		run, err := s.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: s.TaskQueue},
+			workflows.ToolCallWorkflowName, workflows.ToolCallInput{Call: tc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res workflows.ToolCallResult
+		if err := run.Get(ctx, &res); err != nil {
+			t.Fatalf("%s bare start: %v", tool, err)
+		}
+		if e := res.Envelope.Error; res.Envelope.OK || e == nil || e.Code != toolkit.Forbidden || e.Details["reason"] != "internal_tool" {
+			t.Fatalf("%s bare start answered %+v (error %+v)", tool, res.Envelope, e)
+		}
+	}
+	s.mustHaveNoDrafts(t)
+}
+
+// mustHaveNoDrafts: no attack wrote a draft order.
+func (s *stack) mustHaveNoDrafts(t *testing.T) {
+	t.Helper()
+	var n int
+	if err := s.Pool.QueryRow(context.Background(), `SELECT count(*) FROM draft_orders`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("draft_orders holds %d rows (%v)", n, err)
+	}
+}
+
+// sealRig calls the tools through the worker's own invoker as if from
+// inside workflow wf: a stand-in for a compromised or hand-made workflow,
+// so each check of the write is tried on its own.
+type sealRig struct {
+	t   *testing.T
+	s   *stack
+	wf  string
+	seq int
+}
+
+func (r *sealRig) invoke(tool string, input any, key string) toolkit.Response {
+	r.t.Helper()
+	r.seq++
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	ctx := toolkit.WithCall(context.Background(), toolkit.CallContext{WorkflowID: r.wf, RunID: "run-1",
+		ActivityID: "a" + hex.EncodeToString(b), ActivityType: "CallTool", Attempt: 1})
+	req := toolkit.Request{RequestID: "req-" + hex.EncodeToString(b), Actor: toolkit.Actor{Type: toolkit.ActorSystem, ID: "workflow"},
+		UserID: "u_attacker", IdempotencyKey: key, CorrelationID: "corr-" + hex.EncodeToString(b)}
+	env, err := r.s.Deps.Invoker.Invoke(ctx, tool, req, input)
+	if err != nil {
+		return toolkit.ErrorResponse(tool, "", err)
+	}
+	return *env
+}
+
+func (r *sealRig) ok(tool string, input any, out any) string {
+	r.t.Helper()
+	env := r.invoke(tool, input, "")
+	if !env.OK {
+		r.t.Fatalf("%s: %+v", tool, env.Error)
+	}
+	mustDecode(r.t, env, out)
+	return env.SnapshotID()
+}
+
+// create asks the write for total and returns its refusal's reason.
+func (r *sealRig) create(total commerce.Total) (toolkit.Response, string) {
+	r.t.Helper()
+	env := r.invoke(commerce.ToolCreateDraftOrder, commerce.CreateDraftOrderArgs{Total: total, ConfirmedQuoteHash: total.QuoteHash,
+		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},
+		newKey("seal-create"))
+	reason := ""
+	if env.Error != nil {
+		reason, _ = env.Error.Details["reason"].(string)
+	}
+	return env, reason
+}
+
+// cheapen lowers every unit price to one cent and recomputes what an
+// attacker can: line totals, subtotal, price_hash (a quote) and
+// grand total and quote_hash (a total).
+func cheapenQuote(t *testing.T, q commerce.Quote) commerce.Quote {
+	q.Lines = append([]commerce.QuoteLine(nil), q.Lines...)
+	q.Subtotal.Amount = 0
+	for i := range q.Lines {
+		q.Lines[i].UnitPrice.Amount = 1
+		q.Lines[i].LineTotal.Amount = int64(q.Lines[i].Quantity)
+		q.Subtotal.Amount += q.Lines[i].LineTotal.Amount
+	}
+	h, err := commerce.PriceHash(q.Currency, q.Lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.PriceHash = h
+	return q
+}
+
+func cheapenTotal(t *testing.T, tot commerce.Total) commerce.Total {
+	tot.Lines = append([]commerce.TotalLine(nil), tot.Lines...)
+	var sub int64
+	for i := range tot.Lines {
+		tot.Lines[i].UnitPrice.Amount = 1
+		tot.Lines[i].LineTotal.Amount = int64(tot.Lines[i].Quantity)
+		sub += tot.Lines[i].LineTotal.Amount
+	}
+	cut := tot.Subtotal.Amount - sub
+	tot.Subtotal.Amount = sub
+	tot.GrandTotal.Amount -= cut
+	h, err := commerce.QuoteHash(tot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot.QuoteHash = h
+	return tot
+}
+
+// TestAttackForgedTotalRefusedByTheWrite: every way to hand the write a
+// total this service did not price, or whose compliance did not clear it,
+// is refused with a reason naming what is wrong; the genuine sealed total
+// is taken.
+func TestAttackForgedTotalRefusedByTheWrite(t *testing.T) {
+	s := newStack(t)
+	r := &sealRig{t: t, s: s, wf: "draft-order/u_attacker/" + newKey("seal")}
+	var quote commerce.Quote
+	pricing := r.ok(commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}, Currency: "EUR"}, &quote)
+	dest := commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}
+	var ship commerce.ShippingQuote
+	r.ok(commerce.ToolQuoteShipping, commerce.QuoteShippingArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}, Destination: dest, Currency: "EUR"}, &ship)
+	var verdict commerce.ComplianceVerdict
+	compliance := r.ok(commerce.ToolCheckCompliance, commerce.CheckComplianceArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
+		Destination: dest, TransportMode: ship.Options[0].TransportMode}, &verdict)
+	var duties commerce.DutiesAndTaxes
+	r.ok(commerce.ToolDutiesAndTaxes, commerce.DutiesAndTaxesArgs{Lines: quote.Lines, Shipping: ship.Options[0], Destination: dest,
+		Currency: "EUR", Incoterm: "DDP"}, &duties)
+	totalOf := func(q commerce.Quote, refs *commerce.EvidenceRefs) commerce.Total {
+		var tot commerce.Total
+		r.ok(commerce.ToolComputeTotal, commerce.ComputeTotalArgs{Quote: q, Shipping: ship.Options[0], Duties: duties,
+			ShippingExpiresAt: &ship.ExpiresAt, Evidence: refs}, &tot)
+		return tot
+	}
+	refs := commerce.EvidenceRefs{PricingSnapshotID: pricing, ComplianceSnapshotID: compliance}
+	genuine := totalOf(quote, &refs)
+	if genuine.Evidence == nil || !strings.HasPrefix(genuine.Evidence.Seal, "qs1.") {
+		t.Fatalf("compute_total with evidence did not seal: %+v", genuine.Evidence)
+	}
+
+	cheap := cheapenQuote(t, quote)
+	foreign := &sealRig{t: t, s: s, wf: "draft-order/u_attacker/" + newKey("other")}
+	resealed := cheapenTotal(t, genuine)
+	ev := *genuine.Evidence // the attacker's copy, not the genuine total's
+	resealed.Evidence = &ev
+	attacker, err := commerce.NewSealRing(strings.Split(genuine.Evidence.Seal, ".")[1], map[string][]byte{
+		strings.Split(genuine.Evidence.Seal, ".")[1]: []byte(strings.Repeat("k", 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resealed.Evidence.Seal, err = attacker.Seal(r.wf, resealed, *resealed.Evidence); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		total  func() commerce.Total
+		rig    *sealRig
+		reason string
+		code   toolkit.Code
+	}{
+		// Sequence (b) of the finding: a 1-cent quote, price_hash recomputed.
+		{"unsealed 1-cent total", func() commerce.Total { return totalOf(cheap, nil) }, r, "quote_not_sealed", toolkit.Forbidden},
+		{"genuine seal on a cheapened total", func() commerce.Total { return cheapenTotal(t, genuine) }, r, "seal_invalid", toolkit.Forbidden},
+		{"cheapened total resealed with a guessed key", func() commerce.Total { return resealed }, r, "seal_invalid", toolkit.Forbidden},
+		{"server-sealed 1-cent quote", func() commerce.Total { return totalOf(cheap, &refs) }, r, "price_not_quoted", toolkit.Forbidden},
+		// Sequence (a): no compliance call behind the total.
+		{"no compliance evidence", func() commerce.Total {
+			return totalOf(quote, &commerce.EvidenceRefs{PricingSnapshotID: pricing})
+		}, r, "evidence_missing", toolkit.Forbidden},
+		{"compliance evidence that is pricing's", func() commerce.Total {
+			return totalOf(quote, &commerce.EvidenceRefs{PricingSnapshotID: pricing, ComplianceSnapshotID: pricing})
+		}, r, "evidence_missing", toolkit.Forbidden},
+		{"a genuine total replayed in another workflow", func() commerce.Total { return genuine }, foreign, "seal_invalid", toolkit.Forbidden},
+		{"another workflow's evidence sealed here", func() commerce.Total {
+			var tot commerce.Total
+			foreign.ok(commerce.ToolComputeTotal, commerce.ComputeTotalArgs{Quote: quote, Shipping: ship.Options[0], Duties: duties,
+				ShippingExpiresAt: &ship.ExpiresAt, Evidence: &refs}, &tot)
+			return tot
+		}, foreign, "evidence_foreign", toolkit.Forbidden},
+	} {
+		env, reason := tc.rig.create(tc.total())
+		if env.OK || env.Error == nil || env.Error.Code != tc.code || reason != tc.reason {
+			t.Errorf("%s: ok=%v error %+v, want %s %s", tc.name, env.OK, env.Error, tc.code, tc.reason)
+		}
+	}
+	s.mustHaveNoDrafts(t)
+
+	// The genuine total, sealed over this workflow's evidence, is taken.
+	env, reason := r.create(genuine)
+	var draft commerce.DraftOrder
+	if !env.OK || reason != "" {
+		t.Fatalf("the genuine sealed total was refused: %+v", env.Error)
+	}
+	mustDecode(t, env, &draft)
+	if draft.GrandTotal != genuine.GrandTotal || draft.DraftOrderID == "" {
+		t.Fatalf("draft %+v for total %+v", draft, genuine.GrandTotal)
+	}
+}
