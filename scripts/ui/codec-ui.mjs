@@ -54,7 +54,7 @@ try {
   step('2. sign in at the codec server with a staff token');
   await page.goto(`${CODEC}/login`, { waitUntil: 'networkidle2' });
   await page.type('#token', TOKEN);
-  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle2' }), page.click('#signin')]);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle2' }), h.click('#signin', 'Sign in')]);
   await h.waitText('Signed in as');
   await h.shot('2-codec-sign-in.png');
   step(`   ${(await h.text()).split('\n').find((l) => l.includes('Signed in'))}`);
