@@ -7,7 +7,7 @@ import puppeteer from 'puppeteer-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { env, step, fail, helpers } from './lib.mjs';
+import { env, step, fail, helpers, scaled } from './lib.mjs';
 import { supportPath } from './support-ui.mjs';
 
 const UI = env('UI_URL'), CODEC = env('CODEC_URL'), TOKEN = env('STAFF_TOKEN');
@@ -24,6 +24,8 @@ const browser = await puppeteer.launch({
     `--user-data-dir=${profile}`],
 });
 const page = await browser.newPage();
+// Navigations and waits without a deadline of their own (puppeteer's 30 s).
+page.setDefaultTimeout(scaled(30000));
 // Tall enough for the approval's whole current details.
 await page.setViewport({ width: 1400, height: 1150 });
 const h = helpers(page, SHOTS);

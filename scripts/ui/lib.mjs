@@ -6,11 +6,16 @@ import { join } from 'node:path';
 export const env = (k) => { const v = process.env[k]; if (!v) throw new Error(`${k} is not set`); return v; };
 export const step = (msg) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 export const fail = (msg) => { throw new Error(msg); };
+// scaled stretches a deadline on a slow or busy machine by the one setting
+// the Go tests read too (internal/testenv, docs/testing.md#deadlines).
+const timeScale = Number(process.env.CARTWRIGHT_TEST_TIME_SCALE || 1);
+if (!(timeScale >= 1)) fail(`CARTWRIGHT_TEST_TIME_SCALE=${process.env.CARTWRIGHT_TEST_TIME_SCALE}: want a number of at least 1`);
+export const scaled = (ms) => Math.round(ms * timeScale);
 
 export function helpers(page, shotsDir) {
   // until polls fn (in node) every 250 ms until it returns true.
   const until = async (fn, ms, msg) => {
-    const deadline = Date.now() + ms;
+    const deadline = Date.now() + scaled(ms);
     while (!(await fn())) {
       if (Date.now() > deadline) fail(msg);
       await new Promise((r) => setTimeout(r, 250));
@@ -21,7 +26,7 @@ export function helpers(page, shotsDir) {
   const text = async () => (await Promise.all(page.frames().map((f) =>
     f.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '')))).join('\n');
   const waitText = async (s, ms = 20000) => {
-    await until(async () => (await text()).includes(s), ms, `page never showed ${JSON.stringify(s)} within ${ms} ms`);
+    await until(async () => (await text()).includes(s), ms, `page never showed ${JSON.stringify(s)} within ${scaled(ms)} ms`);
   };
   // click clicks what a user would: the element loc names (a CSS selector,
   // or { css, text } / { css, textStart } matching its own text, since the
@@ -32,6 +37,7 @@ export function helpers(page, shotsDir) {
   // condition that did not hold (see readiness).
   const click = async (loc, what = JSON.stringify(loc), ms = 15000) => {
     if (typeof loc === 'string') loc = { css: loc };
+    ms = scaled(ms);
     const deadline = Date.now() + ms;
     for (;;) {
       const r = await page.evaluate(readiness, loc)
@@ -53,6 +59,7 @@ export function helpers(page, shotsDir) {
   // reloadUntil reloads url until the page shows s: the UI reads a
   // workflow's current details and search attributes once per load.
   const reloadUntil = async (url, s, ms = 30000) => {
+    ms = scaled(ms);
     const deadline = Date.now() + ms;
     for (;;) {
       await page.goto(url, { waitUntil: 'networkidle2' });

@@ -72,7 +72,7 @@ func newStack(t *testing.T) *stack {
 
 	// PostgreSQL: a private cluster this test may stop.
 	s.pg = testenv.StartPrivateCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	admin, err := pgx.Connect(ctx, s.pg.DSN("postgres"))
 	if err != nil {
@@ -229,6 +229,7 @@ func (s *stack) startTemporal() {
 // waitTemporal waits until the dev server answers a health check.
 func (s *stack) waitTemporal(limit time.Duration) {
 	s.t.Helper()
+	limit = testenv.Deadline(limit)
 	deadline := time.Now().Add(limit)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -298,7 +299,7 @@ func (s *stack) stopWorkers() {
 // waitTable waits until the worker's migration created table.
 func (s *stack) waitTable(table string) {
 	s.t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(testenv.Deadline(2 * time.Minute))
 	for {
 		var ok bool
 		_ = s.pool.QueryRow(context.Background(), `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok)
@@ -314,6 +315,7 @@ func (s *stack) waitTable(table string) {
 
 func waitPort(t *testing.T, port int, limit time.Duration) {
 	t.Helper()
+	limit = testenv.Deadline(limit)
 	deadline := time.Now().Add(limit)
 	for {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
