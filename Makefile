@@ -1,4 +1,4 @@
-# cartwright — local stack, tests, lint. See README.md ("Local stack", "Tests").
+# cartwright — local stack, tests, lint. See docs/operators.md#local-stack and docs/testing.md.
 # The logic lives in scripts/*.sh; this file only names the entry points.
 
 SHELL := bash
@@ -108,8 +108,8 @@ test-scale: tools ## three worker processes at load, two SIGKILLed (worker/scale
 	  CARTWRIGHT_SCALE_CONCURRENCY=$(SCALE_CONCURRENCY) TEST_PKGS=./worker/scaletest/ \
 	  GOTEST_FLAGS='-v -run TestManyWorkers' scripts/test.sh integration
 
-# The draft order beside the Temporal floor (README "Performance"): a dev
-# server of its own on BENCH_PORT, the floor harness in ../shared/bench/floor.
+# The draft order beside the Temporal floor (docs/performance.md#measuring-against-the-floor-make-bench): a dev
+# server of its own on BENCH_PORT; the floor is worker/scaletest/floor, built from this repository.
 # Override e.g. BENCH_ROUNDS=3 BENCH_N16=400 BENCH_KILL=0.
 BENCH_ROUNDS ?= 2
 BENCH_N1 ?= 40

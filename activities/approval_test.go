@@ -1,6 +1,8 @@
 package activities_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"go.temporal.io/sdk/testsuite"
@@ -12,6 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -22,7 +25,7 @@ func approvalEnv(t *testing.T) (*testsuite.TestActivityEnvironment, *evidence.St
 	pool := testenv.Postgres(t)
 	store, _ := evidencetest.Store(t, pool, nil)
 	reg := toolkit.NewRegistry(schemas.FS)
-	if err := support.RegisterTools(reg, pool); err != nil {
+	if err := support.RegisterTools(reg, pool, sealtest.Ring()); err != nil {
 		t.Fatal(err)
 	}
 	var suite testsuite.WorkflowTestSuite
@@ -31,7 +34,19 @@ func approvalEnv(t *testing.T) (*testsuite.TestActivityEnvironment, *evidence.St
 	return env, store
 }
 
+// approvalInput is approver's decision as the workflow passes it: sealed by
+// the codec server for approver, when it is a decision it would seal.
 func approvalInput(decision, approver, reason string) activities.RecordApprovalInput {
+	in := unsealedInput(decision, approver, reason)
+	if d, err := sealtest.As(approver).SealDecision(context.Background(),
+		support.Decision{ApprovalID: in.Args.ApprovalID, Decision: decision, Reason: reason}); err == nil {
+		in.Args.Seal = d.Seal
+	}
+	return in
+}
+
+// unsealedInput names approver without a seal: a raw signal.
+func unsealedInput(decision, approver, reason string) activities.RecordApprovalInput {
 	return activities.RecordApprovalInput{
 		Request: toolkit.Request{
 			RequestID: "req-approval-test", UserID: "u_123",
@@ -58,8 +73,11 @@ func TestRecordApprovalActiveStaffLeavesEvidence(t *testing.T) {
 		Flow: "draft_order", Subject: "compliance review", ApprovalID: "apr_0123456789abcdef", Decision: "approve",
 		Approver: "alice.support", ApproverRole: "support", Reason: "battery is packed in equipment", StaffVerified: true,
 	}
-	if res.Record != want {
-		t.Fatalf("record = %+v, want %+v", res.Record, want)
+	got := res.Record
+	seal := got.Seal
+	got.Seal = nil
+	if got != want || seal == nil || !strings.HasPrefix(seal.SealID, "seal_") || sealtest.Ring().VerifyRecord(res.Record) != nil {
+		t.Fatalf("record = %+v (seal %+v), want %+v with a verified seal", res.Record, seal, want)
 	}
 	id := res.Envelope.SnapshotID()
 	if id == "" {
@@ -86,6 +104,7 @@ func TestRecordApprovalRefusesWhoMayNotDecide(t *testing.T) {
 		want toolkit.Code
 	}{
 		{"unknown approver", approvalInput("approve", "mallory.nobody", ""), toolkit.NotFound},
+		{"active staff, typed, unsealed", unsealedInput("approve", "carol.admin", ""), toolkit.Unauthorized},
 		{"inactive approver", approvalInput("approve", "dave.former", ""), toolkit.Forbidden},
 		{"rejection without reason", approvalInput("reject", "bob.compliance", ""), toolkit.InvalidArgument},
 		{"malformed approval id", func() activities.RecordApprovalInput {

@@ -28,11 +28,10 @@ func (c *commerceEnv) callTool(t *testing.T, tool string, args any) (activities.
 	return out, err
 }
 
-// TestFinding7_ToolActivityAnswersRefusalsAsEnvelopes (issue 10 findings 5
-// and 7): through the real invoker, a refusal is the tool activity's
+// TestToolActivityAnswersRefusalsAsEnvelopes: through the real invoker, a refusal is the tool activity's
 // result — an ok=false envelope with the code and its own snapshot holding
 // the error object — while an answer carries its data as before.
-func TestFinding7_ToolActivityAnswersRefusalsAsEnvelopes(t *testing.T) {
+func TestToolActivityAnswersRefusalsAsEnvelopes(t *testing.T) {
 	c := newCommerceEnv(t)
 	ok, err := c.callTool(t, commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "SWT-MERINO-L-NVY", Quantity: 1}}, Currency: "EUR"})
 	if err != nil || !ok.Envelope.OK {

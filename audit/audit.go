@@ -14,6 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -45,6 +46,11 @@ type Deps struct {
 	Reader string
 	// Logger receives the replayer's log; nil discards it.
 	Logger *zap.Logger
+	// Seals verifies the seal of every recorded support-staff decision
+	// again (docs/approvals.md#sealed-decisions); nil means the configured
+	// ring (CARTWRIGHT_SEAL_KEYS), and without one seals are reported
+	// unverifiable.
+	Seals *support.SealRing
 }
 
 func (d Deps) withDefaults() (Deps, error) {
@@ -62,6 +68,9 @@ func (d Deps) withDefaults() (Deps, error) {
 	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
+	}
+	if d.Seals == nil {
+		d.Seals = configuredSeals()
 	}
 	if d.Reader == "" {
 		d.Reader = "audit"

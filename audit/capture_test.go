@@ -33,7 +33,7 @@ import (
 // The files without a prefix were recorded before the tool activity
 // (Tools.CallTool) and compliance-by-mode changes; they stay as they are,
 // proving those runs still replay. The current code records the
-// "local_" files (read-only tools as local activities, issue 12); the
+// "local_" files (read-only tools as local activities); the
 // "calltool_" draft orders were recorded on regular activities before it.
 // Onboarding calls no local tool: its "calltool_" file stays current.
 func TestCaptureHistories(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// The acceptance tests of issue 6 on the real DraftOrder.
+// The audit's checks (docs/audit.md#what-is-checked) on the real DraftOrder.
 
 func TestDraftOrderAuditsCleanThenNamesEditedSnapshot(t *testing.T) {
 	s := newRealStack(t)
@@ -24,7 +24,7 @@ func TestDraftOrderAuditsCleanThenNamesEditedSnapshot(t *testing.T) {
 		t.Fatalf("fresh draft order: exit %d (%v), %d activities, findings %v", code, err, len(rep.Activities), rep.Findings)
 	}
 
-	// The read-only tools ran as local activities (issue 12): the audit
+	// The read-only tools ran as local activities: the audit
 	// found their markers and checked each against its snapshot; the write
 	// tool stayed a regular activity.
 	var victim audit.ActivityCheck

@@ -44,6 +44,7 @@ func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]Ac
 			if err := checkEnvelope(ctx, d, ev, rep, a, env, refusal, g, &c); err != nil {
 				return checks, err
 			}
+			checkSeal(d, env, g, rep)
 			c.OK = len(rep.Findings) == before
 			checks = append(checks, c)
 		}

@@ -55,7 +55,7 @@ func TestNoPIIInTemporalsStore(t *testing.T) {
 
 	to := commerce.Address{Name: plantedPII[0], Line1: plantedPII[1], City: "Sydney", Region: "NSW", PostalCode: "2000", Country: "AU"}
 	id1, run1 := s.draftOrderID(t, orderInput(uniqueKey("nopii-approve"), chocolate, to, "AUD"),
-		driver{decision: "approve", approver: "alice.support", reason: "call " + plantedPII[3] + " first"})
+		driver{decision: "approve", approver: "carol.admin", reason: "call " + plantedPII[3] + " first"})
 	to.Country, to.City, to.Region, to.PostalCode = "DE", "Berlin", "", "10117"
 	id2, run2 := s.draftOrderID(t, orderInput(uniqueKey("nopii"), tees, to, "EUR"), driver{})
 

@@ -14,6 +14,8 @@ import (
 
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -90,8 +92,8 @@ func (s *realStack) runOnboardingOf(t *testing.T, tq string, fake *stripefake.Se
 		return workflows.OnboardingStatus{}
 	}
 	st := waitFor("the staff review", func(st workflows.OnboardingStatus) bool { return st.Approval.Pending != nil })
-	if err := s.c.SignalWorkflow(ctx, id, run.GetRunID(), workflows.SignalApproval, workflows.ApprovalSignal{
-		ApprovalID: st.Approval.Pending.ApprovalID, Decision: "approve", Approver: "alice.support"}); err != nil {
+	if err := s.c.SignalWorkflow(ctx, id, run.GetRunID(), workflows.SignalApproval, workflows.SignalOf(sealtest.Seal(t, "alice.support",
+		support.Decision{ApprovalID: st.Approval.Pending.ApprovalID, Decision: "approve"}))); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the decision", func(st workflows.OnboardingStatus) bool { return st.Approval.Pending == nil && len(st.Decisions) == 1 })

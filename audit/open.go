@@ -12,6 +12,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -57,5 +58,10 @@ func Open(ctx context.Context, cfg config.Config, specs []toolkit.Spec, logger *
 		return Deps{}, nil, fmt.Errorf("temporal client: %w", err)
 	}
 	d = Deps{Temporal: tc, Evidence: store, Archive: arch, Logger: logger, Specs: specs, DataConverter: opts.DataConverter}
+	// Without a seal key ring the audit still runs, and says which seals
+	// it could not check (KindSealUnverifiable).
+	if seals, err := support.SealRingFromConfig(cfg); err == nil {
+		d.Seals = seals
+	}
 	return d, func() { tc.Close(); pool.Close() }, nil
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -48,7 +50,7 @@ func newRealStackOn(t *testing.T, tc client.Client) *realStack {
 	ws := wiringtest.StartWith(t, wiringtest.Options{Logger: logger, Temporal: tc})
 	s := &realStack{c: ws.Temporal, pool: ws.Pool, store: ws.Store, logger: logger, tq: ws.TaskQueue, ws: ws}
 	s.deps = audit.Deps{Temporal: s.c, Evidence: s.store, Archive: ws.Deps.Archive, Logger: s.logger, Specs: ws.Deps.Registry.Specs(),
-		DataConverter: clienttest.DataConverter()}
+		DataConverter: clienttest.DataConverter(), Seals: ws.Deps.Seals}
 	return s
 }
 
@@ -136,14 +138,12 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrd
 		}
 		if p := st.Approvals.Pending; p != nil && d.refuseFirst != "" && !refused[p.ApprovalID] {
 			refused[p.ApprovalID] = true
-			s.signal(t, ctx, run, workflows.SignalApproval, workflows.ApprovalSignal{
-				ApprovalID: p.ApprovalID, Decision: d.decision, Approver: d.refuseFirst, Reason: d.reason})
+			s.signal(t, ctx, run, workflows.SignalApproval, sealedBy(t, d.refuseFirst, p.ApprovalID, d.decision, d.reason))
 			continue
 		}
 		if p := st.Approvals.Pending; p != nil && d.decision != "" && !decided[p.ApprovalID] && (d.refuseFirst == "" || p.LastRefusal != nil) {
 			decided[p.ApprovalID] = true
-			s.signal(t, ctx, run, workflows.SignalApproval, workflows.ApprovalSignal{
-				ApprovalID: p.ApprovalID, Decision: d.decision, Approver: d.approver, Reason: d.reason})
+			s.signal(t, ctx, run, workflows.SignalApproval, sealedBy(t, d.approver, p.ApprovalID, d.decision, d.reason))
 		}
 		c := st.Confirmation
 		if c == nil || confirmed[c.QuoteHash] || (st.State != workflows.StateNeedsConfirm && st.State != workflows.StatePriceChanged) {
@@ -155,6 +155,13 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrd
 		confirmed[c.QuoteHash] = true
 		s.signal(t, ctx, run, workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: c.QuoteHash})
 	}
+}
+
+// sealedBy is staff's decision as the codec server seals it for them after
+// they sign in (docs/approvals.md#sealed-decisions).
+func sealedBy(t *testing.T, staff, approvalID, decision, reason string) workflows.ApprovalSignal {
+	t.Helper()
+	return workflows.SignalOf(sealtest.Seal(t, staff, support.Decision{ApprovalID: approvalID, Decision: decision, Reason: reason}))
 }
 
 func (s *realStack) signal(t *testing.T, ctx context.Context, run client.WorkflowRun, name string, arg any) {

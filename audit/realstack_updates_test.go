@@ -46,8 +46,7 @@ func (s *realStack) runByUpdates(t *testing.T, tq string, in workflows.DraftOrde
 	}
 	if p := st.Approvals.Pending; p != nil && d.decision != "" {
 		var ans workflows.ApprovalAnswer
-		if err := update(workflows.UpdateApproval, workflows.ApprovalSignal{ApprovalID: p.ApprovalID, Decision: d.decision,
-			Approver: d.approver, Reason: d.reason}, &ans); err != nil {
+		if err := update(workflows.UpdateApproval, sealedBy(t, d.approver, p.ApprovalID, d.decision, d.reason), &ans); err != nil {
 			t.Fatalf("decide by update: %v", err)
 		}
 		if err := update(workflows.UpdateNextAction, workflows.NextActionInput{Seen: workflows.ActionKey(st)}, &st); err != nil {

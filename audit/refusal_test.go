@@ -18,12 +18,11 @@ var (
 	newYork   = commerce.Address{Name: "John Smith", Line1: "350 Fifth Avenue", City: "New York", Region: "NY", PostalCode: "10118", Country: "US"}
 )
 
-// TestFinding5_BlockedDraftOrderIsEvidencedAndAudited (issue 10 finding 5)
-// on the real stack: a power bank to the US by express (air) is
+// TestBlockedDraftOrderIsEvidencedAndAudited on the real stack: a power bank to the US by express (air) is
 // COMPLIANCE_BLOCKED; the compliance decision is a snapshot of the
 // evidence store, named by the run's result and by the history's envelope,
 // and the audit is CLEAN. Deleting that snapshot makes the audit report it.
-func TestFinding5_BlockedDraftOrderIsEvidencedAndAudited(t *testing.T) {
+func TestBlockedDraftOrderIsEvidencedAndAudited(t *testing.T) {
 	s := newRealStack(t)
 	in := blockedOrder(uniqueKey("audit-blocked"))
 	_, res := s.runDraftOrder(t, s.tq, in, driver{})
@@ -87,11 +86,10 @@ func blockedOrder(key string) workflows.DraftOrderInput {
 	return in
 }
 
-// TestFinding2_PowerBankByRoadIsNotBlocked (issue 10 finding 2) on the real
-// stack: the same power bank on the standard service, which ships to DE by
+// TestPowerBankByRoadIsNotBlocked on the real stack: the same power bank on the standard service, which ships to DE by
 // ground, is not COMPLIANCE_BLOCKED "cannot ship by air": it goes to
 // support staff, and once approved the draft order is created.
-func TestFinding2_PowerBankByRoadIsNotBlocked(t *testing.T) {
+func TestPowerBankByRoadIsNotBlocked(t *testing.T) {
 	s := newRealStack(t)
 	in := orderInput(uniqueKey("audit-ground"), powerBank, berlin, "EUR")
 	_, res := s.runDraftOrder(t, s.tq, in, driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"})

@@ -14,8 +14,8 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 )
 
-// Finding kinds of the business-row cross-check (issue 11 point 4;
-// docs/audit.md#business-rows).
+// Finding kinds of the business-row cross-check
+// (docs/audit.md#business-rows).
 const (
 	// KindRowMismatch: a row the workflow wrote (a draft order) no longer
 	// says what the create call's evidence and the history's result say:

@@ -8,7 +8,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// Issue 11 point 4: a draft_orders total set to 1 by a superuser leaves the
+// TestAuditNamesChangedDraftOrderRow: a draft_orders total set to 1 by a superuser leaves the
 // evidence chain intact; the audit's row cross-check names it.
 func TestAuditNamesChangedDraftOrderRow(t *testing.T) {
 	s := newRealStack(t)

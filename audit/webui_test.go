@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -28,9 +30,14 @@ import (
 // --ui-codec-endpoint pointing at the worker's codec server: without a
 // staff credential the codec server refuses and the UI shows encrypted
 // payloads; signed in as staff it shows the draft order's decoded input;
-// then the support-staff path — filter AwaitingApproval = true, open the
-// workflow, send the approval signal from the UI's form — moves the
-// workflow on, which this test checks from Go.
+// then the support-staff path (docs/approvals.md#sealed-decisions) —
+// filter AwaitingApproval = true, open the workflow, see a decision sent
+// as a raw SDK signal naming an active staff member refused in the
+// current details, decide as the signed-in support member without typing
+// an id and see it refused for the role, see the Signal form refused
+// without sign-in, sign in as compliance and decide — moves the workflow
+// on under the signed-in staff id with a verified seal, which this test
+// checks from Go.
 func TestWebUIWithCodecServer(t *testing.T) {
 	if os.Getenv("CARTWRIGHT_UI_TEST") == "" {
 		t.Skip("browser test: run `make test-ui` (needs chromium and scripts/ui/node_modules)")
@@ -73,7 +80,20 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.c.TerminateWorkflow(context.Background(), run.GetID(), "", "test over") })
 	st := waitDraft(t, ctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool { return st.Approvals.Pending != nil })
+	// What `temporal workflow signal` or any SDK client can send: an
+	// active admin's name, typed, no seal. It decides nothing.
+	forged := workflows.ApprovalSignal{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Approver: "carol.admin"}
+	if err := s.c.SignalWorkflow(ctx, run.GetID(), "", workflows.SignalApproval, forged); err != nil {
+		t.Fatal(err)
+	}
+	waitDraft(t, ctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool {
+		return st.Approvals.Pending != nil && st.Approvals.Pending.LastRefusal != nil
+	})
 	token, err := codecserver.IssueToken(ctx, s.pool, "alice.support", "web ui test", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decider, err := codecserver.IssueToken(ctx, s.pool, "bob.compliance", "web ui test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +108,7 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	node := exec.CommandContext(ctx, "node", "codec-ui.mjs")
 	node.Dir = "../scripts/ui"
 	node.Env = append(os.Environ(),
-		"UI_URL="+uiOrigin, "CODEC_URL="+endpoint, "STAFF_TOKEN="+token,
+		"UI_URL="+uiOrigin, "CODEC_URL="+endpoint, "STAFF_TOKEN="+token, "DECIDER_TOKEN="+decider,
 		"WORKFLOW_ID="+run.GetID(), "RUN_ID="+run.GetRunID(), "APPROVAL_ID="+st.Approvals.Pending.ApprovalID,
 		"PLANTED_NAME="+plantedPII[0], "SHOTS_DIR="+shots, "REJECTED_WORKFLOW_ID="+rejectedID, "FAILURE_SHOT="+failureShot)
 	out, err := node.CombinedOutput()
@@ -101,12 +121,25 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	after := waitDraft(t, wctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool {
 		return st.Approvals.Pending == nil && len(st.Approvals.Decisions) == 1
 	})
-	// carol.admin typed in the dialog opened from the History tab: no r lost.
-	if d := after.Approvals.Decisions[0]; d.Approver != "carol.admin" || d.Decision != "approve" {
+	// Nobody typed an id: the codec server sealed the signed-in staff id.
+	d := after.Approvals.Decisions[0]
+	if d.Approver != "bob.compliance" || d.Decision != "approve" || d.SealID == "" || d.Evidence == nil {
 		t.Fatalf("decision from the UI: %+v", d)
 	}
-	if r := after.Rejected.Rejected; len(r) != 1 || r[0].Reason != workflows.RejectUnknownApprover || r[0].Approver != "caol.admin" {
-		t.Fatalf("refusals: %+v, want the one unknown_approver sent from the UI", r)
+	if r := after.Rejected.Rejected; len(r) != 2 || r[0].Reason != workflows.RejectUnauthenticated || r[0].Approver != "carol.admin" ||
+		r[1].Reason != workflows.RejectApproverForbidden || r[1].Approver != "alice.support" {
+		t.Fatalf("refusals: %+v, want the raw signal's unauthenticated_decision, then alice.support's approver_not_allowed", r)
+	}
+	// The evidence of the decision holds the verified staff id and the seal,
+	// which verifies again.
+	snap, err := s.store.Get(ctx, d.Evidence.SnapshotID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec support.ApprovalRecord
+	if err := json.Unmarshal(snap.Output, &rec); err != nil || rec.Approver != "bob.compliance" || !rec.StaffVerified ||
+		rec.Seal == nil || rec.Seal.SealID != d.SealID || s.ws.Deps.Seals.VerifyRecord(rec) != nil {
+		t.Fatalf("evidence of the decision: %+v (%v)", rec, err)
 	}
 	checkQuietHistory(t, ctx, s, run.GetID(), run.GetRunID())
 	var decodes int

@@ -128,17 +128,18 @@ func TestDraftOrderConfirmed(t *testing.T) {
 	}
 }
 
-// TestDraftOrderApproval: support staff decide through the client; a bad
-// approver is refused with the workflow's reason; a cancel while waiting
-// for the user ends the run as CANCELLED.
+// TestDraftOrderApproval: support staff decide through the client, sealed
+// for them; someone not on the roster, a role the review does not allow
+// and a decision nobody sealed are refused with the workflow's reason; a
+// cancel while waiting for the user ends the run as CANCELLED.
 func TestDraftOrderApproval(t *testing.T) {
-	c, _ := newClient(t)
+	c, s := newClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	in := order(key("client-apr"), perfume)
 	in.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
 	// Perfume flies only after review (by road within the EU it is allowed:
-	// compliance follows the chosen option's mode, issue 10 finding 2).
+	// compliance follows the chosen option's mode).
 	in.ShippingService = commerce.ServiceExpress
 	h, err := c.StartDraftOrder(ctx, in)
 	if err != nil {
@@ -148,18 +149,20 @@ func TestDraftOrderApproval(t *testing.T) {
 	if err != nil || st.Approvals.Pending == nil {
 		t.Fatalf("wait for the approval: %+v, %v", st, err)
 	}
-	wantCode(t, "unknown approver", c.Approve(ctx, h.WorkflowID, client.ApprovalDecision{Approver: "mallory"}), toolkit.Forbidden)
-	wantCode(t, "reject without reason", c.Reject(ctx, h.WorkflowID, client.ApprovalDecision{Approver: "alice.support"}), toolkit.InvalidArgument)
+	wantCode(t, "unknown approver", c.Approve(ctx, h.WorkflowID, client.ApprovalDecision{Sealer: s.Sealer("mallory")}), toolkit.Forbidden)
+	wantCode(t, "role not allowed", c.Approve(ctx, h.WorkflowID, client.ApprovalDecision{Sealer: s.Sealer("alice.support")}), toolkit.Forbidden)
+	wantCode(t, "no sealer", c.Approve(ctx, h.WorkflowID, client.ApprovalDecision{}), toolkit.Unauthorized)
+	wantCode(t, "reject without reason", c.Reject(ctx, h.WorkflowID, client.ApprovalDecision{Sealer: s.Sealer("bob.compliance")}), toolkit.InvalidArgument)
 	wantCode(t, "stale approval id", c.Approve(ctx, h.WorkflowID,
-		client.ApprovalDecision{ApprovalID: "apr_0000000000000000", Approver: "alice.support"}), toolkit.Conflict)
-	if err := c.Approve(ctx, h.WorkflowID, client.ApprovalDecision{Approver: "alice.support", Reason: "DG service"}); err != nil {
+		client.ApprovalDecision{ApprovalID: "apr_0000000000000000", Sealer: s.Sealer("bob.compliance")}), toolkit.Conflict)
+	if err := c.Approve(ctx, h.WorkflowID, client.ApprovalDecision{Sealer: s.Sealer("bob.compliance"), Reason: "DG service"}); err != nil {
 		t.Fatalf("approve: %v", err)
 	}
 	st, err = c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || st.Confirmation == nil {
 		t.Fatalf("after the approval: %+v, %v", st, err)
 	}
-	wantCode(t, "approve twice", c.Approve(ctx, h.WorkflowID, client.ApprovalDecision{Approver: "alice.support"}), toolkit.Conflict)
+	wantCode(t, "approve twice", c.Approve(ctx, h.WorkflowID, client.ApprovalDecision{Sealer: s.Sealer("carol.admin")}), toolkit.Conflict)
 	if err := c.Cancel(ctx, h.WorkflowID, "changed my mind"); err != nil {
 		t.Fatalf("cancel: %v", err)
 	}

@@ -36,14 +36,18 @@ type DraftOrderHandle struct {
 }
 
 // ApprovalDecision is a support-staff decision for Approve and Reject.
+// Who decides is not a field: it is whoever Sealer authenticates
+// (docs/approvals.md#sealed-decisions).
 type ApprovalDecision struct {
 	// ApprovalID is the approval being decided; "" means the one pending
 	// now (read from the status query).
 	ApprovalID string `json:"approval_id,omitempty"`
-	// Approver is the staff id of the person deciding (staff table).
-	Approver string `json:"approver"`
 	// Reason is required to reject.
 	Reason string `json:"reason,omitempty"`
+	// Sealer obtains the seal for the deciding staff member: a
+	// codecserver.SealClient with their own token (the starter), which
+	// asks the codec server.
+	Sealer support.DecisionSealer `json:"-"`
 }
 
 // Confirm confirms the published total for the user: quoteHash must be
@@ -146,16 +150,18 @@ func (c *Client) Reject(ctx context.Context, workflowID string, d ApprovalDecisi
 // Decide records decision (approve or reject) on the draft order's
 // approval and returns the workflow's answer to this call: the recorded
 // outcome (AlreadyDone when this approver had made this decision before),
-// or the refusal with its reason: FORBIDDEN for an unknown or inactive
-// approver, CONFLICT for a stale, already decided or absent approval,
-// INVALID_ARGUMENT for a malformed one.
+// or the refusal with its reason: UNAUTHORIZED when the decision could not
+// be sealed for an authenticated staff member, FORBIDDEN for an unknown or
+// inactive approver or a role the approval does not allow, CONFLICT for a
+// stale, already decided or absent approval, INVALID_ARGUMENT for a
+// malformed one.
 func (c *Client) Decide(ctx context.Context, workflowID, decision string, d ApprovalDecision) (workflows.ApprovalAnswer, error) {
 	var ans workflows.ApprovalAnswer
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return ans, err
 	}
-	if d.Approver == "" {
-		return ans, errf(toolkit.InvalidArgument, "approver is required (a staff id, e.g. alice.support)")
+	if d.Sealer == nil {
+		return ans, errf(toolkit.Unauthorized, "a decision needs a sealer: the staff member's own credential (docs/approvals.md#sealed-decisions)")
 	}
 	if d.ApprovalID == "" {
 		st, err := c.Status(ctx, workflowID)
@@ -167,8 +173,11 @@ func (c *Client) Decide(ctx context.Context, workflowID, decision string, d Appr
 		}
 		d.ApprovalID = st.Approvals.Pending.ApprovalID
 	}
-	in := workflows.ApprovalSignal{ApprovalID: d.ApprovalID, Decision: decision, Approver: d.Approver, Reason: d.Reason}
-	err := c.update(ctx, workflowID, workflows.UpdateApproval, in, &ans)
+	sealed, err := d.Sealer.SealDecision(ctx, support.Decision{ApprovalID: d.ApprovalID, Decision: decision, Reason: d.Reason})
+	if err != nil {
+		return ans, err
+	}
+	err = c.update(ctx, workflowID, workflows.UpdateApproval, workflows.SignalOf(sealed), &ans)
 	if errors.Is(err, errRunClosed) {
 		return ans, errf(toolkit.Conflict, "%s already ended: no approval is pending", workflowID)
 	}

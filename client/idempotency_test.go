@@ -15,12 +15,12 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// TestFinding4_BadInputStartsNoWorkflowAndAFailedRunFreesItsKey (issue 10,
-// finding 4) on the real dev server: every bad input is refused before the
+// TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey on the real dev
+// server: every bad input is refused before the
 // start (no workflow with its id exists afterwards); a run that failed
 // (an unknown SKU, which only the catalog knows) does not hold its key, so
 // the corrected order with the same key starts a new run that completes.
-func TestFinding4_BadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
+func TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
 	c, _ := newClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
@@ -80,11 +80,11 @@ func TestFinding4_BadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T)
 	}
 }
 
-// TestFinding6_ReusedKeyWithAnotherBasketIsConflict (issue 10, finding 6):
+// TestReusedKeyWithAnotherBasketIsConflict:
 // the same user and key with other items or another address is CONFLICT
 // naming the key, while the run is open and after it completed; the same
 // order again (another request id) still attaches.
-func TestFinding6_ReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
+func TestReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 	c, _ := newClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
@@ -119,12 +119,11 @@ func TestFinding6_ReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 	wantCode(t, "other items (run completed)", err, toolkit.Conflict)
 }
 
-// TestFinding10_ToolCallStartedWithoutTheCLIRefusesDuplicateKeys (issue 10,
-// finding 10): a ToolCall started with a bare SDK (no client, no CLI: raw
+// TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys: a ToolCall started with a bare SDK (no client, no CLI: raw
 // JSON reaches the worker) with a duplicate key is refused with an
 // INVALID_ARGUMENT envelope; the
 // worker decodes it as strictly as the CLI does.
-func TestFinding10_ToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T) {
+func TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T) {
 	c, _ := newClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
@@ -136,7 +135,7 @@ func TestFinding10_ToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every answer is an envelope (finding 7): the refusal is the result.
+	// Every answer is an envelope: the refusal is the result.
 	var res workflows.ToolCallResult
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatalf("duplicate key failed the workflow: %v", err)

@@ -13,7 +13,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// Issue 11 point 3: Status on a run that failed or was terminated says so,
+// TestStatusOfARunThatEndedWithoutResult: Status on a run that failed or was terminated says so,
 // with the closed-set code of why, and still returns the last status.
 func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
 	c, _ := newClient(t)

@@ -46,7 +46,7 @@ func TestCallToolAndListTools(t *testing.T) {
 
 	call.Request.RequestID = key("req")
 	call.Input = json.RawMessage(`{"currency":"EUR","items":[{"sku":"` + tshirt.SKU + `","quantity":999}]}`)
-	// Issue 10 findings 5 and 7: a refusal is an envelope (ok=false, its
+	// A refusal is an envelope (ok=false, its
 	// code and recovery) with its own evidence snapshot, not an error.
 	refused, _, err := c.CallTool(ctx, call, deadline)
 	if err != nil || refused.OK || refused.Status != toolkit.StatusError || refused.Error == nil ||

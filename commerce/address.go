@@ -14,8 +14,7 @@ import (
 // interface: the region/postcode decisions are the product's own rules
 // (commerce/rules/README.md), not a provider's to replace.
 func validateAddress(a Address) (Address, []address.Problem) {
-	n, problems := address.Resolve(toRulesAddress(a))
-	return fromRulesAddress(n), problems
+	return address.Resolve(a)
 }
 
 // Address warnings in the response envelope (stable constants,
@@ -65,16 +64,6 @@ func splitProblems(problems []address.Problem) (errs []address.Problem, warnings
 		}
 	}
 	return errs, warnings
-}
-
-func toRulesAddress(a Address) address.Address {
-	return address.Address{Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City,
-		Region: a.Region, PostalCode: a.PostalCode, Country: a.Country}
-}
-
-func fromRulesAddress(a address.Address) Address {
-	return Address{Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City,
-		Region: a.Region, PostalCode: a.PostalCode, Country: a.Country}
 }
 
 // checkAddress validates a full shipping address (the draft order ships to

@@ -15,7 +15,7 @@ import (
 )
 
 // BenchmarkInvokeDraftOrderTools measures the worker's CPU per draft order
-// in the invoker (issue 12): the five read-only calls of one order
+// in the invoker (docs/performance.md#quote-round): the five read-only calls of one order
 // (pricing, shipping, compliance, duties and taxes, the total) through the
 // real registry, schemas, sanitising and the production log core (JSON at
 // Info, redacting), on the in-memory stack. Evidence goes to a sink that

@@ -21,7 +21,7 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// The matrix (issue 10, acceptance): every destination of the rule data ×
+// The matrix: every destination of the rule data ×
 // every shipping service × a basket per catalogue category, through the
 // real invoker (input and output schemas, sanitising, evidence), calling
 // the tools as the draft order does: pricing, shipping and compliance

@@ -102,7 +102,7 @@ func (c corruptDrafts) Create(ctx context.Context, d NewDraft, a evidence.TwoPha
 }
 
 // TestDraftOrderRoundTrips counts the statements checkout.create_draft_order
-// sends on each path (issue 12): the happy path is one round trip, with the
+// sends on each path (docs/evidence.md#one-transaction): the happy path is one round trip, with the
 // audit row and the draft committed together.
 func TestDraftOrderRoundTrips(t *testing.T) {
 	tr := &stmtTrace{}

@@ -11,7 +11,7 @@ import (
 // compliance rules (embargoes, sanctions, occupied regions) block the
 // destination. Shipping, duties and compliance call it before they check
 // the address: IR, CU, RU or Crimea without a postal code is a sanctioned
-// destination, not a malformed address (issue 10, finding 8), and the
+// destination, not a malformed address, and the
 // draft order, which runs shipping and compliance in parallel and ranks
 // ADDRESS_INVALID first, must see the same refusal from every tool. It
 // uses the built-in rules whatever ComplianceChecker is configured:

@@ -103,7 +103,7 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 
 // checkLineTotals refuses lines whose line_total is not unit_price ×
 // quantity: duty and tax are charged on the customs value, and a caller's
-// line_total of 1 for 999 units must not shrink it (issue 10, finding 10).
+// line_total of 1 for 999 units must not shrink it.
 // The tool refuses rather than recomputing so a caller's bug is seen, not
 // silently corrected.
 func checkLineTotals(lines []QuoteLine) error {

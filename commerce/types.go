@@ -1,6 +1,10 @@
 package commerce
 
-import "time"
+import (
+	"time"
+
+	"github.com/cartwright-dev/cartwright/commerce/rules/address"
+)
 
 // Money is an exact amount in the minor unit of its currency (cents for
 // USD, yen for JPY, fils for KWD): never a float, so totals add up to the
@@ -12,21 +16,10 @@ type Money struct {
 	Currency string `json:"currency"`
 }
 
-// Address is a postal address. It is PII: tools validate it, use its
-// country and postal code for rules, and never log or store it in clear.
-type Address struct {
-	// Name is the recipient's name (optional for quoting, needed to ship).
-	Name  string `json:"name,omitempty"`
-	Line1 string `json:"line1"`
-	Line2 string `json:"line2,omitempty"`
-	City  string `json:"city"`
-	// Region is the state, province or prefecture code where the country
-	// uses one (US "CA", CA "ON", AU "NSW"); US and CA taxes depend on it.
-	Region     string `json:"region,omitempty"`
-	PostalCode string `json:"postal_code,omitempty"`
-	// Country is the ISO 3166-1 alpha-2 code.
-	Country string `json:"country"`
-}
+// Address is a postal address, defined beside the rules that validate it
+// (commerce/rules/address). It is PII: tools validate it, use its country
+// and postal code for rules, and never log or store it in clear.
+type Address = address.Address
 
 // LineItem is what the user wants: a catalog SKU and a quantity.
 type LineItem struct {

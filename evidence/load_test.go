@@ -20,7 +20,7 @@ import (
 )
 
 // TestAppendLoad is a short load test of RecordStep against the real
-// PostgreSQL (issue 12: a draft order writes six snapshots): appends from
+// PostgreSQL (a draft order writes six snapshots): appends from
 // 16 goroutines over 200 chains, then reports appends/s, the CPU the
 // serving backends spent per append (utime+stime from /proc/<pid>/stat of
 // the pool's own backends, so other users of a shared server do not count)

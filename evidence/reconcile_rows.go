@@ -8,7 +8,7 @@ import (
 
 // InvDraftRowMismatch: a draft_orders row whose total, quote hash or
 // currency is not what the create tool's evidence snapshot says it wrote,
-// or which has no such snapshot at all (issue 11 point 4). The snapshot's
+// or which has no such snapshot at all (docs/audit.md#business-rows). The snapshot's
 // output is hash-chained and checked by Verify; the business row is not, so
 // this is what catches a row changed behind the application's back.
 const InvDraftRowMismatch = "draft_row_mismatch"

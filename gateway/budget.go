@@ -8,7 +8,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// budgets holds each actor's call budget (seed 002's quotas): calls per
+// budgets holds each actor's call budget (docs/mcp.md#callers): calls per
 // minute and payload bytes per minute, as token buckets a minute deep. It
 // lives in the gateway process: each gateway replica enforces its share.
 type budgets struct {

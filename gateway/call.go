@@ -72,8 +72,8 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 		Input: raw,
 	}
 	// The key names the ToolCall workflow: a retried call attaches to the
-	// same run. A read tool's key is its request id (seed 000 §4.5 scopes
-	// idempotency keys to writes).
+	// same run. A read tool's key is its request id (idempotency keys are
+	// scoped to writes: docs/envelope.md#idempotency).
 	if key != "" {
 		if spec.Annotations.ReadOnly {
 			call.Request.RequestID = key

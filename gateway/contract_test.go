@@ -79,11 +79,12 @@ func post(t *testing.T, url, token string, body []byte, header map[string]string
 
 var corrPattern = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 
-// TestSeed003Contract is docs/mcp.md (seed 003 §1 and §4) as a table: each row names the
+// TestMCPContractInvariants is docs/mcp.md's error model and invariants as
+// a table: each row names the
 // invariant it checks, sends a raw HTTP request, and wants one JSON-RPC
 // error (or none). Every error is also checked against MCP-INV-04/05/06/08
 // and ERR-INV-01/02/05/06 (checkErrorData).
-func TestSeed003Contract(t *testing.T) {
+func TestMCPContractInvariants(t *testing.T) {
 	s := newStack(t)
 	limited := s.newToken(t, gateway.Actor{ID: "pricing-only", Tools: []string{"pricing.get_realtime_quote"}})
 	revoked := s.newToken(t, gateway.Actor{ID: "gone-agent"})

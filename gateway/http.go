@@ -24,7 +24,7 @@ const Path = "/mcp"
 
 // Handler is the HTTP gateway: streamable HTTP at /mcp (the SDK's handler,
 // stateless: any replica answers any request) behind a front handler that
-// does, before anything runs, what seed 003 asks of the entry: one
+// does, before anything runs, what docs/mcp.md asks of the entry: one
 // correlation id per request (taken from a valid X-Correlation-ID or made,
 // and returned in the response header), the bearer token resolved to an
 // actor (-32002 AUTH_FAILED otherwise), bodies bounded and decoded with

@@ -39,7 +39,8 @@ func openMethod(method string) bool {
 // stdio alike: it fixes the request's correlation id and actor, checks
 // tools/call's parameters and the actor's allow-list before anything runs,
 // filters tools/list to what the actor may call, and turns every error
-// into a JSON-RPC error with seed 003's data (never code 0 or -32000).
+// into a JSON-RPC error with its error.data (docs/mcp.md#error-data;
+// never code 0 or -32000).
 func (g *Gateway) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		extra := req.GetExtra()
@@ -108,8 +109,8 @@ func (g *Gateway) requestActor(ctx context.Context, extra *mcp.RequestExtra, cor
 	return Actor{}, wire.NewError(corr, wire.ReasonAuthFailed, nil, "a bearer token is required")
 }
 
-// checkCall is seed 003 §5.2.2's parameter check of tools/call, then the
-// actor's allow-list.
+// checkCall is the parameter check of tools/call (MCP-INV-03,
+// docs/mcp.md#mcp-invariants), then the actor's allow-list.
 func (g *Gateway) checkCall(corr string, actor Actor, name string, args json.RawMessage) *jsonrpc.Error {
 	if name == "" {
 		return wire.NewError(corr, wire.ReasonMissingRequiredParam, map[string]any{"param": "name"}, "missing required parameter: name")

@@ -20,6 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 )
@@ -51,7 +52,8 @@ func newBenchStack(b *testing.B) *stack {
 	b.Helper()
 	st := wiringtest.Start(b)
 	for k, v := range map[string]string{"TEMPORAL_ADDRESS": testenv.TemporalAddress(), "TEMPORAL_NAMESPACE": "default",
-		"CARTWRIGHT_TASK_QUEUE": st.TaskQueue, "CARTWRIGHT_PG_DSN": st.DSN, "CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec()} {
+		"CARTWRIGHT_TASK_QUEUE": st.TaskQueue, "CARTWRIGHT_PG_DSN": st.DSN, "CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(),
+		"CARTWRIGHT_SEAL_KEYS": sealtest.Spec()} {
 		b.Setenv(k, v)
 	}
 	return gatewayOn(b, st)

@@ -16,7 +16,8 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Actor is who a bearer token speaks for: always an agent (seed 000 §4.1).
+// Actor is who a bearer token speaks for: always an agent
+// (docs/envelope.md#actors, docs/mcp.md#callers).
 type Actor struct {
 	ID      string `json:"id"`
 	TokenID string `json:"token_id"`

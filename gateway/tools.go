@@ -68,7 +68,7 @@ func readSchema(schemas fs.FS, file string) (map[string]any, error) {
 }
 
 // inputSchema is the tool's input schema plus the envelope arguments; a
-// write tool requires idempotency_key (seed 000 §4.5).
+// write tool requires idempotency_key (docs/envelope.md#idempotency).
 func inputSchema(spec toolkit.Spec, schemas fs.FS) (map[string]any, error) {
 	s, err := readSchema(schemas, spec.InputSchema)
 	if err != nil {

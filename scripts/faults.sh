@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fault matrix of issue 11 (make test-faults; make test runs FAULTS=short).
+# The fault matrix (docs/testing.md#fault-matrix-make-test-faults; make test-faults; make test runs FAULTS=short).
 # It starts a stack of its own on free ports — Temporal dev server on a state
 # file, a private PostgreSQL cluster, stripe-mock behind a fault-injecting
 # proxy, two worker processes built from ./worker — never the dev or test

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-ui.sh [setup|run] — the headless-Chromium test of the Web UI
 # (audit/webui_test.go drives scripts/ui/codec-ui.mjs): the codec server
-# (issue 13) and the support-staff path (issue 14).
+# (docs/support.md#decoded-payloads-in-the-web-ui) and the support-staff path
+# (docs/support.md#deciding-an-approval-in-the-web-ui).
 #   setup  install Debian's chromium (never a browser download:
 #          puppeteer-core only drives /usr/bin/chromium), node and npm if
 #          absent, and scripts/ui's pinned npm packages (package-lock.json).

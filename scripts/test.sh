@@ -72,10 +72,10 @@ hold_stack() {
 	. "$ENV_FILE"
 }
 
-# bench: `make bench` (README "Performance"). A Temporal dev server of its
+# bench: `make bench` (docs/performance.md#measuring-against-the-floor-make-bench). A Temporal dev server of its
 # own (in memory, the stack's dynamic config, port BENCH_PORT), the test
 # stack's PostgreSQL, and worker/scaletest's TestBenchAgainstFloor: the
-# floor harness (../shared/bench/floor) and draft orders interleaved, one
+# floor (worker/scaletest/floor, in this repository) and draft orders interleaved, one
 # table, audits, and the worker SIGKILLed at 16 in flight.
 BENCH_PORT=${BENCH_PORT:-7290}
 bench() {

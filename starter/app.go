@@ -216,8 +216,9 @@ func dropPrefix(msg, name string) string {
 }
 
 // legacyFlags accepts the single-dash long flags of the first onboarding
-// CLI (`starter onboarding start -merchant m_x`, as documented in the
-// README) by rewriting them to the double-dash form pflag expects.
+// CLI (`starter onboarding start -merchant m_x`, which scripts written
+// against it still use) by rewriting them to the double-dash form pflag
+// expects.
 func legacyFlags(args []string) []string {
 	if len(args) == 0 || args[0] != "onboarding" {
 		return args

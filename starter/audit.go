@@ -15,6 +15,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
@@ -147,6 +148,11 @@ func (a *app) auditDeps(ctx context.Context, needTemporal bool) (audit.Deps, fun
 	}
 	deps := audit.Deps{Evidence: store, Archive: arch, Reader: "starter-audit", DataConverter: pc.DataConverter(),
 		Specs: wiring.ToolSpecs()}
+	// Seals of recorded decisions are checked with CARTWRIGHT_SEAL_KEYS;
+	// without it they are reported unverifiable, the rest is audited.
+	if seals, err := support.SealRingFromConfig(cfg); err == nil {
+		deps.Seals = seals
+	}
 	if needTemporal {
 		c, err := a.connect(ctx)
 		if err != nil {

@@ -109,7 +109,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"draft-order", "start"}, `"file" not set`},
 		{[]string{"draft-order", "start", "-f", "x.json", "--key", "k-12345678", "--new-key"}, "exclude each other"},
 		{[]string{"draft-order", "confirm", "draft-order/u_1/k-12345678"}, `"quote-hash" not set`},
-		{[]string{"draft-order", "reject", "draft-order/u_1/k-12345678", "--approver", "alice.support"}, `"reason" not set`},
+		{[]string{"draft-order", "reject", "draft-order/u_1/k-12345678"}, `"reason" not set`},
+		{[]string{"draft-order", "approve", "draft-order/u_1/k-12345678", "--approver", "carol.admin"}, "--approver is gone"},
 		{[]string{"onboarding", "status"}, "--merchant is required"},
 		{[]string{"audit"}, "give a WORKFLOW_ID"},
 		{[]string{"audit", "--all"}, "--all needs --query"},
@@ -197,7 +198,7 @@ func TestBinaryExitCodes(t *testing.T) {
 	}
 }
 
-// TestLegacyOnboardingFlags: the single-dash form the README documents.
+// TestLegacyOnboardingFlags: the single-dash form the first onboarding CLI took.
 func TestLegacyOnboardingFlags(t *testing.T) {
 	got := legacyFlags([]string{"onboarding", "returned", "-merchant", "m_x", "-refresh", "-merchant=m_y", "-f"})
 	want := []string{"onboarding", "returned", "--merchant", "m_x", "--refresh", "--merchant=m_y", "-f"}

@@ -167,7 +167,8 @@ func printStarted(w io.Writer, r startResult) {
 		fmt.Fprintf(w, "\nConfirm the total with either of:\n  %s\n  %s\n", r.ConfirmCommand, r.TemporalCommand)
 	}
 	if p := r.Status.Approvals.Pending; p != nil {
-		fmt.Fprintf(w, "\nSupport staff decide with:\n  %s draft-order approve %s --approver alice.support\n  %s draft-order reject %s --approver alice.support --reason '…'\n",
+		fmt.Fprintf(w, "\nSupport staff decide, with their own CARTWRIGHT_STAFF_TOKEN (or signed in at the codec server, from the Web UI):\n"+
+			"  %s draft-order approve %s --reason '…'\n  %s draft-order reject %s --reason '…'\n",
 			selfName(), shellQuote(r.WorkflowID), selfName(), shellQuote(r.WorkflowID))
 	}
 }

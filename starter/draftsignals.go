@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
+	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -107,26 +112,40 @@ it waits for a person); once the draft order is being created it is refused
 
 func (a *app) draftDecideCmd(approve bool) *cobra.Command {
 	var (
-		d    client.ApprovalDecision
-		wait time.Duration
+		d         client.ApprovalDecision
+		wait      time.Duration
+		tokenFile string
+		approver  string
 	)
 	use, short, verb := "approve", "Approve the pending support-staff approval", "approved"
 	if !approve {
 		use, short, verb = "reject", "Reject the pending support-staff approval (a reason is required)", "rejected"
 	}
 	c := &cobra.Command{
-		Use:   use + " WORKFLOW_ID --approver STAFF_ID",
+		Use:   use + " WORKFLOW_ID",
 		Short: short,
 		Long: short + `.
 
-Sends {"approval_id", "decision", "approver", "reason"} as the decide_approval
-update, which does what the approval signal the Web UI's Signal button sends does
-and answers this call. The approval_id defaults to the one pending
-now (see 'draft-order status'). The approver must be an active member of the
-staff table with a role the approval allows; an unknown approver, a stale or
-duplicate approval_id is refused by the workflow (exit 1) and it keeps waiting.`,
+You decide as yourself: the codec server seals the decision for the owner of
+the staff token (CARTWRIGHT_STAFF_TOKEN, or --token-file; get one with
+'starter staff token --staff YOUR_ID'), at CARTWRIGHT_CODEC_URL (default: the
+codec server of this configuration), and the sealed decision goes to the
+workflow as the decide_approval update, which does what the approval signal
+the Web UI's Signal button sends does and answers this call. The seal key
+stays on the server (docs/approvals.md#sealed-decisions). The approval_id
+defaults to the one pending now (see 'draft-order status'). A role the
+approval does not allow, an inactive staff member, a stale or duplicate
+approval_id is refused by the workflow (exit 1) and it keeps waiting.`,
 		Args: exactArgs(1, "WORKFLOW_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if approver != "" {
+				return usagef("--approver is gone: you decide as the owner of your staff token (CARTWRIGHT_STAFF_TOKEN or --token-file), never as a typed name")
+			}
+			sealer, err := a.sealClient(tokenFile)
+			if err != nil {
+				return err
+			}
+			d.Sealer = sealer
 			return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
 				var err error
 				if approve {
@@ -142,18 +161,37 @@ duplicate approval_id is refused by the workflow (exit 1) and it keeps waiting.`
 		},
 	}
 	c.Flags().DurationVar(&wait, "wait", 10*time.Second, "wait this long for the next step (the total to confirm, or the end)")
-	c.Flags().StringVar(&d.Approver, "approver", "", "your staff id, e.g. alice.support (required)")
+	c.Flags().StringVar(&tokenFile, "token-file", "", "file holding your staff token (default: CARTWRIGHT_STAFF_TOKEN)")
+	c.Flags().StringVar(&approver, "approver", "", "no longer accepted: your staff token says who you are")
+	_ = c.Flags().MarkHidden("approver")
 	c.Flags().StringVar(&d.ApprovalID, "approval-id", "", "approval to decide (default: the pending one)")
 	reasonHelp := "why (kept in evidence)"
 	if !approve {
 		reasonHelp += " (required)"
 	}
 	c.Flags().StringVar(&d.Reason, "reason", "", reasonHelp)
-	_ = c.MarkFlagRequired("approver")
 	if !approve {
 		_ = c.MarkFlagRequired("reason")
 	}
 	return c
+}
+
+// sealClient is the codec server's seal endpoint with this staff member's
+// token: from tokenFile, else CARTWRIGHT_STAFF_TOKEN.
+func (a *app) sealClient(tokenFile string) (codecserver.SealClient, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return codecserver.SealClient{}, err
+	}
+	token := cfg.StaffToken
+	if tokenFile != "" {
+		b, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return codecserver.SealClient{}, usagef("--token-file: %v", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	return codecserver.SealClient{Endpoint: cfg.CodecEndpoint(), Token: token, HTTP: &http.Client{Timeout: a.timeout}}, nil
 }
 
 const cancelSent = "cancel sent"

@@ -96,7 +96,7 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 // TestApprovalThroughTheCLI: support staff's commands, a refused approver
 // included.
 func TestApprovalThroughTheCLI(t *testing.T) {
-	stack(t)
+	s := stack(t)
 	// Perfume by air needs review (by road it is allowed: compliance
 	// follows the chosen option's mode).
 	order := `{"request": {"user_id": "u_cli", "currency": "EUR"}, "items": [{"sku": "PRF-ROSE-EDP100", "quantity": 1}],
@@ -107,10 +107,23 @@ func TestApprovalThroughTheCLI(t *testing.T) {
 		t.Fatalf("start: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	id := strings.Fields(r.stdout[strings.Index(r.stdout, "workflow id"):])[2]
-	runCLI(t, "", "draft-order", "approve", id, "--approver", "mallory").
-		oneLineErr(t, "unknown approver", exitRefused, "FORBIDDEN", "unknown_approver")
-	r = runCLI(t, "", "draft-order", "approve", id, "--approver", "alice.support", "--reason", "DG service booked")
-	if r.code != 0 || !strings.Contains(r.stdout, "approved") || !strings.Contains(r.stdout, "draft-order confirm") {
+	// Staff decide as the owner of their token, sealed by the codec server.
+	t.Setenv("CARTWRIGHT_CODEC_URL", s.ServeCodec(t))
+	runCLI(t, "", "draft-order", "approve", id).
+		oneLineErr(t, "no token", exitCannot, "UNAUTHORIZED", "CARTWRIGHT_STAFF_TOKEN")
+	t.Setenv("CARTWRIGHT_STAFF_TOKEN", "cwst_not-a-token")
+	runCLI(t, "", "draft-order", "approve", id).
+		oneLineErr(t, "wrong token", exitCannot, "UNAUTHORIZED", "/codec/login")
+	t.Setenv("CARTWRIGHT_STAFF_TOKEN", s.StaffToken(t, "alice.support"))
+	runCLI(t, "", "draft-order", "approve", id).
+		oneLineErr(t, "role not allowed", exitRefused, "FORBIDDEN", "approver_not_allowed")
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(s.StaffToken(t, "bob.compliance")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "", "draft-order", "approve", id, "--token-file", tokenFile, "--reason", "DG service booked")
+	if r.code != 0 || !strings.Contains(r.stdout, "approved") || !strings.Contains(r.stdout, "approve by bob.compliance") ||
+		!strings.Contains(r.stdout, "sealed seal_") || !strings.Contains(r.stdout, "draft-order confirm") {
 		t.Fatalf("approve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, "", "draft-order", "cancel", id, "--reason", "changed my mind")

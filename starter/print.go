@@ -43,6 +43,9 @@ func printStatus(w io.Writer, id string, st workflows.DraftOrderStatus) {
 	}
 	for _, d := range st.Approvals.Decisions {
 		fmt.Fprintf(w, "  approval     %s by %s %s\n", d.Decision, d.Approver, d.Reason)
+		if d.SealID != "" {
+			fmt.Fprintf(w, "               sealed %s\n", d.SealID)
+		}
 	}
 	if st.Rejected.Total > 0 {
 		last := st.Rejected.Rejected[len(st.Rejected.Rejected)-1]

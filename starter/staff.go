@@ -34,13 +34,15 @@ func (a *app) staffTokenCmd() *cobra.Command {
 	var staff, label string
 	var ttl time.Duration
 	c := &cobra.Command{
-		Use:   "token --staff ID [--ttl 720h] [--label TEXT]",
+		Use:   "token --staff ID [--expires-in 720h] [--label TEXT]",
 		Short: "Issue a codec-server token for an active staff member (printed once)",
 		Long: `Issue a bearer token for an active member of the staff table. It is printed
-once and never stored in clear. Use it with the codec server: sign in at
+once and never stored in clear, and expires after --expires-in (at most 90
+days: docs/support.md#staff-tokens). Use it with the codec server: sign in at
 http://localhost:8089/codec/login for the Web UI, or
   temporal workflow show ... --codec-endpoint http://localhost:8089/codec --codec-auth "Bearer <token>"
-Needs CARTWRIGHT_PG_DSN. Exit 1 (FORBIDDEN) for an unknown or inactive staff id.`,
+Needs CARTWRIGHT_PG_DSN. Exit 1 (FORBIDDEN) for an unknown or inactive staff id,
+exit 2 (INVALID_ARGUMENT) for a lifetime over 90 days.`,
 		Args: cobra.NoArgs,
 		RunE: a.withStaffDB(&staff, func(ctx context.Context, pool *pgxpool.Pool) error {
 			tok, err := codecserver.IssueToken(ctx, pool, staff, label, ttl)
@@ -53,7 +55,12 @@ Needs CARTWRIGHT_PG_DSN. Exit 1 (FORBIDDEN) for an unknown or inactive staff id.
 		}),
 	}
 	c.Flags().StringVar(&staff, "staff", "", "staff id (staff table), e.g. alice.support")
-	c.Flags().DurationVar(&ttl, "ttl", 30*24*time.Hour, "how long the token is valid")
+	c.Flags().DurationVar(&ttl, "expires-in", 30*24*time.Hour, "how long the token is valid (at most 2160h, 90 days)")
+	// --ttl was the flag's first name; scripts that use it keep working
+	// (hidden, not deprecated: cobra's deprecation notice would land in
+	// the output scripts redirect into a token file).
+	c.Flags().DurationVar(&ttl, "ttl", 30*24*time.Hour, "")
+	_ = c.Flags().MarkHidden("ttl")
 	c.Flags().StringVar(&label, "label", "", "a note stored with the token (where it is used)")
 	return c
 }
@@ -63,7 +70,8 @@ func (a *app) staffRevokeCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "revoke --staff ID",
 		Short: "Revoke every codec-server token of a staff member",
-		Long: `Revoke every live codec-server token of a staff member at once (a lost
+		Long: `Revoke every live codec-server token of a staff member at once, and with
+them the browser sessions opened with them (a lost
 laptop, someone leaving the team; deactivating them in the staff table also
 stops their tokens). Needs CARTWRIGHT_PG_DSN.`,
 		Args: cobra.NoArgs,

@@ -19,7 +19,7 @@ import (
 func TestStaffTokens(t *testing.T) {
 	dsn := testenv.Database(t)
 	t.Setenv("CARTWRIGHT_PG_DSN", dsn)
-	r := runCLI(t, "", "staff", "token", "--staff", "alice.support", "--ttl", "1h")
+	r := runCLI(t, "", "staff", "token", "--staff", "alice.support", "--expires-in", "1h")
 	if r.code != 0 {
 		t.Fatalf("staff token: %d %s", r.code, r.stderr)
 	}
@@ -34,6 +34,8 @@ func TestStaffTokens(t *testing.T) {
 	if _, err := auth.Authenticate(context.Background(), tok+"x"); !errors.Is(err, codecserver.ErrBadCredential) {
 		t.Fatalf("a wrong token: %v", err)
 	}
+	// Staff tokens expire: a lifetime beyond the cap is refused.
+	runCLI(t, "", "staff", "token", "--staff", "alice.support", "--expires-in", "2400h").oneLineErr(t, "a 100-day token", 2, "INVALID_ARGUMENT", "at most")
 	runCLI(t, "", "staff", "token", "--staff", "dave.former").oneLineErr(t, "inactive staff", 1, "FORBIDDEN", "dave.former")
 	runCLI(t, "", "staff", "token", "--staff", "nobody.here").oneLineErr(t, "unknown staff", 1, "FORBIDDEN")
 	if r := runCLI(t, "", "staff", "revoke", "--staff", "alice.support"); r.code != 0 || !strings.Contains(r.stdout, "1 token(s)") {

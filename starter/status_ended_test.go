@@ -10,7 +10,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// Issue 11 point 3: status of a run that was terminated prints its last
+// TestStatusOfATerminatedRun: status of a run that was terminated prints its last
 // state, then says the run ended and why, and exits non-zero.
 func TestStatusOfATerminatedRun(t *testing.T) {
 	s := stack(t)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +30,13 @@ const (
 	RoleAdmin      = "admin"
 )
 
+// Identifier shapes: a staff id (the CHECK of migration 00005_staff.sql) and
+// an approval id ("apr_" and 16 hex digits, issued by the workflow).
+var (
+	StaffIDPattern    = regexp.MustCompile(`^[a-z][a-z0-9._-]{1,62}$`)
+	ApprovalIDPattern = regexp.MustCompile(`^apr_[0-9a-f]{16}$`)
+)
+
 // RecordApprovalArgs is the tool's input (schemas/support.record_approval.input.json).
 type RecordApprovalArgs struct {
 	// Flow is the flow that asked, e.g. draft_order.
@@ -44,6 +53,10 @@ type RecordApprovalArgs struct {
 	Reason string `json:"reason,omitempty"`
 	// AllowedRoles limits who may decide; empty means any active staff.
 	AllowedRoles []string `json:"allowed_roles,omitempty"`
+	// Seal authenticates the approver and the decision
+	// (docs/approvals.md#sealed-decisions); without a valid one the
+	// decision is refused UNAUTHORIZED.
+	Seal *Seal `json:"seal,omitempty"`
 }
 
 // ApprovalRecord is the tool's output data
@@ -57,6 +70,18 @@ type ApprovalRecord struct {
 	ApproverRole  string `json:"approver_role"`
 	Reason        string `json:"reason,omitempty"`
 	StaffVerified bool   `json:"staff_verified"`
+	// Seal is the verified seal of the decision, with its id: the audit
+	// verifies it again (docs/approvals.md#sealed-decisions).
+	Seal *RecordedSeal `json:"seal,omitempty"`
+}
+
+// RecordedSeal is a verified seal as evidence keeps it: the seal, its id,
+// and the digest of the reason it sealed (the record's reason may be
+// redacted; SealRing.VerifyRecord).
+type RecordedSeal struct {
+	Seal
+	SealID       string `json:"seal_id"`
+	ReasonSHA256 string `json:"reason_sha256"`
 }
 
 // StaffMember is one row of the staff roster.
@@ -89,15 +114,19 @@ func (r PGRoster) Lookup(ctx context.Context, staffID string) (StaffMember, bool
 
 // RecordApprovalSpec is the tool's contract. It only reads the roster, so it
 // is read-only and safe to retry; its record is the evidence snapshot the
-// invoker writes, which is why evidence is mandatory.
+// invoker writes, which is why evidence is mandatory. Version 2 verifies
+// the decision's seal and records it; 1.x records (before sealed decisions)
+// named a typed approver.
 var RecordApprovalSpec = toolkit.Spec{
 	Name:    RecordApprovalTool,
-	Version: "1.0.0",
+	Version: "2.0.0",
 	Description: "Records a support-staff decision (approve or reject) on an approval request a workflow issued " +
-		"when a human must decide. Use it when a staff member answers an approval signal. Succeeds when the approver is an " +
-		"active staff member whose role may decide the request; the returned record and its evidence snapshot are " +
-		"the audit trail. Fails with NOT_FOUND for an approver missing from the roster and FORBIDDEN for an " +
-		"inactive approver or a role not allowed to decide; ask a listed, active staff member to decide instead.",
+		"when a human must decide. Use it when a staff member answers an approval signal. Succeeds when the decision " +
+		"carries a valid seal (made by the codec server for the signed-in staff member) and that staff member is active " +
+		"with a role allowed to decide the request; the returned record and its evidence snapshot are the audit trail. " +
+		"Fails with UNAUTHORIZED for an unsealed, forged, altered or expired seal, NOT_FOUND for an approver missing " +
+		"from the roster and FORBIDDEN for an inactive approver or a role not allowed to decide; sign in at the codec " +
+		"server and send the decision from the Web UI (or starter draft-order approve) instead.",
 	InputSchema:      "support.record_approval.input.json",
 	OutputSchema:     "support.record_approval.output.json",
 	Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
@@ -112,14 +141,23 @@ var RecordApprovalSpec = toolkit.Spec{
 }
 
 // RegisterTools registers the support tools into reg, reading the roster
-// from pool.
-func RegisterTools(reg *toolkit.Registry, pool *pgxpool.Pool) error {
-	return reg.Register(RecordApprovalSpec, RecordApprovalHandler(PGRoster{Pool: pool}))
+// from pool and verifying seals with seals.
+func RegisterTools(reg *toolkit.Registry, pool *pgxpool.Pool, seals *SealRing) error {
+	if seals == nil {
+		return errors.New("support: RegisterTools needs the seal key ring (CARTWRIGHT_SEAL_KEYS)")
+	}
+	return reg.Register(RecordApprovalSpec, RecordApprovalHandler(PGRoster{Pool: pool}, seals))
 }
 
-// RecordApprovalHandler checks the approver against roster and returns the
-// decision as the record to keep.
-func RecordApprovalHandler(roster Roster) toolkit.Handler {
+// SignInHint is what to do instead of sending an unsealed decision.
+const SignInHint = "sign in at the codec server (its /codec/login page) and send the decision from the Web UI " +
+	"without an approver (the codec server writes your staff id and seals it), or run " +
+	"`starter draft-order approve|reject WORKFLOW_ID` with your staff token"
+
+// RecordApprovalHandler verifies the decision's seal with seals, checks the
+// sealed approver against roster and returns the decision as the record
+// to keep.
+func RecordApprovalHandler(roster Roster, seals *SealRing) toolkit.Handler {
 	return func(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
 		var in RecordApprovalArgs
 		if err := call.Bind(&in); err != nil {
@@ -128,6 +166,10 @@ func RecordApprovalHandler(roster Roster) toolkit.Handler {
 		if in.Decision == DecisionReject && in.Reason == "" {
 			return nil, toolkit.Errorf(toolkit.InvalidArgument, "a rejection needs a reason").
 				WithDetail("fields", []string{"reason"}).WithRecovery("send the decision again with a reason")
+		}
+		sealed := SealedDecision{ApprovalID: in.ApprovalID, Decision: in.Decision, Approver: in.Approver, Reason: in.Reason, Seal: in.Seal}
+		if err := seals.Verify(sealed); err != nil {
+			return nil, unauthenticated(in, err)
 		}
 		m, found, err := roster.Lookup(ctx, in.Approver)
 		if err != nil {
@@ -144,15 +186,36 @@ func RecordApprovalHandler(roster Roster) toolkit.Handler {
 				WithRecovery("ask an active staff member to decide")
 		}
 		if !roleAllowed(m.Role, in.AllowedRoles) {
-			return nil, toolkit.Errorf(toolkit.Forbidden, "role %s may not decide this request", m.Role).
+			return nil, toolkit.Errorf(toolkit.Forbidden, "%s has role %s, which may not decide this request (roles: %s)",
+				in.Approver, m.Role, strings.Join(in.AllowedRoles, ", ")).
 				WithDetail("approver", in.Approver).WithDetail("allowed_roles", in.AllowedRoles).
-				WithRecovery("ask a staff member with an allowed role to decide")
+				WithRecovery("ask a staff member with role " + strings.Join(in.AllowedRoles, " or ") + " to sign in and decide")
 		}
 		return &toolkit.Output{Data: ApprovalRecord{
 			Flow: in.Flow, Subject: in.Subject, ApprovalID: in.ApprovalID, Decision: in.Decision,
 			Approver: m.ID, ApproverRole: m.Role, Reason: in.Reason, StaffVerified: true,
+			Seal: &RecordedSeal{Seal: *in.Seal, SealID: in.Seal.ID(), ReasonSHA256: ReasonSHA256(in.Reason)},
 		}}, nil
 	}
+}
+
+// unauthenticated is the refusal of a decision whose seal does not verify:
+// its author is unknown, whatever name it carries.
+func unauthenticated(in RecordApprovalArgs, err error) *toolkit.Error {
+	problem := SealMalformed
+	var se *SealError
+	if errors.As(err, &se) {
+		problem = se.Problem
+	}
+	msg := "the decision is not sealed by the codec server, so its author is unknown (a typed approver is not enough)"
+	if problem != SealMissing {
+		msg = "the decision's seal does not verify: " + err.Error()
+	}
+	e := toolkit.Errorf(toolkit.Unauthorized, "%s", msg).WithDetail("seal_problem", problem).WithRecovery(SignInHint)
+	if in.Seal != nil {
+		e = e.WithDetail("seal_id", in.Seal.ID())
+	}
+	return e
 }
 
 func roleAllowed(role string, allowed []string) bool {

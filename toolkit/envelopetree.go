@@ -4,7 +4,7 @@ import "unicode/utf8"
 
 // requestTree is decodeJSON(json.Marshal(req)) without either: the
 // envelope is schema-checked on every call (checkRequest), and turning it
-// into JSON and back cost more than the check itself (issue 12). It
+// into JSON and back cost more than the check itself. It
 // follows Request's json tags (omitempty drops an empty string and a false
 // consent, never a struct); ok=false for a string json.Marshal would
 // change (not valid UTF-8), where the caller marshals.

@@ -9,7 +9,7 @@ import (
 // each output it answers with, and the evidence store then checks the
 // snapshot's hash against the same bytes (evidence/store.go, build): a
 // small memo of the latest outputs, keyed by their exact bytes, makes that
-// second canonicalisation a lookup (issue 12). The hash is a function of
+// second canonicalisation a lookup. The hash is a function of
 // the bytes, so a hit is what CanonicalHash would return.
 func OutputHash(raw json.RawMessage) (string, error) {
 	if h, ok := outputHashes.get(raw); ok {

@@ -52,7 +52,7 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 	logger := inv.log.With(
 		zap.String("tool", name),
 		zap.String("request_id", req.RequestID),
-		zap.String("session_id", req.SessionID),
+		zap.String("session_hash", SessionHash(req.SessionID)),
 		zap.String("correlation_id", req.CorrelationID),
 		zap.String("workflow_id", call.WorkflowID),
 		zap.String("activity_id", call.ActivityID),

@@ -7,7 +7,7 @@ import (
 
 // A call's input and output are each decoded once (decodeJSON) and the
 // decoded value serves the schema check, sanitising and the input digest,
-// which used to decode the same bytes again each (issue 12).
+// which used to decode the same bytes again each (docs/tools.md#pipeline).
 
 // decodeJSON decodes the first JSON value of raw exactly as gojsonschema's
 // bytes loader does (a decoder with UseNumber, which also keeps amounts in

@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// TestFinding5_RefusalLeavesEvidence (issue 10 finding 5): a tool's
+// TestRefusalLeavesEvidence: a tool's
 // refusal gets its snapshot like an answer: the snapshot's output is the
 // envelope's error object (sanitised), its hash is the envelope's, and the
 // envelope names the snapshot. A retryable failure leaves none.
-func TestFinding5_RefusalLeavesEvidence(t *testing.T) {
+func TestRefusalLeavesEvidence(t *testing.T) {
 	inv, sink := newTestInvoker(t, echoSpec(), func(context.Context, *Call) (*Output, error) {
 		return nil, Errorf(ComplianceBlocked, "cannot ship to jane.doe@example.com by air").
 			WithDetail("rule", "UN3480").WithRecovery("choose ground shipping")

@@ -8,10 +8,10 @@ import (
 	"github.com/cartwright-dev/cartwright/schemas"
 )
 
-// TestFinding10_ActorTypeRootIsInvalidNotMissing (issue 10, finding 10): an
+// TestActorTypeRootIsInvalidNotMissing: an
 // actor.type present but outside the set is reported as invalid with the
 // allowed values, not as missing.
-func TestFinding10_ActorTypeRootIsInvalidNotMissing(t *testing.T) {
+func TestActorTypeRootIsInvalidNotMissing(t *testing.T) {
 	req := Request{RequestID: "req-1", UserID: "u_1", Actor: Actor{Type: "root", ID: "x"}}
 	te := AsError(CheckRequest(req))
 	if te == nil || te.Code != InvalidArgument {
@@ -33,7 +33,7 @@ func TestFinding10_ActorTypeRootIsInvalidNotMissing(t *testing.T) {
 	}
 }
 
-// TestSchemasCompileOnce (issue 9, part 5): every registry on the embedded
+// TestSchemasCompileOnce: every registry on the embedded
 // folder and the start-side checks share one compiled schema per file.
 func TestSchemasCompileOnce(t *testing.T) {
 	a, b := NewRegistry(schemas.FS), NewRegistry(schemas.FS)

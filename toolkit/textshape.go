@@ -21,7 +21,8 @@ type textShape struct {
 	digits         int
 
 	// What the digit patterns need beyond a count of digits, which every
-	// timestamp and sha256 hex string has enough of (issue 12):
+	// timestamp and sha256 hex string has enough of, so a count alone
+	// would let every such string through to the regexp:
 	// run3Sep: a run of exactly three digits followed by '-' or '.';
 	// run3Dash: the same, followed by '-'; digitAD: a digit followed by
 	// 'A'–'D' and a word boundary, directly or after one \s byte; plusDigit, parenDigit: a

@@ -181,6 +181,7 @@ func TestRefusedDeliveriesStartNothing(t *testing.T) {
 		{"wrong secret", good, sign(good, "whsec_someoneElse000000000", time.Now()), 400, ErrBadSignature},
 		{"tampered body", bytes.Replace(good, []byte(`"charges_enabled":false`), []byte(`"charges_enabled":true `), 1), sign(good, secretNew, time.Now()), 400, ErrBadSignature},
 		{"stale timestamp", good, sign(good, secretNew, time.Now().Add(-10*time.Minute)), 400, ErrStaleTimestamp},
+		{"timestamp 10 minutes ahead", good, sign(good, secretNew, time.Now().Add(10*time.Minute)), 400, ErrStaleTimestamp},
 		{"garbage header", good, "t=abc,v1=zz", 400, ErrBadHeader},
 		{"unknown event type", event("evt_1Charge", "charge.succeeded", acmeAcct), "", 400, ErrUnsupportedEvent},
 		{"signed non-event", []byte(`{"hello":"world"}`), "", 400, ErrBadPayload},

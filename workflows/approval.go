@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -33,21 +32,33 @@ const (
 )
 
 var (
-	approvalIDPattern = regexp.MustCompile(`^apr_[0-9a-f]{16}$`)
-	approverPattern   = regexp.MustCompile(`^[a-z][a-z0-9._-]{1,62}$`)
+	approvalIDPattern = support.ApprovalIDPattern
+	approverPattern   = support.StaffIDPattern
 )
 
-// ApprovalSignal is the payload of the approval signal, e.g.
-// {"approval_id":"apr_…","decision":"approve","approver":"alice.support","reason":"…"}.
+// ApprovalSignal is the payload of the approval signal as the workflow
+// receives it: a decision the codec server sealed for the signed-in staff
+// member (docs/approvals.md#sealed-decisions), e.g.
+// {"approval_id":"apr_…","decision":"approve","approver":"bob.compliance","seal":{…}}.
+// Staff send only approval_id, decision and reason.
 type ApprovalSignal struct {
 	// ApprovalID must be the id of the approval currently requested.
 	ApprovalID string `json:"approval_id"`
 	// Decision is approve or reject.
 	Decision string `json:"decision"`
-	// Approver is the staff id of the person deciding.
-	Approver string `json:"approver"`
+	// Approver is the staff id of the person deciding, written by the
+	// codec server: the seal vouches for it, never the sender.
+	Approver string `json:"approver,omitempty"`
 	// Reason is required for a rejection.
 	Reason string `json:"reason,omitempty"`
+	// Seal authenticates the approver and the decision; without a valid
+	// one the decision is refused (RejectUnauthenticated).
+	Seal *support.Seal `json:"seal,omitempty"`
+}
+
+// SignalOf is the approval payload of a sealed decision.
+func SignalOf(d support.SealedDecision) ApprovalSignal {
+	return ApprovalSignal{ApprovalID: d.ApprovalID, Decision: d.Decision, Approver: d.Approver, Reason: d.Reason, Seal: d.Seal}
 }
 
 // ApprovalConfig sets up the approval piece for one workflow.
@@ -112,11 +123,15 @@ type ApprovalOutcome struct {
 	ApprovalID string `json:"approval_id"`
 	Subject    string `json:"subject"`
 	// Decision is approve, reject, expired or interrupted.
-	Decision     string    `json:"decision"`
-	Approver     string    `json:"approver,omitempty"`
-	ApproverRole string    `json:"approver_role,omitempty"`
-	Reason       string    `json:"reason,omitempty"`
-	At           time.Time `json:"at"`
+	Decision     string `json:"decision"`
+	Approver     string `json:"approver,omitempty"`
+	ApproverRole string `json:"approver_role,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	// SealID names the verified seal of the decision
+	// (docs/approvals.md#sealed-decisions); empty for decisions recorded
+	// before seals.
+	SealID string    `json:"seal_id,omitempty"`
+	At     time.Time `json:"at"`
 	// Evidence is the snapshot of support.record_approval for a decision.
 	Evidence *EvidenceRef `json:"evidence,omitempty"`
 }
@@ -159,7 +174,8 @@ func NewApprovals(ctx workflow.Context, cfg ApprovalConfig) *Approvals {
 	a := &Approvals{cfg: cfg, decided: map[string]bool{}, decisions: []ApprovalOutcome{}}
 	ch := workflow.GetSignalChannelWithOptions(ctx, SignalApproval, workflow.SignalChannelOptions{
 		Description: `Support staff decide a pending approval: {"approval_id": "apr_…", "decision": "approve" | "reject", ` +
-			`"approver": "<your staff id>", "reason": "…" (required to reject)}. The approval_id is in the status query and the workflow's current details.`,
+			`"reason": "…" (required to reject)}, sent after signing in at the codec server, which writes your staff id and seals it; ` +
+			`an unsealed decision is refused. The approval_id is in the status query and the workflow's current details.`,
 	})
 	// One receiver for the whole run: a signal is taken off the channel as
 	// soon as it arrives, so none is left unhandled when the run ends.
@@ -331,13 +347,17 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 		req:  a.request(ctx, sig),
 		args: support.RecordApprovalArgs{
 			Flow: a.cfg.Flow, Subject: p.Subject, ApprovalID: sig.ApprovalID, Decision: sig.Decision,
-			Approver: sig.Approver, Reason: sig.Reason, AllowedRoles: req.AllowedRoles,
+			Approver: sig.Approver, Reason: sig.Reason, AllowedRoles: req.AllowedRoles, Seal: sig.Seal,
 		},
-		summary: fmt.Sprintf("%s: %s by %s (%s)", support.RecordApprovalTool, sig.Decision, sig.Approver, sig.ApprovalID),
+		// "verify": the call checks a claimed decision, and completes also
+		// when it refuses it (docs/approvals.md#what-staff-see).
+		summary: fmt.Sprintf("%s: verify %s by %s (%s)", support.RecordApprovalTool, sig.Decision, sig.Approver, sig.ApprovalID),
 	}).Get(ctx)
 	if err != nil {
 		reason := RejectVerifyFailed
 		switch toolkit.CodeOf(err) {
+		case toolkit.Unauthorized:
+			reason = RejectUnauthenticated
 		case toolkit.NotFound:
 			reason = RejectUnknownApprover
 		case toolkit.Forbidden:
@@ -352,11 +372,15 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 	}
 	a.decided[sig.ApprovalID] = true
 	ref := evidenceRef("approval/"+sig.ApprovalID, env)
-	return ApprovalOutcome{
+	out := ApprovalOutcome{
 		ApprovalID: sig.ApprovalID, Subject: p.Subject, Decision: record.Decision,
 		Approver: record.Approver, ApproverRole: record.ApproverRole, Reason: record.Reason,
 		At: workflow.Now(ctx).UTC(), Evidence: &ref,
-	}, true
+	}
+	if record.Seal != nil {
+		out.SealID = record.Seal.SealID
+	}
+	return out, true
 }
 
 // parse decodes and checks a signal against the current approval id
@@ -372,6 +396,9 @@ func (a *Approvals) parse(ctx workflow.Context, raw converter.RawValue, current 
 		return reject(RejectMalformed, err.Error())
 	}
 	if problem := sig.problem(); problem != "" {
+		if sig.unsealedOnly() {
+			return reject(RejectUnauthenticated, unsealedDetail)
+		}
 		return reject(RejectMalformed, problem)
 	}
 	switch {
@@ -392,6 +419,22 @@ func (a *Approvals) refuse(ctx workflow.Context, raw converter.RawValue) {
 	_, _ = a.parse(ctx, raw, "") // with nothing pending parse always refuses
 }
 
+// unsealedDetail is the refusal of a decision that names no approver and
+// carries no seal: staff sent it past the codec server.
+const unsealedDetail = "the decision is not sealed by the codec server, so its author is unknown"
+
+// unsealedOnly reports a decision whose only fault is the missing author:
+// no approver and no seal, the rest well-formed. It is refused as
+// unauthenticated, not malformed, since signing in is the fix. (An
+// unsealed decision that types an approver goes to support.record_approval,
+// which refuses it the same way: runs recorded before sealed decisions
+// called it for such a signal, and still replay.)
+func (s ApprovalSignal) unsealedOnly() bool {
+	t := s
+	t.Approver = "unsealed"
+	return s.Seal == nil && s.Approver == "" && t.problem() == ""
+}
+
 // problem names what is wrong with a decoded signal, or "".
 func (s ApprovalSignal) problem() string {
 	var bad []string
@@ -402,7 +445,7 @@ func (s ApprovalSignal) problem() string {
 		bad = append(bad, `decision must be "approve" or "reject"`)
 	}
 	if !approverPattern.MatchString(s.Approver) {
-		bad = append(bad, "approver must be a staff id such as alice.support")
+		bad = append(bad, "approver must be the staff id the codec server sealed")
 	}
 	if len(s.Reason) > 500 {
 		bad = append(bad, "reason must be at most 500 characters")

@@ -11,20 +11,15 @@ import (
 	"github.com/cartwright-dev/cartwright/support"
 )
 
-// placeholderApprover stands for the staff id in the example payloads. It
-// is not a valid staff id on purpose (staff ids are lower case): sent
-// unchanged it is refused as malformed, with the fix in the current
-// details. No angle brackets: JSON encoding would turn them into \u003c in
-// the status query.
-const placeholderApprover = "YOUR-STAFF-ID"
-
-// examplePayload is the shortest valid payload of a decision on id, with
-// the approver (and a rejection's reason) left to fill in. Short, so the
-// Web UI shows it whole on one line (docs/approvals.md#in-the-web-ui).
+// examplePayload is the payload staff send to decide id: the decision
+// alone, no approver (the codec server writes the signed-in staff id and
+// seals it: docs/approvals.md#sealed-decisions), and a rejection's reason
+// left to fill in. Short, with a space after each comma so the Web UI can
+// wrap it inside the panel (docs/approvals.md#in-the-web-ui).
 func examplePayload(id, decision string) json.RawMessage {
-	s := fmt.Sprintf(`{"approval_id":%q,"decision":%q,"approver":%q}`, id, decision, placeholderApprover)
+	s := fmt.Sprintf(`{"approval_id": %q, "decision": %q}`, id, decision)
 	if decision == support.DecisionReject {
-		s = fmt.Sprintf(`{"approval_id":%q,"decision":%q,"approver":%q,"reason":"WHY"}`, id, decision, placeholderApprover)
+		s = fmt.Sprintf(`{"approval_id": %q, "decision": %q, "reason": "WHY"}`, id, decision)
 	}
 	return json.RawMessage(s)
 }
@@ -52,8 +47,8 @@ func (a *Approvals) instead(reason, recovery string) string {
 	}
 	switch reason {
 	case RejectMalformed:
-		return "send one of the payloads below as it stands, with your staff id as approver" +
-			" (and a reason to reject); no other fields"
+		return "sign in at the codec server and send one of the payloads below as it stands" +
+			" (with a reason to reject); no other fields, no approver"
 	case RejectStaleApproval, RejectDuplicateApproval:
 		if current != "" {
 			return "decide the pending approval: approval_id " + current
@@ -61,8 +56,10 @@ func (a *Approvals) instead(reason, recovery string) string {
 		return "nothing to decide now; check the status query for a pending approval"
 	case RejectNotWaiting:
 		return "nothing to decide now; check the status query for a pending approval"
+	case RejectUnauthenticated:
+		return support.SignInHint
 	case RejectUnknownApprover:
-		return "use your own staff id (as listed in the staff table) as approver"
+		return "sign in at the codec server with your own staff token and send the decision again"
 	case RejectVerifyFailed:
 		return "the staff roster could not be checked; send the same decision again in a minute"
 	}
@@ -70,16 +67,16 @@ func (a *Approvals) instead(reason, recovery string) string {
 }
 
 // details renders the pending approval for the Web UI's Current Details
-// (markdown in UI 2.42): what is decided, the facts, the last refusal, and
+// (markdown in UI 2.42): a refused decision first, so it cannot be missed
+// (docs/approvals.md#what-staff-see), then what is decided, the facts, and
 // one payload per decision. Each payload is inline code alone in its
 // paragraph: the UI drops fenced blocks, and a triple-click on such a line
 // selects the JSON only.
 func (a *Approvals) details() string {
 	p := a.pending
 	var b strings.Builder
-	b.WriteString(fmt.Sprintf("**Waiting for a support-staff decision** (%s): %s\n\n", p.Flow, p.Subject))
 	if r := p.LastRefusal; r != nil {
-		b.WriteString(fmt.Sprintf("**Last decision refused** (`%s`", r.Reason))
+		b.WriteString(fmt.Sprintf("**DECISION REFUSED: %s** (`%s`", refusalHeadline(r.Reason), r.Reason))
 		if r.Approver != "" {
 			b.WriteString(fmt.Sprintf(", approver %s", r.Approver))
 		}
@@ -87,8 +84,9 @@ func (a *Approvals) details() string {
 		if r.Instead != "" {
 			b.WriteString(fmt.Sprintf(" **Instead:** %s.", strings.TrimSuffix(r.Instead, ".")))
 		}
-		b.WriteString(" The workflow still waits.\n\n")
+		b.WriteString(" Nothing was decided: the workflow still waits.\n\n---\n\n")
 	}
+	b.WriteString(fmt.Sprintf("**Waiting for a support-staff decision** (%s): %s\n\n", p.Flow, p.Subject))
 	if p.Question != "" {
 		b.WriteString(p.Question + "\n\n")
 	}
@@ -99,8 +97,27 @@ func (a *Approvals) details() string {
 	if len(p.AllowedRoles) > 0 {
 		b.WriteString(fmt.Sprintf(" (roles: %s)", strings.Join(p.AllowedRoles, ", ")))
 	}
-	b.WriteString(fmt.Sprintf(". Send signal `%s` from the History tab (More Actions → Send a Signal) "+
-		"with your staff id for %s. To approve:\n\n`%s`\n\nTo reject (a reason is required):\n\n`%s`\n",
-		SignalApproval, placeholderApprover, p.Example, p.ExampleReject))
+	b.WriteString(fmt.Sprintf(". Sign in at the codec server (its /codec/login page), then send signal `%s` "+
+		"from the History tab (More Actions → Send a Signal) with a payload below as it stands: do not type your "+
+		"staff id, the codec server writes it and seals the decision; an unsealed decision is refused. To approve:\n\n`%s`\n\n"+
+		"To reject (a reason is required):\n\n`%s`\n",
+		SignalApproval, p.Example, p.ExampleReject))
 	return b.String()
+}
+
+// refusalHeadline says in a few words why a decision did not count.
+func refusalHeadline(reason string) string {
+	switch reason {
+	case RejectUnauthenticated:
+		return "not signed in, the author is unknown"
+	case RejectApproverForbidden:
+		return "this staff member may not decide it"
+	case RejectUnknownApprover:
+		return "not a staff member"
+	case RejectMalformed:
+		return "the payload is not a decision"
+	case RejectStaleApproval, RejectDuplicateApproval, RejectNotWaiting:
+		return "not the pending approval"
+	}
+	return "not recorded"
 }

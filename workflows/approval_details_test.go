@@ -72,7 +72,7 @@ func TestRefusalShownInCurrentDetails(t *testing.T) {
 	if res := f.run(); res.State != StateDraftCreated || res.Approval.Approver != "carol.admin" {
 		t.Fatalf("result = %+v", res)
 	}
-	if strings.Contains(before, "refused") {
+	if strings.Contains(before, "DECISION REFUSED") {
 		t.Fatalf("a refusal shown before any decision:\n%s", before)
 	}
 	for name, c := range map[string]struct{ details, want string }{
@@ -81,12 +81,12 @@ func TestRefusalShownInCurrentDetails(t *testing.T) {
 		"unknown field":     {extraField, `unknown field "note"`},
 		"stale id":          {stale, "`stale_approval_id`"},
 	} {
-		if !strings.Contains(c.details, "**Last decision refused**") || !strings.Contains(c.details, c.want) ||
-			!strings.Contains(c.details, "**Instead:**") || !strings.Contains(c.details, "The workflow still waits") {
+		if !strings.HasPrefix(c.details, "**DECISION REFUSED") || !strings.Contains(c.details, c.want) ||
+			!strings.Contains(c.details, "**Instead:**") || !strings.Contains(c.details, "the workflow still waits") {
 			t.Errorf("%s: current details do not show the refusal (want %q):\n%s", name, c.want, c.details)
 		}
 	}
-	if !strings.Contains(unknown, "use your own staff id") || !strings.Contains(stale, "approval_id "+pending.ApprovalID) {
+	if !strings.Contains(unknown, "sign in at the codec server with your own staff token") || !strings.Contains(stale, "approval_id "+pending.ApprovalID) {
 		t.Errorf("what to send instead is missing:\n%s\n---\n%s", unknown, stale)
 	}
 	// Only the last refusal is shown.
@@ -96,7 +96,7 @@ func TestRefusalShownInCurrentDetails(t *testing.T) {
 	if r := pending.LastRefusal; r == nil || r.Reason != RejectStaleApproval || r.Instead == "" {
 		t.Errorf("status last_refusal = %+v", r)
 	}
-	if strings.Contains(after, "refused") || !strings.Contains(after, "confirm the total") || !strings.Contains(after, "\n`{\"quote_hash\":\"") {
+	if strings.Contains(after, "DECISION REFUSED") || !strings.Contains(after, "confirm the total") || !strings.Contains(after, "\n`{\"quote_hash\":\"") {
 		t.Errorf("after the approval the details still show the refusal:\n%s", after)
 	}
 	// The confirm payload comes before the facts, inside the UI's fixed-height frame.
@@ -145,7 +145,8 @@ func TestApprovalFactsAndPayloads(t *testing.T) {
 		if err := json.Unmarshal(raw, &sig); err != nil || sig["approval_id"] != p.ApprovalID || sig["decision"] != decision {
 			t.Errorf("status example for %s = %s (%v)", decision, raw, err)
 		}
-		line := "\n`" + string(raw) + "`\n"
+		// The details space the JSON out so the UI can wrap it.
+		line := "\n`" + strings.NewReplacer(`","`, `", "`, `":"`, `": "`).Replace(string(raw)) + "`\n"
 		if !strings.Contains(details, line) {
 			t.Errorf("the %s payload is not alone on its line in the details:\n%s", decision, details)
 		}
@@ -182,7 +183,7 @@ func TestOneApprovalTimer(t *testing.T) {
 		f.at(time.Minute, func() { f.approval("approve", "mallory.nobody", "") })
 		f.at(2*time.Minute, func() { f.approval("reject", "alice.support", "") })
 		f.at(3*time.Minute, func() { f.approval("approve", "dave.former", "") })
-		f.at(4*time.Minute, func() { f.approval("approve", "alice.support", "") })
+		f.at(4*time.Minute, func() { f.approval("approve", "carol.admin", "") })
 		f.at(5*time.Minute, f.confirmPublished)
 		if res := f.run(); res.State != StateDraftCreated {
 			t.Fatalf("v0=%v: result = %+v", v0, res)

@@ -40,8 +40,8 @@ func (a *Approvals) setUpdate(ctx workflow.Context, id string, over func() bool)
 		},
 		workflow.UpdateHandlerOptions{
 			Validator: func(_ workflow.Context, in ApprovalSignal) error { return a.validate(id, in) },
-			Description: `Decide the pending approval and get the answer: {"approval_id": "apr_…", "decision": "approve" | "reject", ` +
-				`"approver": "<staff id>", "reason": "…"} (as the approval signal).`,
+			Description: `Decide the pending approval and get the answer: a decision sealed by the codec server ` +
+				`({"approval_id", "decision", "approver", "reason", "seal"}, as the approval signal; starter draft-order approve|reject obtains it).`,
 		})
 }
 
@@ -52,7 +52,17 @@ func (a *Approvals) validate(id string, in ApprovalSignal) error {
 		return updateRefusal(id, UpdateApproval, reason, detail)
 	}
 	if problem := in.problem(); problem != "" {
+		if in.unsealedOnly() {
+			return refuse(RejectUnauthenticated, unsealedDetail)
+		}
 		return refuse(RejectMalformed, problem)
+	}
+	// Only the record call can verify a seal (the workflow holds no key);
+	// one that is absent is refused here, before the update is accepted.
+	// Validators do not run on replay, so updates recorded before sealed
+	// decisions still replay (docs/approvals.md#sealed-decisions).
+	if in.Seal == nil {
+		return refuse(RejectUnauthenticated, unsealedDetail+" (a typed approver is not enough)")
 	}
 	switch {
 	case a.decided[in.ApprovalID]:

@@ -25,7 +25,7 @@ type ArchiveHistoriesInput struct {
 }
 
 // ArchiveHistories copies the histories of workflows closed since its last
-// run into PostgreSQL (issue 6 point 4), so an audit works after Temporal
+// run into PostgreSQL (docs/audit.md#histories), so an audit works after Temporal
 // deleted them. One activity does the pass; it is retried until it gets
 // through, and only a complete pass advances the watermark.
 func ArchiveHistories(ctx workflow.Context, in ArchiveHistoriesInput) (history.SweepResult, error) {

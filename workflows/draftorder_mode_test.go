@@ -17,10 +17,10 @@ func complianceModes(f *fixture) []string {
 	return out
 }
 
-// TestFinding2_ComplianceFollowsTheChosenMode (issue 10 finding 2): a power
+// TestComplianceFollowsTheChosenMode: a power
 // bank on the standard service, which ships by ground, is checked for
 // ground and not blocked as if it flew.
-func TestFinding2_ComplianceFollowsTheChosenMode(t *testing.T) {
+func TestComplianceFollowsTheChosenMode(t *testing.T) {
 	f := newFixture(t)
 	f.blockAir = true
 	f.modeOf = func(level string, _ time.Time) string {
@@ -43,9 +43,9 @@ func TestFinding2_ComplianceFollowsTheChosenMode(t *testing.T) {
 	}
 }
 
-// TestFinding2_ExpressStillBlocked: the same basket on express (air) is
+// TestExpressStillBlocked: the same basket on express (air) is
 // blocked, and the blocking decision is in the run's evidence.
-func TestFinding2_ExpressStillBlocked(t *testing.T) {
+func TestExpressStillBlocked(t *testing.T) {
 	f := newFixture(t)
 	f.blockAir = true
 	f.in.ShippingService = "express"
@@ -61,10 +61,10 @@ func TestFinding2_ExpressStillBlocked(t *testing.T) {
 	}
 }
 
-// TestFinding2_RequoteWithAnotherModeChecksAgain: when the re-quoted option
+// TestRequoteWithAnotherModeChecksAgain: when the re-quoted option
 // ships by another mode, compliance runs again for it, and a block then
 // ends the order before anything is created.
-func TestFinding2_RequoteWithAnotherModeChecksAgain(t *testing.T) {
+func TestRequoteWithAnotherModeChecksAgain(t *testing.T) {
 	f := newFixture(t)
 	f.blockAir = true
 	f.modeOf = func(_ string, now time.Time) string {

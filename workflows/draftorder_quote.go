@@ -11,7 +11,8 @@ import (
 )
 
 // changeComplianceMode makes compliance follow the transport mode of the
-// shipping option actually chosen (issue 10 finding 2): round 1 checks
+// shipping option actually chosen (a power bank may go by road, not by
+// air): round 1 checks
 // compliance after shipping answered, for the chosen option's mode, and a
 // re-quote whose option ships by another mode checks again. Runs recorded
 // before it checked compliance in parallel, for air.

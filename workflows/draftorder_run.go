@@ -5,6 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -85,11 +86,14 @@ func (d *draftOrder) approve(ctx workflow.Context) (*DraftOrderResult, error) {
 		return nil, err
 	}
 	out, err := d.approvals.Request(ctx, ApprovalRequest{
-		Subject:   "compliance review of a draft order to " + d.in.ShipTo.Country,
-		Question:  "The compliance check could not clear this basket with enough confidence. Approve to let the user see the total and order; reject to block the order.",
-		Facts:     d.approvalFacts(),
-		Window:    d.in.ApprovalWindow,
-		Interrupt: func() bool { return d.cancelled },
+		Subject:  "compliance review of a draft order to " + d.in.ShipTo.Country,
+		Question: "The compliance check could not clear this basket with enough confidence. Approve to let the user see the total and order; reject to block the order.",
+		Facts:    d.approvalFacts(),
+		// A compliance review is compliance's call (or an admin's); the
+		// roster check refuses anyone else (docs/approvals.md#sealed-decisions).
+		AllowedRoles: []string{support.RoleCompliance, support.RoleAdmin},
+		Window:       d.in.ApprovalWindow,
+		Interrupt:    func() bool { return d.cancelled },
 	})
 	if err != nil {
 		return nil, err

@@ -231,7 +231,7 @@ func TestUncertainThenRejected(t *testing.T) {
 func TestLowConfidenceAllowNeedsApproval(t *testing.T) {
 	f := newFixture(t)
 	f.verdict.Confidence = 0.79
-	f.at(time.Minute, func() { f.approval("approve", "alice.support", "") })
+	f.at(time.Minute, func() { f.approval("approve", "carol.admin", "") })
 	f.at(2*time.Minute, f.confirmPublished)
 	if res := f.run(); res.State != StateDraftCreated || res.Approval == nil {
 		t.Fatalf("result = %+v", res)
@@ -243,17 +243,19 @@ func TestUnknownAndInactiveApproverKeepWaiting(t *testing.T) {
 	uncertain(f)
 	f.at(time.Minute, func() { f.approval("approve", "mallory.nobody", "") })
 	f.at(2*time.Minute, func() { f.approval("approve", "dave.former", "") })
+	// Signed in, but support may not decide a compliance review.
+	f.at(150*time.Second, func() { f.approval("approve", "alice.support", "") })
 	var mid DraftOrderStatus
 	f.at(3*time.Minute, func() {
 		mid = f.status()
-		f.approval("approve", "alice.support", "")
+		f.approval("approve", "carol.admin", "")
 	})
 	f.at(4*time.Minute, f.confirmPublished)
 	res := f.run()
-	if res.State != StateDraftCreated || res.Approval.Approver != "alice.support" {
+	if res.State != StateDraftCreated || res.Approval.Approver != "carol.admin" {
 		t.Fatalf("result = %+v", res)
 	}
-	want := []string{"approval:" + RejectUnknownApprover, "approval:" + RejectApproverForbidden}
+	want := []string{"approval:" + RejectUnknownApprover, "approval:" + RejectApproverForbidden, "approval:" + RejectApproverForbidden}
 	if got := rejectedReasons(mid.Rejected); mid.State != StateAwaitingApproval || !reflect.DeepEqual(got, want) {
 		t.Fatalf("mid-way: state %s, rejected %v, want %v", mid.State, got, want)
 	}
@@ -272,13 +274,13 @@ func TestDuplicateStaleAndMalformedApprovals(t *testing.T) {
 		f.env.SignalWorkflow(SignalApproval, map[string]any{"approval_id": id, "decision": "yes", "approver": "x"}) // bad values
 		f.env.SignalWorkflow(SignalApproval, map[string]any{"approval_id": id, "decision": "approve", "approver": "bob.compliance", "extra": 1})
 		f.env.SignalWorkflow(SignalApproval, nil)
-		f.env.SignalWorkflow(SignalApproval, ApprovalSignal{ApprovalID: "apr_0000000000000000", Decision: "approve", Approver: "bob.compliance"})
-		f.env.SignalWorkflow(SignalApproval, ApprovalSignal{ApprovalID: id, Decision: "approve", Approver: "bob.compliance"})
+		f.env.SignalWorkflow(SignalApproval, sealedAs("bob.compliance", "apr_0000000000000000", "approve", ""))
+		f.env.SignalWorkflow(SignalApproval, sealedAs("bob.compliance", id, "approve", ""))
 		// Same id again, in the same batch and after the decision.
-		f.env.SignalWorkflow(SignalApproval, ApprovalSignal{ApprovalID: id, Decision: "reject", Approver: "carol.admin", Reason: "second opinion"})
+		f.env.SignalWorkflow(SignalApproval, sealedAs("carol.admin", id, "reject", "second opinion"))
 	})
 	f.at(2*time.Minute, func() {
-		f.env.SignalWorkflow(SignalApproval, ApprovalSignal{ApprovalID: id, Decision: "reject", Approver: "carol.admin", Reason: "late"})
+		f.env.SignalWorkflow(SignalApproval, sealedAs("carol.admin", id, "reject", "late"))
 		f.confirmPublished()
 	})
 	res := f.run()

@@ -135,18 +135,20 @@ func TestConfirmByUpdatePriceChanged(t *testing.T) {
 func TestDecideByUpdate(t *testing.T) {
 	f := newFixture(t)
 	uncertain(f)
-	var unknown, stale, decided, repeat answer
+	var unknown, stale, unsealed, decided, repeat answer
 	var id string
 	f.at(time.Minute, func() {
 		id = f.status().Approvals.Pending.ApprovalID
-		f.update(UpdateApproval, &unknown, ApprovalSignal{ApprovalID: id, Decision: "approve", Approver: "mallory.nobody"})
-		f.update(UpdateApproval, &stale, ApprovalSignal{ApprovalID: "apr_0000000000000000", Decision: "approve", Approver: "bob.compliance"})
+		f.update(UpdateApproval, &unknown, sealedAs("mallory.nobody", id, "approve", ""))
+		f.update(UpdateApproval, &stale, sealedAs("bob.compliance", "apr_0000000000000000", "approve", ""))
+		// An active staff member's name, typed: no seal, refused before it is accepted.
+		f.update(UpdateApproval, &unsealed, ApprovalSignal{ApprovalID: id, Decision: "approve", Approver: "carol.admin"})
 	})
 	f.at(2*time.Minute, func() {
-		f.update(UpdateApproval, &decided, ApprovalSignal{ApprovalID: id, Decision: "approve", Approver: "bob.compliance"})
+		f.update(UpdateApproval, &decided, sealedAs("bob.compliance", id, "approve", ""))
 	})
 	f.at(3*time.Minute, func() {
-		f.update(UpdateApproval, &repeat, ApprovalSignal{ApprovalID: id, Decision: "approve", Approver: "bob.compliance"})
+		f.update(UpdateApproval, &repeat, sealedAs("bob.compliance", id, "approve", ""))
 	})
 	f.at(4*time.Minute, f.confirmPublished)
 	res := f.run()
@@ -155,6 +157,7 @@ func TestDecideByUpdate(t *testing.T) {
 	}
 	wantRefusal(t, "unknown approver", unknown, false, toolkit.Forbidden, RejectUnknownApprover)
 	wantRefusal(t, "stale approval id", stale, true, toolkit.Conflict, RejectStaleApproval)
+	wantRefusal(t, "unsealed decision", unsealed, true, toolkit.Unauthorized, RejectUnauthenticated)
 	var d, r ApprovalAnswer
 	if decided.err != nil || decided.get(&d) != nil || d.AlreadyDone || !d.Outcome.Approved() || d.Outcome.Evidence == nil {
 		t.Fatalf("decision: %+v %+v", decided, d)

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -126,30 +128,34 @@ func (f *fakeEnv) callsOf(name string) []any {
 func (f *fakeEnv) at(d time.Duration, fn func()) { f.env.RegisterDelayedCallback(fn, d) }
 
 // staff mirrors migration 00005_staff.sql.
-var staff = map[string]struct {
-	role   string
-	active bool
-}{
-	"alice.support": {"support", true}, "bob.compliance": {"compliance", true},
-	"carol.admin": {"admin", true}, "dave.former": {"support", false},
+var staff = fakeRoster{
+	"alice.support": {ID: "alice.support", Role: "support", Active: true}, "bob.compliance": {ID: "bob.compliance", Role: "compliance", Active: true},
+	"carol.admin": {ID: "carol.admin", Role: "admin", Active: true}, "dave.former": {ID: "dave.former", Role: "support", Active: false},
 }
 
-// recordApproval fakes support.record_approval against staff.
-func (f *fakeEnv) recordApproval(_ context.Context, in activities.RecordApprovalInput) (activities.RecordApprovalResult, error) {
+type fakeRoster map[string]support.StaffMember
+
+func (r fakeRoster) Lookup(_ context.Context, id string) (support.StaffMember, bool, error) {
+	m, ok := r[id]
+	return m, ok, nil
+}
+
+// recordApproval is support.record_approval's own handler against staff,
+// verifying seals with the test ring, as the worker's would.
+func (f *fakeEnv) recordApproval(ctx context.Context, in activities.RecordApprovalInput) (activities.RecordApprovalResult, error) {
 	if err := f.enter("RecordApproval", in); err != nil {
 		return activities.RecordApprovalResult{}, err
 	}
-	m, ok := staff[in.Args.Approver]
-	switch {
-	case !ok:
-		return activities.RecordApprovalResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.NotFound, "approver %s is not on the staff roster", in.Args.Approver))
-	case !m.active:
-		return activities.RecordApprovalResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.Forbidden, "approver %s is no longer an active staff member", in.Args.Approver))
+	args, err := json.Marshal(in.Args)
+	if err != nil {
+		return activities.RecordApprovalResult{}, err
 	}
-	a := in.Args
+	out, err := support.RecordApprovalHandler(staff, sealtest.Ring())(ctx, &toolkit.Call{Input: args, Spec: support.RecordApprovalSpec})
+	if err != nil {
+		return activities.RecordApprovalResult{}, activities.ApplicationError(toolkit.AsError(err))
+	}
 	return activities.RecordApprovalResult{
-		Record: support.ApprovalRecord{Flow: a.Flow, Subject: a.Subject, ApprovalID: a.ApprovalID, Decision: a.Decision,
-			Approver: a.Approver, ApproverRole: m.role, Reason: a.Reason, StaffVerified: true},
+		Record:   out.Data.(support.ApprovalRecord),
 		Envelope: f.envelopeFor(support.RecordApprovalTool, toolkit.StatusOK),
 	}, nil
 }

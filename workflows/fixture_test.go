@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/mock"
-
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -55,19 +54,10 @@ func newFixture(t *testing.T) *fixture {
 	f.registerWorkflows()
 	env.RegisterActivity(&activities.Commerce{})
 	env.RegisterActivity(&activities.Approval{})
-	env.OnActivity("GetQuote", mock.Anything, mock.Anything).Return(f.getQuote)
-	env.OnActivity("QuoteShipping", mock.Anything, mock.Anything).Return(f.quoteShipping)
-	env.OnActivity("CheckCompliance", mock.Anything, mock.Anything).Return(f.checkCompliance)
-	env.OnActivity("EstimateDutiesAndTaxes", mock.Anything, mock.Anything).Return(f.duties)
-	env.OnActivity("ComputeTotal", mock.Anything, mock.Anything).Return(f.computeTotal)
-	env.OnActivity("CreateDraftOrder", mock.Anything, mock.Anything).Return(f.createDraftOrder)
-	env.OnActivity("RecordApproval", mock.Anything, mock.Anything).Return(f.recordApproval)
-	f.serveTools(map[string]any{
+	f.fakeTools(map[string]any{
 		commerce.ToolGetQuote: f.getQuote, commerce.ToolQuoteShipping: f.quoteShipping, commerce.ToolCheckCompliance: f.checkCompliance,
 		commerce.ToolDutiesAndTaxes: f.duties, commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
-		support.RecordApprovalTool: f.recordApproval,
 	})
-	f.recordUpserts()
 	return f
 }
 
@@ -213,6 +203,26 @@ func (f *fixture) approval(decision, approver, reason string) {
 		f.t.Errorf("no approval is pending (state %s)", s.State)
 		return
 	}
+	f.env.SignalWorkflow(SignalApproval, sealedAs(approver, s.Approvals.Pending.ApprovalID, decision, reason))
+}
+
+// sealedAs is the approval payload approver sends after signing in: sealed
+// by the codec server for them (the test ring). A decision the codec server
+// would not seal (a rejection without reason …) goes unsealed, naming the
+// approver, for the workflow to refuse.
+func sealedAs(approver, approvalID, decision, reason string) ApprovalSignal {
+	d := support.Decision{ApprovalID: approvalID, Decision: decision, Reason: reason}
+	sealed, err := sealtest.As(approver).SealDecision(context.Background(), d)
+	if err != nil {
+		return ApprovalSignal{ApprovalID: approvalID, Decision: decision, Approver: approver, Reason: reason}
+	}
+	return SignalOf(sealed)
+}
+
+// unsealedApproval sends what a raw `temporal workflow signal` can: a
+// decision naming approver, with no seal.
+func (f *fixture) unsealedApproval(decision, approver, reason string) {
+	s := f.status()
 	f.env.SignalWorkflow(SignalApproval, ApprovalSignal{ApprovalID: s.Approvals.Pending.ApprovalID, Decision: decision, Approver: approver, Reason: reason})
 }
 

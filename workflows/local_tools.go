@@ -16,8 +16,8 @@ import (
 // changeLocalTools runs the draft order's read-only tools (pricing,
 // shipping, compliance, duties and taxes, total) as local activities: they
 // compute in the worker from rule data and PostgreSQL, so a round trip
-// through the task queue per call costs more than the call (issue 12;
-// docs/performance.md#local-activities). Each still runs Tools.CallTool,
+// through the task queue per call costs more than the call
+// (docs/performance.md#local-activities). Each still runs Tools.CallTool,
 // through the invoker, with its evidence snapshot; the history holds a
 // marker with the same envelope instead of three activity events.
 //

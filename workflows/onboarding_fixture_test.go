@@ -6,14 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/mock"
-
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/merchant"
 	"github.com/cartwright-dev/cartwright/onboarding"
 	"github.com/cartwright-dev/cartwright/stripetools"
-	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -46,18 +43,11 @@ func newOnbFixture(t *testing.T) *onbFixture {
 	f.registerWorkflows()
 	env.RegisterActivity(&activities.Onboarding{})
 	env.RegisterActivity(&activities.Approval{})
-	env.OnActivity("GetMerchantRow", mock.Anything, mock.Anything).Return(f.getMerchantRow)
-	env.OnActivity("GetAccountStatus", mock.Anything, mock.Anything).Return(f.getAccountStatus)
-	env.OnActivity("CreateRelinkURL", mock.Anything, mock.Anything).Return(f.createRelinkURL)
-	env.OnActivity("CreateLoginLink", mock.Anything, mock.Anything).Return(f.createLoginLink)
-	env.OnActivity("Cite", mock.Anything, mock.Anything).Return(f.cite)
-	env.OnActivity("RecordApproval", mock.Anything, mock.Anything).Return(f.recordApproval)
-	f.serveTools(map[string]any{
+	f.fakeTools(map[string]any{
 		merchant.ToolGetRow: f.getMerchantRow, stripetools.ToolAccountStatus: f.getAccountStatus,
 		stripetools.ToolRelinkURL: f.createRelinkURL, stripetools.ToolLoginLink: f.createLoginLink,
-		onboarding.ToolCite: f.cite, support.RecordApprovalTool: f.recordApproval,
+		onboarding.ToolCite: f.cite,
 	})
-	f.recordUpserts()
 	return f
 }
 

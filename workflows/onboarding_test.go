@@ -176,7 +176,7 @@ func TestOnboardingUngroundedExplanationNeedsApproval(t *testing.T) {
 		if s.State != OnboardingAwaitingMerchant || s.Relink == nil {
 			t.Errorf("the merchant's flow must go on: state %s", s.State)
 		}
-		f.signal(SignalApproval, ApprovalSignal{ApprovalID: s.Approval.Pending.ApprovalID, Decision: "approve", Approver: "alice.support"})
+		f.signal(SignalApproval, sealedAs("alice.support", s.Approval.Pending.ApprovalID, "approve", ""))
 	})
 	f.at(2*time.Minute, func() {
 		s := f.status()

@@ -10,8 +10,8 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// An order outlives a dependency outage (issue 11 point 1). A tool's own
-// retry policy (seed 001's numbers, toolOptions) bounds ONE call: five
+// An order outlives a dependency outage. A tool's own retry policy (its
+// ToolSpec's, docs/tools.md#toolspec, applied by toolOptions) bounds ONE call: five
 // attempts in a few seconds are right for a flaky answer and wrong for a
 // database that is down for a minute. When a call still fails with an
 // infrastructure code after its retries, the order runs it again after a

@@ -70,7 +70,7 @@ func TestQuoteRoundThatFailsLeavesTheCallsToTheWorkflow(t *testing.T) {
 func TestQuoteRoundStopsWhereSupportStaffDecide(t *testing.T) {
 	f, _ := onGeneration(t)
 	f.verdict.Confidence = 0.79 // below the approval threshold
-	f.at(time.Minute, func() { f.approval("approve", "alice.support", "") })
+	f.at(time.Minute, func() { f.approval("approve", "carol.admin", "") })
 	f.at(2*time.Minute, f.confirmPublished)
 	res := f.run()
 	if res.State != StateDraftCreated || res.Approval == nil {

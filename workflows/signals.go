@@ -30,6 +30,9 @@ const (
 	RejectUnknownApprover   = "unknown_approver"
 	RejectApproverForbidden = "approver_not_allowed"
 	RejectVerifyFailed      = "approver_check_failed"
+	// RejectUnauthenticated: the decision carries no valid seal, so its
+	// author is unknown (docs/approvals.md#sealed-decisions).
+	RejectUnauthenticated = "unauthenticated_decision"
 )
 
 // rejectionCodes map the stable rejection reasons into the closed set: a
@@ -44,6 +47,7 @@ var rejectionCodes = map[string]toolkit.Code{
 	RejectUnknownApprover:   toolkit.Forbidden,
 	RejectApproverForbidden: toolkit.Forbidden,
 	RejectVerifyFailed:      toolkit.UpstreamError,
+	RejectUnauthenticated:   toolkit.Unauthorized,
 }
 
 // RejectionError is the refusal r of a signal or update to workflow id as

@@ -15,7 +15,7 @@ import (
 )
 
 // badOrders are inputs the run would refuse, each with the field the
-// refusal must name (issue 10, findings 4, 6 and 10).
+// refusal must name (docs/backend.md#idempotency-keys: refused before the start).
 var badOrders = []struct {
 	name, field string
 	spoil       func(*DraftOrderInput)
@@ -39,10 +39,10 @@ var badOrders = []struct {
 	{"e-mail as user id", "request.user_id", func(in *DraftOrderInput) { in.Request.UserID = "erika@example.com" }},
 }
 
-// TestFinding4_CheckRefusesWhatTheRunWouldRefuse: Check names the field
+// TestCheckRefusesWhatTheRunWouldRefuse: Check names the field
 // of every bad input, and the workflow, running the same Check at its
 // start, fails INVALID_ARGUMENT before any tool is called.
-func TestFinding4_CheckRefusesWhatTheRunWouldRefuse(t *testing.T) {
+func TestCheckRefusesWhatTheRunWouldRefuse(t *testing.T) {
 	for _, tc := range badOrders {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -72,9 +72,9 @@ func TestFinding4_CheckRefusesWhatTheRunWouldRefuse(t *testing.T) {
 	}
 }
 
-// TestFinding4_CheckFillsTheDefaultsTheRunUses: a valid input passes and
+// TestCheckFillsTheDefaultsTheRunUses: a valid input passes and
 // gets the same defaults the run works with.
-func TestFinding4_CheckFillsTheDefaultsTheRunUses(t *testing.T) {
+func TestCheckFillsTheDefaultsTheRunUses(t *testing.T) {
 	f := newFixture(t)
 	in, err := f.in.Check()
 	if err != nil {
@@ -90,10 +90,10 @@ func TestFinding4_CheckFillsTheDefaultsTheRunUses(t *testing.T) {
 	}
 }
 
-// TestFinding6_FingerprintBindsTheOrder: the fingerprint follows what was
+// TestFingerprintBindsTheOrder: the fingerprint follows what was
 // ordered (items, address, currency, service, incoterm), not how it was
 // asked (request id, trace, windows, item order), and shows no PII.
-func TestFinding6_FingerprintBindsTheOrder(t *testing.T) {
+func TestFingerprintBindsTheOrder(t *testing.T) {
 	base := newFixture(t).in
 	base.Items = append(base.Items, commerce.LineItem{SKU: "SKU-CABLE", Quantity: 1})
 	fp := func(in DraftOrderInput) string {
@@ -150,12 +150,12 @@ func mustCheck(t *testing.T, in DraftOrderInput) DraftOrderInput {
 	return c
 }
 
-// TestFinding10_ToolCallInputDecodesStrictly: the worker decodes a
+// TestToolCallInputDecodesStrictly: the worker decodes a
 // ToolCall's input as strictly as the CLI (duplicate keys at any depth,
 // unknown fields), keeping the refusal for the workflow rather than failing
 // the workflow task. The run's refusal on the real server is
-// client.TestFinding10_ToolCallStartedWithoutTheCLIRefusesDuplicateKeys.
-func TestFinding10_ToolCallInputDecodesStrictly(t *testing.T) {
+// client.TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys.
+func TestToolCallInputDecodesStrictly(t *testing.T) {
 	for name, raw := range map[string]string{
 		"duplicate key in input":    `{"call":{"tool":"pricing.get_realtime_quote","request":{"request_id":"req-unit-0001","actor":{"type":"agent","id":"a"},"user_id":"u_1"},"input":{"currency":"EUR","currency":"USD","items":[{"sku":"TSHIRT-ORG-M-BLK","quantity":1}]}}}`,
 		"duplicate key in request":  `{"call":{"tool":"pricing.get_realtime_quote","request":{"request_id":"req-unit-0001","actor":{"type":"agent","id":"a"},"user_id":"u_1","user_id":"u_2"},"input":{}}}`,
@@ -177,7 +177,8 @@ func TestFinding10_ToolCallInputDecodesStrictly(t *testing.T) {
 
 // TestStartOptionsKeepTheKeyRules: every flow's start options attach to an
 // open run; draft orders and tool calls free the key after a failed run
-// only (issue 11, point 2), onboardings start again after any end.
+// only (docs/backend.md#idempotency-keys), onboardings start again after
+// any end.
 func TestStartOptionsKeepTheKeyRules(t *testing.T) {
 	d, err := DraftOrderStartOptions("q", mustCheck(t, newFixture(t).in))
 	if err != nil {

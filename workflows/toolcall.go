@@ -69,7 +69,8 @@ func envelope(ctx workflow.Context, base toolkit.Request, step string) toolkit.R
 
 // EvidenceRef names the evidence snapshot of one tool call of a run.
 type EvidenceRef struct {
-	// Step is the workflow's name for the call, e.g. quote-1/pricing.
+	// Step is the workflow's name for the call: q1/pricing (quote round
+	// 1's pricing call), create (the draft-order write).
 	Step string `json:"step"`
 	Tool string `json:"tool"`
 	// SnapshotID is the evidence snapshot (ev_…); empty if none was stored.

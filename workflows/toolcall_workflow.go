@@ -20,7 +20,7 @@ const (
 )
 
 // callerCorrelation is the shape of a correlation id a caller may bring
-// (seed 003 MCP-INV-05).
+// (docs/mcp.md#mcp-invariants, MCP-INV-05).
 var callerCorrelation = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 
 // ToolCallInput is one call of one tool.
@@ -59,8 +59,8 @@ func ToolCallID(call toolkit.ToolCall) (string, error) {
 	return ToolCallIDPrefix + call.Request.UserID + "/" + key, nil
 }
 
-// changeToolCallEnvelope makes every answer of ToolCall an envelope
-// (issue 10 finding 7): a refusal, an unknown tool or a call that failed
+// changeToolCallEnvelope makes every answer of ToolCall an envelope, so a
+// caller reads one shape whatever happened: a refusal, an unknown tool or a call that failed
 // through its retries is a result with ok=false, not a failed workflow.
 const changeToolCallEnvelope = "tool-call-envelope"
 

@@ -61,10 +61,10 @@ func TestToolCallRunsTheToolWithADeterministicCorrelationID(t *testing.T) {
 	}
 }
 
-// TestFinding7_RefusalIsAnEnvelopeResult: a business refusal is the ToolCall
+// TestRefusalIsAnEnvelopeResult: a business refusal is the ToolCall
 // workflow's result, an ok=false envelope with the code, the recovery
 // fields and the refusal's evidence, not a failed workflow.
-func TestFinding7_RefusalIsAnEnvelopeResult(t *testing.T) {
+func TestRefusalIsAnEnvelopeResult(t *testing.T) {
 	env := toolCallEnv()
 	refusal := toolkit.Errorf(toolkit.OutOfStock, "only 1 left").WithRecovery("lower the quantity", "pricing.get_realtime_quote")
 	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{Envelope: toolkit.Response{
@@ -77,10 +77,10 @@ func TestFinding7_RefusalIsAnEnvelopeResult(t *testing.T) {
 	}
 }
 
-// TestFinding7_FailureAfterRetriesIsAnEnvelope: an infrastructure failure
+// TestFailureAfterRetriesIsAnEnvelope: an infrastructure failure
 // that outlived its retries, and a call of a tool without a spec, also end
 // as error envelopes.
-func TestFinding7_FailureAfterRetriesIsAnEnvelope(t *testing.T) {
+func TestFailureAfterRetriesIsAnEnvelope(t *testing.T) {
 	env := toolCallEnv()
 	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{},
 		activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "database down")))

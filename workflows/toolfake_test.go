@@ -57,6 +57,25 @@ func (f *fakeEnv) checkPath(t *testing.T, legacy bool) {
 	}
 }
 
+// fakeTools answers every tool of fakes (tool name → func(ctx, XInput)
+// (XResult, error)), and support.record_approval with f.recordApproval,
+// on both paths: the per-tool activity runs recorded before the tool
+// activity call, and the tool activity itself (serveTools). Then it
+// records the search-attribute upserts. A fixture registers its
+// activities first: the test environment wants them before any mock.
+func (f *fakeEnv) fakeTools(fakes map[string]any) {
+	fakes[support.RecordApprovalTool] = f.recordApproval
+	for tool, fn := range fakes {
+		la, ok := activities.LegacyActivityOf(tool)
+		if !ok {
+			f.t.Fatalf("tool %s has no per-tool activity to fake", tool)
+		}
+		f.env.OnActivity(la.Name, mock.Anything, mock.Anything).Return(fn)
+	}
+	f.serveTools(fakes)
+	f.recordUpserts()
+}
+
 // serveTools answers the tool activity (Tools.CallTool) with the per-tool
 // fakes (tool name → func(ctx, XInput) (XResult, error)), so one fake
 // serves both paths. A refusal becomes an ok=false envelope with its own

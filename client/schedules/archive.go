@@ -1,6 +1,7 @@
 package schedules
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -23,7 +24,7 @@ type ArchiveSchedule struct {
 // pass is the schedule: passes never overlap; a missed one needs no
 // catch-up, since the next pass starts from the watermark whenever it runs.
 func (s ArchiveSchedule) pass() everyPass {
-	return everyPass{id: s.ID, workflow: workflows.ArchiveHistoriesWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
+	return everyPass{id: cmp.Or(s.ID, ArchiveScheduleID), workflow: workflows.ArchiveHistoriesWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
 		every: s.Every, timeout: s.Every + 30*time.Minute,
 		note: "cartwright history archive: copies closed histories into PostgreSQL (created by the worker)"}
 }
@@ -32,8 +33,5 @@ func (s ArchiveSchedule) pass() everyPass {
 // (another worker created it) in line with this configuration. Safe to call
 // from every worker at every start.
 func EnsureArchiveSchedule(ctx context.Context, c client.Client, s ArchiveSchedule) error {
-	if s.ID == "" {
-		s.ID = ArchiveScheduleID
-	}
 	return ensureEvery(ctx, c, "archive", s.pass())
 }

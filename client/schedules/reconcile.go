@@ -1,6 +1,7 @@
 package schedules
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -28,7 +29,7 @@ func (s ReconcileSchedule) pass() everyPass {
 	if s.Input.ClosedWithin <= 0 {
 		s.Input.ClosedWithin = 2 * s.Every
 	}
-	return everyPass{id: s.ID, workflow: workflows.ReconcileWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
+	return everyPass{id: cmp.Or(s.ID, ReconcileScheduleID), workflow: workflows.ReconcileWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
 		every: s.Every, timeout: s.Every + 10*time.Minute,
 		note: "cartwright reconcile: stale audits, audit/evidence invariants (created by the worker)"}
 }
@@ -38,8 +39,5 @@ func (s ReconcileSchedule) pass() everyPass {
 // task queue and input in line with this worker's configuration. Safe to
 // call from every worker at every start.
 func EnsureReconcileSchedule(ctx context.Context, c client.Client, s ReconcileSchedule) error {
-	if s.ID == "" {
-		s.ID = ReconcileScheduleID
-	}
 	return ensureEvery(ctx, c, "reconcile", s.pass())
 }

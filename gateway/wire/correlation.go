@@ -7,7 +7,7 @@ import (
 )
 
 // HeaderCorrelationID carries the correlation id in and out of the HTTP
-// gateway (seed 003 MCP-INV-05/06).
+// gateway (MCP-INV-05/06, docs/mcp.md#correlation-id).
 const HeaderCorrelationID = "X-Correlation-ID"
 
 var correlationPattern = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)

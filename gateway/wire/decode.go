@@ -14,7 +14,8 @@ const (
 )
 
 // Inbound is one decoded HTTP request body: a JSON-RPC 2.0 message or the
-// legacy {"tool": …, "arguments": …} body (seed 003 MCP-INV-07).
+// legacy {"tool": …, "arguments": …} body (MCP-INV-07,
+// docs/mcp.md#mcp-invariants).
 type Inbound struct {
 	Legacy bool
 	// id is the raw JSON-RPC id; empty for a notification.
@@ -43,7 +44,7 @@ var requestMethods = map[string]bool{
 
 // Decode checks a body in the order that gives the clearest error:
 // UTF-8, JSON, nesting, batch, then the JSON-RPC shape and tools/call's
-// parameters (seed 003 §5.2.2).
+// parameters (MCP-INV-01 and -03, docs/mcp.md#mcp-invariants).
 func Decode(body []byte) (Inbound, *Failure) {
 	fail := func(r Reason, msg string, details map[string]any) (Inbound, *Failure) {
 		return Inbound{}, &Failure{Reason: r, Message: msg, Details: details}

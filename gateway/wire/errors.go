@@ -8,8 +8,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// JSON-RPC error codes of seed 003 §4.2. -32000 (TOOL_EXECUTION_ERROR) is
-// deprecated there and never produced: a tool's own failure is a tool
+// JSON-RPC error codes (docs/mcp.md#error-codes). -32000
+// (TOOL_EXECUTION_ERROR) says nothing a client can act on and is never
+// produced: a tool's own failure is a tool
 // result with isError, not a JSON-RPC error.
 const (
 	CodeParseError     int64 = -32700
@@ -21,7 +22,8 @@ const (
 	CodeBusiness       int64 = -32002
 )
 
-// Category is the closed set of error.data.category values (seed 003 §4.2).
+// Category is the closed set of error.data.category values
+// (docs/mcp.md#error-codes).
 type Category string
 
 // The five categories; a code maps to exactly one (ERR-INV-02, MCP-INV-08).
@@ -37,10 +39,10 @@ const (
 // list (MCP-INV-09). Adding one means adding it to reasons below.
 type Reason string
 
-// The reason constants. Protocol and validation ones are seed 003's;
-// business ones name what the gateway refuses before a tool runs; the
-// dependency ones name our dependencies (Temporal, PostgreSQL) in place of
-// the seed's OpenMemory and Logbook.
+// The reason constants (docs/mcp.md#reasons). Protocol and validation
+// ones are JSON-RPC's and tools/call's; business ones name what the
+// gateway refuses before a tool runs; the dependency ones name our
+// dependencies (Temporal, PostgreSQL).
 const (
 	ReasonParseError           Reason = "PARSE_ERROR"
 	ReasonInvalidRequest       Reason = "INVALID_REQUEST"
@@ -101,7 +103,7 @@ var categories = map[int64]Category{
 	CodeInternal:       CategoryInternal,
 }
 
-// Reasons lists the closed set, sorted, for tests and the README.
+// Reasons lists the closed set, sorted, for tests and docs/mcp.md#reasons.
 func Reasons() []Reason {
 	out := make([]Reason, 0, len(reasons))
 	for r := range reasons {

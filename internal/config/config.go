@@ -33,7 +33,7 @@ type Config struct {
 	// probes); "" serves none.
 	HealthAddr string `env:"CARTWRIGHT_HEALTH_ADDR" envDefault:""`
 	// MetricsAddr serves the worker's Prometheus /metrics ("": not at
-	// all); MCPMetricsAddr the MCP gateway's (README "Observability").
+	// all); MCPMetricsAddr the MCP gateway's (docs/operators.md#observability).
 	// Traces go where the standard OTEL_* variables say (none by default).
 	MetricsAddr    string `env:"CARTWRIGHT_METRICS_ADDR" envDefault:""`
 	MCPMetricsAddr string `env:"CARTWRIGHT_MCP_METRICS_ADDR" envDefault:""`
@@ -48,7 +48,7 @@ type Config struct {
 	GRPCCompression string `env:"CARTWRIGHT_GRPC_COMPRESSION" envDefault:"none"`
 	// DeploymentName turns on Worker Versioning: the worker joins this
 	// Worker Deployment with BuildID, and every workflow it starts is
-	// pinned to that build (README "Safe deploys"). "" runs unversioned.
+	// pinned to that build (deploy/SCALING.md#rolling-out-a-build). "" runs unversioned.
 	DeploymentName string `env:"CARTWRIGHT_DEPLOYMENT_NAME" envDefault:""`
 	// BuildID names this build within the deployment; "" means the build
 	// hash linked into the binary (toolkit.BuildHash).
@@ -73,8 +73,23 @@ type Config struct {
 	// CodecAddr is where the worker serves the codec server the Web UI and
 	// `temporal --codec-endpoint` call ("off" = not served).
 	CodecAddr string `env:"CARTWRIGHT_CODEC_ADDR" envDefault:"127.0.0.1:8089"`
-	// CodecCORSOrigins are the Web UI origins allowed to call it.
+	// CodecCORSOrigins are the Web UI origins allowed to call it; a browser
+	// request from any other origin is refused (docs/support.md#codec-server-sign-in).
 	CodecCORSOrigins []string `env:"CARTWRIGHT_CODEC_CORS_ORIGINS" envSeparator:"," envDefault:"http://localhost:8233,http://127.0.0.1:8233"`
+	// SealKeys is the seal key ring, `id:base64key,…` (at least 32 random
+	// bytes each): the codec server seals support-staff decisions with the
+	// current key (SealKeyID, "" = the first) and the worker and the audit
+	// verify them with any key of the ring (docs/approvals.md#sealed-decisions).
+	// Only those processes hold it; clients such as the starter do not.
+	SealKeys  string `env:"CARTWRIGHT_SEAL_KEYS"`
+	SealKeyID string `env:"CARTWRIGHT_SEAL_KEY_ID"`
+	// CodecURL is the codec server's endpoint as staff reach it
+	// (`starter draft-order approve` seals decisions there); "" means
+	// http://CodecAddr/codec.
+	CodecURL string `env:"CARTWRIGHT_CODEC_URL"`
+	// StaffToken is the staff member's own token (`starter staff token`)
+	// with which `starter draft-order approve|reject` obtains the seal.
+	StaffToken string `env:"CARTWRIGHT_STAFF_TOKEN"`
 	// CodecSecret, when set, is a shared bearer secret the codec server
 	// accepts besides staff tokens: for the dev stack only.
 	CodecSecret string `env:"CARTWRIGHT_CODEC_SECRET"`
@@ -141,4 +156,13 @@ func parse(opts env.Options) (Config, error) {
 		return c, fmt.Errorf("CARTWRIGHT_APPROVAL_CONFIDENCE=%v: must be in (0,1]", c.ApprovalConfidence)
 	}
 	return c, nil
+}
+
+// CodecEndpoint is where staff reach the codec server: CodecURL, or the
+// codec server this configuration serves (http://CodecAddr/codec).
+func (c Config) CodecEndpoint() string {
+	if c.CodecURL != "" {
+		return c.CodecURL
+	}
+	return "http://" + c.CodecAddr + "/codec"
 }

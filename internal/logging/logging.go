@@ -34,7 +34,7 @@ func Redacting(core zapcore.Core) zapcore.Core { return &redactingCore{root: cor
 // redactingCore sanitises the message and fields of every line it writes.
 // The fields a logger is built With are redacted when its first line is
 // written, not when it is built: the Temporal SDK and the invoker build a
-// logger per task and per call (issue 12), and most of the SDK's never
+// logger per task and per call, and most of the SDK's never
 // write a line (Debug is off). A logger that writes no line never shows
 // its fields, so redacting them late changes no line that is written.
 type redactingCore struct {

@@ -12,8 +12,8 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Tools is the tool pipeline's observer (toolkit.Observer): seed 002 §9's
-// metrics with a small label set — tool (a registered name), status, code
+// Tools is the tool pipeline's observer (toolkit.Observer): the tool
+// metrics of docs/operators.md#observability with a small label set — tool (a registered name), status, code
 // (the closed set), origin (the actor type), phase, dir — and a span per
 // call with a child per phase. Nothing a caller chooses freely (ids, user
 // data, an unregistered tool's name) becomes a label.

@@ -1,6 +1,7 @@
 // Drives Debian's chromium through the Temporal Web UI with cartwright's
 // codec server (see audit/webui_test.go, which sets the environment up):
-// the codec steps (issue 13), then the support-staff path (support-ui.mjs).
+// the codec steps as docs/support.md gives them, clicked, then the
+// support-staff path (support-ui.mjs).
 // On failure it saves a screenshot (FAILURE_SHOT) and exits non-zero with
 // the condition that did not hold.
 import puppeteer from 'puppeteer-core';
@@ -31,19 +32,41 @@ await page.setViewport({ width: 1400, height: 1150 });
 const h = helpers(page, SHOTS);
 const codecAnswers = [];
 page.on('response', (r) => { if (r.url().startsWith(CODEC)) codecAnswers.push(r.status()); });
+// press clicks the visible element matching sel whose text is t with the
+// mouse, where a person would (h.click): an element covered by another (the
+// UI's top bar) is not clicked, so a step a person could not do fails here
+// too, naming the cover.
+const press = (t, sel) => h.clickText(t, sel);
 const historyURL = `${UI}/namespaces/default/workflows/${encodeURIComponent(WID)}/${RUN}/history`;
 
 try {
-  // The UI sends cookies to the codec server only with "include
-  // cross-origin credentials" on: set the UI's codec settings as a staff
-  // member would in its Codec Server dialog.
+  // docs/support.md#decoded-payloads-in-the-web-ui, step 1, with the UI's
+  // own controls: the dev server's UI has the codec endpoint as its
+  // cluster-level setting but without credentials, and the browser-level
+  // "include cross-origin credentials" counts only with the browser-level
+  // setting chosen and an endpoint entered there.
+  step('0. the UI\'s Codec Server settings: browser setting, endpoint, include cross-origin credentials, Apply');
   await page.goto(`${UI}/namespaces/default/workflows`, { waitUntil: 'networkidle2' });
-  await page.evaluate((endpoint) => {
-    localStorage.setItem('endpoint', JSON.stringify(endpoint));
-    localStorage.setItem('includeCredentials', 'true');
-    localStorage.setItem('passAccessToken', 'false');
-    localStorage.setItem('overrideRemoteCodecConfiguration', 'true');
-  }, CODEC);
+  await h.click('button[aria-label="Codec Server is configured"]', 'the codec icon ("Codec Server is configured") in the top bar');
+  await press('Use Cluster-level setting, where available.', 'aside h3');
+  await press('Use my browser setting and ignore Cluster-level setting.', 'label');
+  // Close the choice again: open, it pushes the toggles under the top bar.
+  await press('Use my browser setting and ignore Cluster-level setting.', 'aside h3');
+  await page.waitForSelector('#use-local-endpoint-radio', { hidden: true, timeout: 15000 });
+  await h.click('#data-encoder-endpoint-input', 'the codec endpoint field');
+  await page.keyboard.type(CODEC);
+  await press('Include cross-origin credentials', 'label');
+  const settings = await page.evaluate(() => ({
+    browser: [...document.querySelectorAll('aside h3')].some((e) => e.innerText.trim() === 'Use my browser setting and ignore Cluster-level setting.'),
+    credentials: document.querySelector('#pass-access-credentials')?.checked,
+    endpoint: document.querySelector('#data-encoder-endpoint-input')?.value,
+  }));
+  if (!settings.browser || !settings.credentials || settings.endpoint !== CODEC) fail(`codec settings not as the docs say: ${JSON.stringify(settings)}`);
+  await h.shot('0-codec-settings.png');
+  await press('Apply', 'button');
+  await page.waitForSelector('#data-encoder-endpoint-input', { hidden: true, timeout: 15000 })
+    .catch(() => fail('the Codec Server settings did not close on Apply'));
+  step(`   browser-level endpoint ${settings.endpoint}, cross-origin credentials included`);
 
   step('1. no staff credential: the codec server must refuse and the input stay encrypted');
   await page.goto(historyURL, { waitUntil: 'networkidle2' });

@@ -1,13 +1,26 @@
-// The support-staff path through the Web UI (README "For support staff"):
-// find the draft order awaiting approval, read its current details, send a
-// decision the workflow refuses and see the refusal, send a valid one and
-// see the workflow move on, then find finished orders by outcome.
-import { step, fail } from './lib.mjs';
+// The support-staff path through the Web UI (docs/support.md#deciding-an-approval-in-the-web-ui,
+// docs/approvals.md#sealed-decisions): find the draft order awaiting
+// approval, read its current details — where a decision sent without
+// signing in (a raw signal naming an active staff member) shows refused —,
+// decide as the signed-in support member without typing any id and see it
+// refused for the role, see the Signal form fail without sign-in with the
+// codec server saying where to sign in, sign in as a compliance officer,
+// decide, see the workflow move on, then find finished orders by outcome.
+import { join } from 'node:path';
+import { env, step, fail } from './lib.mjs';
 
 export async function supportPath(page, h, o) {
   const { UI, WID, RUN, APPROVAL, REJECTED_WID } = o;
+  const CODEC = env('CODEC_URL'), DECIDER = env('DECIDER_TOKEN');
   const wf = `${UI}/namespaces/default/workflows/${encodeURIComponent(WID)}/${RUN}`;
   const listURL = (q) => `${UI}/namespaces/default/workflows?query=${encodeURIComponent(q)}`;
+  const approve = `{"approval_id": "${APPROVAL}", "decision": "approve"}`;
+  const encodes = [];
+  page.on('response', async (r) => {
+    if (r.url().startsWith(CODEC) && r.url().endsWith('/encode') && r.request().method() === 'POST') {
+      encodes.push({ status: r.status(), body: await r.text().catch(() => '') });
+    }
+  });
 
   step('4. support staff: filter AwaitingApproval = true');
   await page.goto(listURL('AwaitingApproval = true'), { waitUntil: 'networkidle2' });
@@ -16,33 +29,65 @@ export async function supportPath(page, h, o) {
   await h.click(`a[href*="${encodeURIComponent(WID)}"]`, `the link to ${WID}`);
   await h.waitText('History');
 
-  step('5. the current details: facts, approval id, one payload per decision');
+  step('5. the current details: a decision nobody signed in for is refused first, then the facts and the payloads');
   await h.clickText('User Metadata');
   await h.waitText('Waiting for a support-staff decision');
   const details = await h.text();
-  for (const want of ['Dark Chocolate Bar', 'unit(s)', 'goods value', 'transport mode', 'BIOSECURITY', 'Source: https://',
-    `{"approval_id":"${APPROVAL}","decision":"approve","approver":"YOUR-STAFF-ID"}`]) {
-    if (!details.includes(want)) fail(`current details lack ${JSON.stringify(want)}:\n${excerpt(details, 'Waiting for')}`);
+  for (const want of ['DECISION REFUSED: not signed in', 'unauthenticated_decision', 'approver carol.admin', '/codec/login',
+    'Dark Chocolate Bar', 'unit(s)', 'goods value', 'transport mode', 'BIOSECURITY', 'Source: https://', approve]) {
+    if (!details.includes(want)) fail(`current details lack ${JSON.stringify(want)}:\n${excerpt(details, 'DECISION REFUSED')}`);
   }
+  if (details.includes('YOUR-STAFF-ID')) fail('the payloads still ask staff to type their id');
   await h.shot('5-current-details.png');
   await h.scrollDetails();
   await h.shot('5b-payloads.png');
-  step('   details show the facts and the payloads, whole');
+  await payloadsFit(page, APPROVAL);
+  // A narrower window: the panel is half as wide, the payloads must wrap.
+  const viewport = page.viewport();
+  await page.setViewport({ ...viewport, width: 1100 });
+  await h.reloadUntil(`${wf}/user-metadata`, 'Waiting for a support-staff decision');
+  await h.scrollDetails();
+  for (const f of page.frames().filter((f) => f !== page.mainFrame())) {
+    if (!(await f.evaluate(() => document.body.innerText).catch(() => '')).includes(APPROVAL)) continue;
+    await (await f.frameElement()).screenshot({ path: join(env('SHOTS_DIR'), '5c-payloads-narrow.png') });
+  }
+  await payloadsFit(page, APPROVAL);
+  await page.setViewport(viewport);
+  step('   the unsealed decision (carol.admin typed, no seal) is refused and says to sign in; payloads whole at 1400 and 1100 px, no id to type');
 
-  step('6. a refused decision (the approver "caol.admin", carol.admin with its r lost) shows in the details');
-  await sendApproval(page, h, wf, [`{"approval_id":"${APPROVAL}","decision":"approve","approver":"caol.admin"}`]);
-  await h.reloadUntil(`${wf}/user-metadata`, 'Last decision refused');
-  await h.waitText('unknown_approver');
+  step('6. signed in as support (alice.support), approve without typing an id: refused, the review is compliance\'s');
+  let sent = Date.now();
+  await sendApproval(page, h, wf, [approve]);
+  await h.reloadUntil(`${wf}/user-metadata`, 'this staff member may not decide it');
   const refused = await h.text();
-  if (!refused.includes('caol.admin is not on the staff roster') || !refused.includes('Instead:')) {
-    fail(`the refusal's reason or what to send instead is not shown:\n${excerpt(refused, 'Last decision')}`);
+  if (!refused.includes('approver_not_allowed') || !refused.includes('approver alice.support') || !refused.includes('Instead:')) {
+    fail(`the refusal's reason or what to send instead is not shown:\n${excerpt(refused, 'DECISION REFUSED')}`);
   }
   await h.shot('6-refusal-shown.png');
-  step(`   ${excerpt(refused, 'Last decision refused').split('\n')[0]}`);
+  step(`   ${excerpt(refused, 'DECISION REFUSED').split('\n')[0].slice(0, 160)} (shown ${Date.now() - sent} ms after Submit, page load included)`);
 
-  step('7. approve from the History tab, typing the staff id with the keyboard (no r lost)');
-  await sendApproval(page, h, wf, [`{"approval_id":"${APPROVAL}","decision":"approve","approver":"`, { type: 'carol.admin' },
-    '","reason":"checked in the web ui test"}'], '7-signal-form.png');
+  step('6b. without sign-in the Signal form cannot encode a decision, and the codec server says where to sign in');
+  const cookies = await page.cookies(CODEC);
+  await page.deleteCookie(...cookies);
+  encodes.length = 0;
+  await sendApproval(page, h, wf, [approve], null, async () => encodes.length > 0);
+  await h.until(() => encodes.length > 0, 15000, 'the Signal form never called the codec server\'s /encode');
+  const refusal = encodes[encodes.length - 1];
+  if (refusal.status !== 401 || !refusal.body.includes(`${new URL(CODEC).host}/codec/login`) || !refusal.body.includes('sign in')) {
+    fail(`/encode without sign-in answered ${refusal.status}: ${refusal.body}`);
+  }
+  await h.shot('6b-signal-without-sign-in.png');
+  await page.keyboard.press('Escape');
+  step(`   /encode answered ${refusal.status}: ${refusal.body.trim().slice(0, 120)}…`);
+
+  step('7. sign in as compliance (bob.compliance) and approve from the History tab, typing only the reason');
+  await page.goto(`${CODEC}/login`, { waitUntil: 'networkidle2' });
+  await page.type('#token', DECIDER);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle2' }), h.click('#signin', 'Sign in')]);
+  await h.waitText('Signed in as');
+  sent = Date.now();
+  await sendApproval(page, h, wf, [`{"approval_id": "${APPROVAL}", "decision": "approve", "reason": "`, { type: 'checked for carriers' }, '"}'],
+    '7-signal-form.png');
 
   step('8. the workflow moved on: the details ask the user to confirm the total');
   await h.reloadUntil(`${wf}/user-metadata`, 'Waiting for the user to confirm the total');
@@ -69,24 +114,50 @@ export async function supportPath(page, h, o) {
   step('   the list shows each order\'s CartwrightState; the filter keeps the rejected one only');
 }
 
+// payloadsFit: each payload in the current details (their own frame) ends
+// inside the panel, wrapped if need be, not cut off at its edge.
+async function payloadsFit(page, approval) {
+  for (const f of page.frames().filter((f) => f !== page.mainFrame())) {
+    const cut = await f.evaluate((id) => {
+      const width = document.documentElement.clientWidth;
+      return [...document.querySelectorAll('code')].filter((c) => c.textContent.includes(id))
+        .filter((c) => [...c.getClientRects()].some((r) => r.right > width + 1) || c.scrollWidth > c.clientWidth + 1)
+        .map((c) => c.textContent);
+    }, approval).catch(() => []);
+    if (cut.length) fail(`payloads cut off at the panel's edge: ${cut.join(' | ')}`);
+  }
+}
+
 // sendApproval opens More Actions → Send a Signal on the History tab, picks
 // approval and enters the payload: strings are inserted as one input each
 // (typed brackets would be auto-closed by the editor), {type} parts are
-// typed key by key.
-async function sendApproval(page, h, wf, parts, shotName) {
+// typed key by key. With failed set (a condition on the page) it presses
+// Submit until that holds instead of waiting for "Workflow signaled".
+async function sendApproval(page, h, wf, parts, shotName, failed) {
   await page.goto(`${wf}/history`, { waitUntil: 'networkidle2' });
   await h.waitText('More Actions');
   await h.clickText('More Actions');
   await h.clickText('Send a Signal');
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=signal-select-button]')]
-    .some((e) => e.getBoundingClientRect().width > 0), { timeout: 15000, polling: 200 })
-    .catch(async () => fail(`the Send a Signal dialog has no signal list (data-testid=signal-select-button): ${await page.evaluate(() =>
+  // With the workflow's metadata decoded the dialog lists the declared
+  // signals; without a codec sign-in it offers a text field for the name.
+  const nameField = () => [...document.querySelectorAll('input')].find((e) => e.getBoundingClientRect().width > 0 &&
+    (e.type === 'text' || e.type === '') && e.closest('dialog, [role=dialog], .modal, form') !== null);
+  await page.waitForFunction(`[...document.querySelectorAll('[data-testid=signal-select-button]')]
+    .some((e) => e.getBoundingClientRect().width > 0) || (${nameField})() !== undefined`, { timeout: 15000, polling: 200 })
+    .catch(async () => fail(`the Send a Signal dialog has neither a signal list (data-testid=signal-select-button) nor a name field: ${await page.evaluate(() =>
       [...document.querySelectorAll('[role=dialog] button, dialog button')].map((e) => `${e.innerText.trim()}|${e.getAttribute('data-testid')}`).join('; '))}`));
-  await h.click('[data-testid=signal-select-button]', 'the signal list (data-testid=signal-select-button)');
-  await page.waitForFunction(() => [...document.querySelectorAll('li[role=option]')].some((e) =>
-    e.getBoundingClientRect().width > 0 && e.innerText.trim().startsWith('approval')), { timeout: 15000, polling: 200 })
-    .catch(() => fail('the signal list does not offer approval'));
-  await h.click({ css: 'li[role=option]', textStart: 'approval' }, 'approval in the signal list');
+  const listed = await page.evaluate(() => [...document.querySelectorAll('[data-testid=signal-select-button]')]
+    .some((e) => e.getBoundingClientRect().width > 0));
+  if (listed) {
+    await h.click('[data-testid=signal-select-button]', 'the signal list (data-testid=signal-select-button)');
+    await page.waitForFunction(() => [...document.querySelectorAll('li[role=option]')].some((e) =>
+      e.getBoundingClientRect().width > 0 && e.innerText.trim().startsWith('approval')), { timeout: 15000, polling: 200 })
+      .catch(() => fail('the signal list does not offer approval'));
+    await h.click({ css: 'li[role=option]', textStart: 'approval' }, 'approval in the signal list');
+  } else {
+    await page.evaluate(`(${nameField})().focus()`);
+    await page.keyboard.type('approval');
+  }
   // The Data field is the CodeMirror editor inside the dialog (the History
   // tab has others: input, result).
   const editor = () => [...document.querySelectorAll('.cm-content')].find((e) =>
@@ -107,6 +178,13 @@ async function sendApproval(page, h, wf, parts, shotName) {
   const got = await page.evaluate(`(${editor})().innerText`);
   if (got.replace(/\s/g, '') !== want.replace(/\s/g, '')) fail(`the Data field holds ${JSON.stringify(got)}, not what was entered: ${want}`);
   if (shotName) await h.shot(shotName);
+  if (failed) {
+    for (let i = 0; i < 3 && !(await failed()); i++) {
+      await h.clickText('Submit', '[data-testid=confirm-modal-button]');
+      await h.until(failed, 3000, '').catch(() => null);
+    }
+    return;
+  }
   // The first Submit may only reformat the JSON: press until the dialog closes.
   const open = () => page.evaluate(() => [...document.querySelectorAll('[data-testid=confirm-modal-button]')]
     .some((e) => e.innerText.trim() === 'Submit' && e.getBoundingClientRect().width > 0));
@@ -120,7 +198,7 @@ async function sendApproval(page, h, wf, parts, shotName) {
 }
 
 // addColumn adds a search attribute as a column of the workflow list and
-// moves it next to Status, as README "For support staff" tells staff to.
+// moves it next to Status, as docs/support.md#deciding-an-approval-in-the-web-ui tells staff to.
 // Every click waits for its button to settle (h.click): the Configure
 // Workflows Table drawer slides in, and each move reorders the list.
 async function addColumn(page, h, name) {

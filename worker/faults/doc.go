@@ -1,4 +1,5 @@
-// Package faults is the fault matrix of issue 11 (`make test-faults`): a
+// Package faults is the fault matrix (`make test-faults`,
+// docs/testing.md#fault-matrix-make-test-faults): a
 // stack of its own on free ports — a Temporal dev server on a state file,
 // a private PostgreSQL cluster, stripe-mock behind a fault-injecting proxy,
 // real worker processes — and scenarios that kill, stop and corrupt parts

@@ -40,7 +40,7 @@ func matrixSizes() (string, sizes) {
 		pgOrders: 6, pgOutages: []time.Duration{20 * time.Second}, onboardings: 2}
 }
 
-// TestFaultMatrix is issue 11's matrix. Every scenario adds one row; the
+// TestFaultMatrix is the fault matrix (docs/testing.md#fault-matrix-make-test-faults). Every scenario adds one row; the
 // test fails if any order is lost or duplicated, any evidence is missing,
 // an audit finds anything where nothing was tampered with, or a tampering
 // goes unnoticed.
@@ -568,7 +568,7 @@ func (s *stack) superExec(ctx context.Context, sql string, args ...any) error {
 }
 
 // keyReuse: a run terminated while it waits for the user must not hold its
-// key forever (issue 11 point 2): under ALLOW_DUPLICATE_FAILED_ONLY the
+// key forever (docs/backend.md#idempotency-keys): under ALLOW_DUPLICATE_FAILED_ONLY the
 // same key starts a new run, which completes with one row; a completed or
 // running run still attaches. Until the draft order's start options use
 // that policy, the row reports what happens instead and does not fail.

@@ -24,6 +24,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
 
@@ -123,6 +124,7 @@ func newStack(t *testing.T) *stack {
 		fmt.Sprintf("CARTWRIGHT_WEBHOOK_ADDR=127.0.0.1:%d", testenv.FreePort(t)),
 		"CARTWRIGHT_PAYLOAD_KEYS=faults-1:"+base64.StdEncoding.EncodeToString(payloadKey),
 		"CARTWRIGHT_PAYLOAD_KEY_ID=faults-1",
+		"CARTWRIGHT_SEAL_KEYS="+sealtest.Spec(),
 		"CARTWRIGHT_LOG_LEVEL=warn",
 	)
 	// The test process reads the same configuration (client, audit).

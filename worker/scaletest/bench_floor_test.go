@@ -1,66 +1,91 @@
 package scaletest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	sdkclient "go.temporal.io/sdk/client"
+
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/worker/scaletest/floor"
 )
 
-// floorFigures is one variant's median line of the floor harness.
+// floorFigures is one variant's batch on the bench's server.
 type floorFigures struct {
-	Kind    string  `json:"kind"`
-	Variant string  `json:"variant"`
-	OK      int     `json:"ok"`
-	Errors  int     `json:"errors"`
-	WPS     float64 `json:"throughput_wps"`
-	P50     float64 `json:"p50_ms"`
-	P99     float64 `json:"p99_ms"`
-	Events  float64 `json:"history_events"`
-	// WorkerCPU is the floor worker's CPU per workflow (ms).
-	WorkerCPU float64 `json:"worker_cpu_ms_per_wf"`
-	// ServerCPU is the bench's dev server's CPU per workflow (ms) while
-	// this variant alone ran: measured here, from /proc (the harness
-	// cannot, with -addr).
-	ServerCPU float64 `json:"-"`
+	OK  int
+	WPS float64 // workflows per second over the batch's wall time
+	// P50 and P99 are start → result of one workflow, in ms.
+	P50, P99 float64
+	// Events is the history length of one workflow of the batch.
+	Events int64
+	// WorkerCPU and ServerCPU are the floor worker's and the dev server's
+	// CPU per workflow (ms) while the batch ran, from /proc, measured the
+	// way the draft orders' are.
+	WorkerCPU, ServerCPU float64
 }
 
-// buildFloor builds the floor harness (../shared/bench/floor, its own
-// module) once, so no compilation runs inside a measurement.
-func buildFloor(t *testing.T, dir string) string {
+// floorBench is the floor's side of a bench run: its worker process (the
+// floor/floorworker command, built from this repository) on a task queue
+// of its own, and a plain SDK client on the same server.
+type floorBench struct {
+	worker *proc
+	client sdkclient.Client
+	queue  string
+}
+
+// startFloor builds floor/floorworker, starts it on the bench's server
+// with the pollers our worker has, and waits until it polls.
+func startFloor(ctx context.Context, t *testing.T) *floorBench {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		t.Fatalf("the floor harness is not at %s (set CARTWRIGHT_FLOOR_DIR): %v", dir, err)
+	bin := filepath.Join(t.TempDir(), "floorworker")
+	build := exec.Command("go", "build", "-o", bin, "github.com/cartwright-dev/cartwright/worker/scaletest/floor/floorworker")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build floorworker: %v\n%s", err, out)
 	}
-	bin := filepath.Join(t.TempDir(), "floor")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the floor harness in %s: %v\n%s", dir, err, out)
+	queue := "floor-" + randomHex(6)
+	p := &proc{name: "floor", roles: "Floor6, Floor6Local"}
+	p.start(t, exec.Command(bin, "-addr", testenv.TemporalAddress(), "-task-queue", queue,
+		"-workflow-pollers", "4", "-activity-pollers", "4"), nil)
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(p.tail(4096), "READY") {
+		if p.exited() || time.Now().After(deadline) {
+			t.Fatalf("the floor worker did not start polling:\n%s", p.tail(4096))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return bin
+	c, err := sdkclient.DialContext(ctx, sdkclient.Options{HostPort: testenv.TemporalAddress()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return &floorBench{worker: p, client: c, queue: queue}
 }
 
 // runFloor runs Floor6 and Floor6Local, one after the other, n each at c
-// in flight, on the bench's dev server, with the pollers our worker has (4
-// and 4), and returns the harness's median lines by variant, each with the
-// server's CPU per workflow while it ran.
-func runFloor(ctx context.Context, t *testing.T, bin string, c, n int) map[string]floorFigures {
+// in flight, each after an unmeasured warm-up at the same concurrency,
+// and returns their figures by variant.
+func runFloor(ctx context.Context, t *testing.T, fb *floorBench, c, n int) map[string]floorFigures {
 	t.Helper()
 	got := map[string]floorFigures{}
-	for _, v := range []string{"Floor6", "Floor6Local"} {
-		before := serverCPU()
-		f := runFloorVariant(ctx, t, bin, v, c, n)
-		f.ServerCPU = perOrder(serverCPU()-before, n+floorWarmup(n))
+	for _, v := range []string{floor.Floor6, floor.Floor6Local} {
+		if _, _, err := fb.batch(ctx, v, floorWarmup(n), c); err != nil {
+			t.Fatalf("floor %s warm-up at %d in flight: %v", v, c, err)
+		}
+		server, worker := serverCPU(), procCPU(fb.worker.cmd.Process.Pid)
+		lat, wall, err := fb.batch(ctx, v, n, c)
+		if err != nil {
+			t.Fatalf("floor %s at %d in flight: %v", v, c, err)
+		}
+		f := floorFigures{OK: n, WPS: float64(n) / wall.Seconds(), P50: pct(lat, 50), P99: pct(lat, 99),
+			ServerCPU: perOrder(serverCPU()-server, n), WorkerCPU: perOrder(procCPU(fb.worker.cmd.Process.Pid)-worker, n)}
+		f.Events = fb.events(ctx, t, v)
 		got[v] = f
 	}
 	return got
@@ -68,28 +93,55 @@ func runFloor(ctx context.Context, t *testing.T, bin string, c, n int) map[strin
 
 func floorWarmup(n int) int { return min(50, max(10, n/4)) }
 
-func runFloorVariant(ctx context.Context, t *testing.T, bin, variant string, c, n int) floorFigures {
+// batch runs n workflows of variant, c at a time, each started and waited
+// for as a backend would; it returns their latencies (sorted) and the
+// batch's wall time. A wrong result is an error: the floor must do its
+// six steps, in order, to be a floor.
+func (fb *floorBench) batch(ctx context.Context, variant string, n, c int) ([]time.Duration, time.Duration, error) {
+	lat := make([]time.Duration, n)
+	wall, err := inFlight(n, c, func(i int) (err error) {
+		lat[i], err = fb.one(ctx, variant)
+		return err
+	})
+	sortDurations(lat)
+	return lat, wall, err
+}
+
+// one starts one workflow of variant and waits for its result.
+func (fb *floorBench) one(ctx context.Context, variant string) (time.Duration, error) {
+	id := "floor/" + variant + "/" + randomHex(8)
+	began := time.Now()
+	run, err := fb.client.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: fb.queue}, variant, floor.NewOrder(id))
+	if err != nil {
+		return 0, fmt.Errorf("start %s: %w", id, err)
+	}
+	var res floor.Result
+	if err := run.Get(ctx, &res); err != nil {
+		return 0, fmt.Errorf("%s: %w", id, err)
+	}
+	took := time.Since(began)
+	if res.Step != floor.LastStep || res.After != "total" || res.OrderID != id {
+		return 0, fmt.Errorf("%s answered %+v, not the last step of its own order", id, res)
+	}
+	return took, nil
+}
+
+// events is the history length of one more workflow of variant, run alone.
+func (fb *floorBench) events(ctx context.Context, t *testing.T, variant string) int64 {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, bin, "-addr", testenv.TemporalAddress(), "-variants", variant,
-		"-n", strconv.Itoa(n), "-c", strconv.Itoa(c), "-runs", "1", "-warmup", strconv.Itoa(floorWarmup(n)),
-		"-wf-pollers", "4", "-act-pollers", "4", "-logdir", t.TempDir())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("floor %s at %d in flight: %v\n%s", variant, c, err, tail(stderr.Bytes(), 4096))
+	id := "floor/" + variant + "/events-" + randomHex(6)
+	run, err := fb.client.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: fb.queue}, variant, floor.NewOrder(id))
+	if err == nil {
+		err = run.Get(ctx, nil)
 	}
-	sc := bufio.NewScanner(&stdout)
-	for sc.Scan() {
-		var f floorFigures
-		if json.Unmarshal(sc.Bytes(), &f) == nil && f.Kind == "median" && f.Variant == variant {
-			if f.Errors > 0 || f.OK == 0 {
-				t.Fatalf("floor %s at %d in flight failed: %+v\n%s", variant, c, f, tail(stderr.Bytes(), 4096))
-			}
-			return f
-		}
+	if err != nil {
+		t.Fatalf("floor %s: %v", variant, err)
 	}
-	t.Fatalf("floor %s at %d in flight printed no median line\n%s", variant, c, tail(stderr.Bytes(), 4096))
-	return floorFigures{}
+	d, err := fb.client.DescribeWorkflowExecution(ctx, id, run.GetRunID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.GetWorkflowExecutionInfo().GetHistoryLength()
 }
 
 // serverCPU is the CPU time the bench's dev server has used so far
@@ -125,11 +177,4 @@ func perOrder(d time.Duration, n int) float64 {
 		return 0
 	}
 	return float64(d.Microseconds()) / 1000 / float64(n)
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
 }

@@ -1,10 +1,10 @@
 package scaletest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,13 +19,12 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// benchConfig is what `make bench` (scripts/bench.sh) asks for, from the
-// environment: rounds of floor and draft orders interleaved at 1 and 16
-// in flight, orders per round at each, orders per cart size, and where the
-// floor harness lives (its own Go module, never copied into this repo).
+// benchConfig is what `make bench` (scripts/test.sh bench) asks for, from
+// the environment: rounds of floor and draft orders interleaved at 1 and
+// 16 in flight, orders per round at each, orders per cart size, audits,
+// and whether to kill the worker in a last round.
 type benchConfig struct {
 	rounds, n1, n16, cart, audit int
-	floorDir                     string
 	kill                         bool
 }
 
@@ -39,28 +38,20 @@ func benchConfigFromEnv(t *testing.T) benchConfig {
 			*dst = n
 		}
 	}
-	c.floorDir = os.Getenv("CARTWRIGHT_FLOOR_DIR")
-	if c.floorDir == "" {
-		// ../shared/bench/floor from the repository root.
-		root, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "bench", "floor"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.floorDir = root
-	}
 	return c
 }
 
 // TestBenchAgainstFloor is `make bench`: against the one dev server the
 // script started for it (CARTWRIGHT_TEST_TEMPORAL_ADDRESS, the stack's
-// dynamic config, in memory), it runs the Temporal floor (no-op activities
-// in the draft order's shape: Floor6 regular, Floor6Local local) and real
+// dynamic config, in memory), it runs the Temporal floor (package floor:
+// no-op activities in the draft order's shape, Floor6 regular, Floor6Local
+// local, served by floor/floorworker) and real
 // draft orders through a worker process and the Go client, interleaved, at
 // 1 and 16 in flight, then a 1-line and a 50-line cart, audits the run's
 // draft orders (all CLEAN, at least CARTWRIGHT_BENCH_AUDIT of them), and
 // SIGKILLs the worker during a last round at 16 in flight (a new one takes
 // over; every order completes, one draft-order row each, one snapshot per
-// step, audits CLEAN). It prints one table: README "Performance" shows it.
+// step, audits CLEAN). It prints one table: docs/performance.md#benchmark-log shows it.
 // Speed goals are reported against, never asserted (a loaded machine is
 // not a failing build); correctness is asserted.
 func TestBenchAgainstFloor(t *testing.T) {
@@ -71,10 +62,10 @@ func TestBenchAgainstFloor(t *testing.T) {
 	cfg := benchConfigFromEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
 	defer cancel()
-	floor := buildFloor(t, cfg.floorDir)
 	loadBefore := loadAverage()
 
 	b := startBenchStack(ctx, t)
+	fb := startFloor(ctx, t)
 	res := benchResult{loadBefore: loadBefore}
 	// Warm the database, the caches and the sticky workflow cache.
 	if _, err := runDrafts(ctx, b.cl, 5, 1, oneLine); err != nil {
@@ -87,10 +78,10 @@ func TestBenchAgainstFloor(t *testing.T) {
 				n = cfg.n16
 			}
 			steps := []func(){
-				func() { res.add(c, runFloor(ctx, t, floor, c, n)) },
+				func() { res.add(c, runFloor(ctx, t, fb, c, n)) },
 				func() {
-					// The same unmeasured warm-up the floor harness runs
-					// before each of its variants, at the same concurrency
+					// The same unmeasured warm-up the floor runs before
+					// each of its variants, at the same concurrency
 					// (connections, caches, the sticky cache filled).
 					if _, err := runDrafts(ctx, b.cl, floorWarmup(n), c, oneLine); err != nil {
 						t.Fatal(err)
@@ -196,6 +187,20 @@ func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }
 // price), complete is start → draft order created.
 func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) workflows.DraftOrderInput) (drafts, error) {
 	d := drafts{n: n, toTotal: make([]time.Duration, n), complete: make([]time.Duration, n), ids: make([]string, n)}
+	wall, err := inFlight(n, c, func(i int) (err error) {
+		d.ids[i], d.toTotal[i], d.complete[i], err = timedOrder(ctx, cl, mk(i))
+		return err
+	})
+	d.wall = wall
+	sortDurations(d.toTotal)
+	sortDurations(d.complete)
+	return d, err
+}
+
+// inFlight runs one(i) for every i below n, c at a time, and returns the
+// wall time of the whole and the first error (a goroutine stops at its
+// first; the others finish what they took).
+func inFlight(n, c int, one func(i int) error) (time.Duration, error) {
 	jobs := make(chan int, n)
 	for i := 0; i < n; i++ {
 		jobs <- i
@@ -210,24 +215,17 @@ func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) wo
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				id, toTotal, complete, err := timedOrder(ctx, cl, mk(i))
-				if err != nil {
+				if err := one(i); err != nil {
 					mu.Lock()
-					if first == nil {
-						first = err
-					}
+					first = cmp.Or(first, err)
 					mu.Unlock()
 					return
 				}
-				d.ids[i], d.toTotal[i], d.complete[i] = id, toTotal, complete
 			}
 		}()
 	}
 	wg.Wait()
-	d.wall = time.Since(began)
-	sortDurations(d.toTotal)
-	sortDurations(d.complete)
-	return d, first
+	return time.Since(began), first
 }
 
 // timedOrder is one user's draft order, timed.

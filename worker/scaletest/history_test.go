@@ -167,7 +167,8 @@ func fiftyLineCart(ctx context.Context, t *testing.T, pool *pgxpool.Pool) workfl
 	return in
 }
 
-// maxDraftOrderEvents bounds a confirmed draft order's history (issue 12):
+// maxDraftOrderEvents bounds a confirmed draft order's history
+// (docs/performance.md#local-activities):
 // the read-only tools are local activities, one marker each, whatever the
 // cart holds.
 const maxDraftOrderEvents = 30

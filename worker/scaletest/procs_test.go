@@ -94,18 +94,27 @@ func startWorker(t *testing.T, name, roles string, env map[string]string) *proc 
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{name: name, roles: roles, webhookAddr: freeAddr(t), healthAddr: freeAddr(t),
-		log: &bytes.Buffer{}, logMu: &sync.Mutex{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin)
-	p.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	p := &proc{name: name, roles: roles, webhookAddr: freeAddr(t), healthAddr: freeAddr(t)}
+	var vars []string
 	for k, v := range env {
-		p.cmd.Env = append(p.cmd.Env, k+"="+v)
+		vars = append(vars, k+"="+v)
 	}
-	p.cmd.Env = append(p.cmd.Env,
+	vars = append(vars,
 		"CARTWRIGHT_WORKER_ROLES="+roles,
 		"CARTWRIGHT_WEBHOOK_ADDR="+p.webhookAddr,
 		"CARTWRIGHT_HEALTH_ADDR="+p.healthAddr,
 	)
+	p.start(t, exec.Command(bin), vars)
+	return p
+}
+
+// start runs cmd as p, with env and nothing else of the test's environment
+// but PATH and a HOME of its own, its stdout and stderr in p's log. It is
+// stopped at cleanup, and its log is printed if the test failed.
+func (p *proc) start(t *testing.T, cmd *exec.Cmd, env []string) {
+	t.Helper()
+	p.cmd, p.log, p.logMu, p.done = cmd, &bytes.Buffer{}, &sync.Mutex{}, make(chan struct{})
+	p.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	w := lockedWriter{mu: p.logMu, buf: p.log}
 	p.cmd.Stdout, p.cmd.Stderr = w, w
 	if err := p.cmd.Start(); err != nil {
@@ -118,7 +127,6 @@ func startWorker(t *testing.T, name, roles string, env map[string]string) *proc 
 			t.Logf("--- log of worker %s (%s), last 4 KiB:\n%s", p.name, p.roles, p.tail(4096))
 		}
 	})
-	return p
 }
 
 func (p *proc) tail(n int) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 )
 
 const (
@@ -47,8 +48,8 @@ func TestTLSFromEnvironment(t *testing.T) {
 		"TEMPORAL_TLS_SERVER_CA_CERT_PATH": p.CAPath, "TEMPORAL_TLS_SERVER_NAME": tlsServerName,
 		"CARTWRIGHT_TASK_QUEUE": tq, "CARTWRIGHT_PG_DSN": dsn, "CARTWRIGHT_PG_MAX_CONNS": "8",
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
-		"CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(),
-		"STRIPE_API_BASE":         testenv.StripeAPIBase(), "CARTWRIGHT_LOG_LEVEL": "warn",
+		"CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(), "CARTWRIGHT_SEAL_KEYS": sealtest.Spec(),
+		"STRIPE_API_BASE": testenv.StripeAPIBase(), "CARTWRIGHT_LOG_LEVEL": "warn",
 	})
 	w.waitReady(t, 2*time.Minute)
 

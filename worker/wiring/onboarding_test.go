@@ -25,6 +25,8 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/stripetools"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/webhook"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
@@ -187,7 +189,8 @@ func TestOnboardingEndToEnd(t *testing.T) {
 			t.Fatalf("explanation %+v", e)
 		}
 	}
-	s.signal(workflows.SignalApproval, workflows.ApprovalSignal{ApprovalID: st.Approval.Pending.ApprovalID, Decision: "approve", Approver: "alice.support"})
+	s.signal(workflows.SignalApproval, workflows.SignalOf(sealtest.Seal(t, "alice.support",
+		support.Decision{ApprovalID: st.Approval.Pending.ApprovalID, Decision: "approve"})))
 	s.waitFor("approved explanation", func(st workflows.OnboardingStatus) bool {
 		return st.Approval.Pending == nil && len(st.Decisions) == 1 && st.Explanations[2].Shown
 	})

@@ -21,7 +21,7 @@ import (
 // on the code it started with, whatever a later deploy changes, so a change
 // needs no workflow.GetVersion patch to be safe for running histories; the
 // price is that a build must keep a few workers until its last pinned run
-// closes (see deploy/SCALING.md "Rolling out a build"). Auto-upgrade would
+// closes (deploy/SCALING.md#rolling-out-a-build). Auto-upgrade would
 // move waiting runs onto new code at their next task and make every change
 // a patch; the replay tests guard that path should a workflow switch to it.
 func DeploymentOptions(cfg config.Config) (worker.DeploymentOptions, error) {

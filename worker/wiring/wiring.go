@@ -69,6 +69,10 @@ type Deps struct {
 	// Codec is the codec server (Web UI and CLI decode payloads through
 	// it); the worker serves it on CARTWRIGHT_CODEC_ADDR.
 	Codec *codecserver.Server
+	// Seals is the seal key ring: the codec server seals staff decisions
+	// with it, support.record_approval verifies them
+	// (docs/approvals.md#sealed-decisions).
+	Seals *support.SealRing
 }
 
 // Connect migrates the database (unless CARTWRIGHT_MIGRATE=false: a
@@ -164,9 +168,15 @@ func (d *Deps) buildCommerce(context.Context) error {
 	})
 }
 
-// buildSupport registers the support-staff approval tool.
+// buildSupport reads the seal key ring and registers the support-staff
+// approval tool, which verifies every decision's seal with it.
 func (d *Deps) buildSupport(context.Context) error {
-	return support.RegisterTools(d.Registry, d.Pool)
+	seals, err := support.SealRingFromConfig(d.Config)
+	if err != nil {
+		return err
+	}
+	d.Seals = seals
+	return support.RegisterTools(d.Registry, d.Pool, seals)
 }
 
 // buildOnboarding makes the Stripe client, the merchant store and the
@@ -210,18 +220,21 @@ func (d *Deps) buildWebhook(context.Context) error {
 
 // buildCodec makes the codec server: the payload codec of the configured
 // key ring, staff tokens (or the dev stack's shared secret) checked
-// against the database, decodes logged in evidence_access_log.
+// against the database, browser sign-ins kept as sessions in the database
+// (shared by every replica), decodes logged in evidence_access_log.
 func (d *Deps) buildCodec(context.Context) error {
 	pc, err := codec.FromConfig(d.Config)
 	if err != nil {
 		return err
 	}
 	d.Codec = codecserver.New(codecserver.Options{
-		Codec:   pc,
-		Auth:    codecserver.StaffTokens{Pool: d.Pool, DevSecret: d.Config.CodecSecret},
-		Log:     codecserver.PGAccessLog{Pool: d.Pool},
-		Origins: d.Config.CodecCORSOrigins,
-		Logger:  d.Logger.Named("codec"),
+		Codec:    pc,
+		Auth:     codecserver.StaffTokens{Pool: d.Pool, DevSecret: d.Config.CodecSecret},
+		Sessions: codecserver.PGSessions{Pool: d.Pool},
+		Log:      codecserver.PGAccessLog{Pool: d.Pool},
+		Origins:  d.Config.CodecCORSOrigins,
+		Logger:   d.Logger.Named("codec"),
+		Seals:    d.Seals,
 	})
 	return nil
 }

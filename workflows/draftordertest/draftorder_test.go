@@ -13,6 +13,8 @@ import (
 
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -68,8 +70,11 @@ func TestSameKeyOneRunOneDraft(t *testing.T) {
 
 // TestDrivenByTheCLI drives an uncertain basket the way support staff and
 // a backend would from outside: the approval is found with a visibility
-// query on AwaitingApproval, a bad approver is refused, the decision and
-// the confirmation are sent with `temporal workflow signal`.
+// query on AwaitingApproval, a decision typed with an active compliance
+// officer's name but no seal is refused (unauthenticated_decision) and the
+// current details say so within a second, an inactive approver is refused,
+// the sealed decision and the confirmation are sent with `temporal
+// workflow signal` (docs/approvals.md#sealed-decisions).
 func TestDrivenByTheCLI(t *testing.T) {
 	testenv.Integration(t)
 	s := newStack(t, worker.Options{})
@@ -78,7 +83,7 @@ func TestDrivenByTheCLI(t *testing.T) {
 	in := input(uniqueKey("e2e-cli"), perfume)
 	in.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
 	// Perfume by air needs review; by road within the EU it is allowed
-	// (compliance follows the chosen option's mode, issue 10 finding 2).
+	// (compliance follows the chosen option's mode).
 	in.ShippingService = commerce.ServiceExpress
 	run := s.start(ctx, in)
 	id := run.GetID()
@@ -93,11 +98,28 @@ func TestDrivenByTheCLI(t *testing.T) {
 		b, _ := json.Marshal(payload)
 		cli(t, "workflow", "signal", "--workflow-id", id, "--name", name, "--input", string(b))
 	}
-	signal(workflows.SignalApproval, map[string]string{"approval_id": approvalID, "decision": "approve", "approver": "dave.former"})
-	signal(workflows.SignalApproval, map[string]string{"approval_id": approvalID, "decision": "approve", "approver": "bob.compliance",
-		"reason": "limited quantity, 100 ml inner packaging"})
+	// The raw CLI, no credential, naming someone allowed to decide.
+	sent := time.Now()
+	signal(workflows.SignalApproval, map[string]string{"approval_id": approvalID, "decision": "approve", "approver": "bob.compliance"})
+	details := s.awaitRefusal(ctx, id, workflows.RejectUnauthenticated)
+	if took := time.Since(sent); took > time.Second {
+		t.Errorf("the refusal reached the current details %s after the signal, want within a second", took)
+	}
+	if !strings.HasPrefix(details, "**DECISION REFUSED") || !strings.Contains(details, "/codec/login") {
+		t.Errorf("current details after an unsealed decision:\n%s", details)
+	}
+	if st, _ = s.status(ctx, id); st.State != workflows.StateAwaitingApproval || len(st.Approvals.Decisions) != 0 {
+		t.Fatalf("an unsealed decision decided: %+v", st)
+	}
+	seal := func(staff, reason string) map[string]any {
+		d := sealtest.Seal(t, staff, support.Decision{ApprovalID: approvalID, Decision: "approve", Reason: reason})
+		return map[string]any{"approval_id": d.ApprovalID, "decision": d.Decision, "approver": d.Approver, "reason": d.Reason, "seal": d.Seal}
+	}
+	signal(workflows.SignalApproval, seal("dave.former", "still here"))
+	bob := seal("bob.compliance", "limited quantity, 100 ml inner packaging")
+	signal(workflows.SignalApproval, bob)
 	st = s.awaitState(ctx, id, workflows.StateNeedsConfirm)
-	if got := st.Rejected.Rejected; len(got) != 1 || got[0].Reason != workflows.RejectApproverForbidden {
+	if got := st.Rejected.Rejected; len(got) != 2 || got[0].Reason != workflows.RejectUnauthenticated || got[1].Reason != workflows.RejectApproverForbidden {
 		t.Fatalf("rejected signals = %+v", got)
 	}
 	signal(workflows.SignalConfirm, map[string]string{"quote_hash": st.Confirmation.QuoteHash})
@@ -106,15 +128,16 @@ func TestDrivenByTheCLI(t *testing.T) {
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.State != workflows.StateDraftCreated || res.Approval == nil || res.Approval.Approver != "bob.compliance" || res.Approval.Evidence == nil {
+	if res.State != workflows.StateDraftCreated || res.Approval == nil || res.Approval.Approver != "bob.compliance" || res.Approval.Evidence == nil ||
+		res.Approval.SealID != bob["seal"].(*support.Seal).ID() {
 		t.Fatalf("result = %+v", res)
 	}
 	awaitListed(ctx, t, query, id, false)
-	// pricing, shipping, compliance, the refusal of the inactive approver,
-	// the approval record, duties, total, create (the approval came within
-	// the quote's TTL: no re-quote).
-	if n := s.verifyEvidence(ctx, id, run.GetRunID()); n != 8 {
-		t.Fatalf("verified %d activity results, want 8", n)
+	// pricing, shipping, compliance, the refusals of the unsealed decision
+	// and of the inactive approver, the approval record, duties, total,
+	// create (the approval came within the quote's TTL: no re-quote).
+	if n := s.verifyEvidence(ctx, id, run.GetRunID()); n != 9 {
+		t.Fatalf("verified %d activity results, want 9", n)
 	}
 	s.replay(ctx, id, run.GetRunID())
 }
@@ -129,6 +152,35 @@ func awaitListed(ctx context.Context, t *testing.T, query, id string, want bool)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// awaitRefusal waits for the current details to show a refusal for reason
+// (the status query's last_refusal) and returns the details.
+func (s *stack) awaitRefusal(ctx context.Context, id, reason string) string {
+	s.t.Helper()
+	for {
+		st, err := s.status(ctx, id)
+		if p := st.Approvals.Pending; err == nil && p != nil && p.LastRefusal != nil && p.LastRefusal.Reason == reason {
+			return s.metadata(ctx, id).GetCurrentDetails()
+		}
+		if ctx.Err() != nil {
+			s.t.Fatalf("no %s refusal shown: %+v", reason, st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *stack) metadata(ctx context.Context, id string) *sdkpb.WorkflowMetadata {
+	s.t.Helper()
+	v, err := s.tc.QueryWorkflow(ctx, id, "", "__temporal_workflow_metadata")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var md sdkpb.WorkflowMetadata
+	if err := v.Get(&md); err != nil {
+		s.t.Fatal(err)
+	}
+	return &md
 }
 
 // checkDeclared reads the workflow metadata the Web UI reads: the signals

@@ -23,6 +23,8 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/telemetry"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -133,7 +135,7 @@ func TestOneDraftOrderOneTrace(t *testing.T) {
 		names[prefix(s.Name())]++
 	}
 	// The client starts with Update-with-Start and confirms with an
-	// update (issue 12): both are in the trace, with the workflow's side.
+	// update: both are in the trace, with the workflow's side.
 	for _, want := range []string{"UpdateWithStartWorkflow", "RunWorkflow", "StartActivity", "RunActivity",
 		"UpdateWorkflow", "HandleUpdate",
 		"tool", "tool.preflight", "tool.exec", "tool.validate", "tool.sanitize", "tool.evidence"} {
@@ -231,7 +233,7 @@ func TestMetricsCountWhatRan(t *testing.T) {
 		t.Errorf("the waiting approval has age %v", age)
 	}
 	for _, approver := range []string{"dave.former", "bob.compliance"} {
-		sig := workflows.ApprovalSignal{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Approver: approver, Reason: "limited quantity"}
+		sig := workflows.SignalOf(sealtest.Seal(t, approver, support.Decision{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Reason: "limited quantity"}))
 		if err := o.tc.SignalWorkflow(ctx, approvalRun.GetID(), "", workflows.SignalApproval, sig); err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// TestSanctionedDestinationWithoutPostcodeIsBlocked (issue 10, finding 8):
+// TestSanctionedDestinationWithoutPostcodeIsBlocked:
 // the draft order runs shipping beside compliance and ranks ADDRESS_INVALID
 // before COMPLIANCE_BLOCKED, so an address error from the shipping tool
 // used to hide the sanction. Every tool now refuses a sanctioned

@@ -217,7 +217,7 @@ func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 }
 
 // toolResult is the result of a completed activity: a regular one's, or a
-// local activity's from its marker (the read-only tools since issue 12);
+// local activity's from its marker (the read-only tools, docs/performance.md#local-activities);
 // nil for any other event.
 func toolResult(ev *historypb.HistoryEvent) *commonpb.Payloads {
 	if done := ev.GetActivityTaskCompletedEventAttributes(); done != nil {

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/client/codec"
+	"github.com/cartwright-dev/cartwright/support"
 )
 
 // Paths the server answers. The protocol only looks at the last element,
@@ -22,6 +23,7 @@ import (
 const (
 	PathPrefix = "/codec"
 	LoginPath  = PathPrefix + "/login"
+	LogoutPath = PathPrefix + "/logout"
 	CookieName = "cartwright_codec"
 	// HeaderWorkflowID is an optional header our own tools send to name
 	// the workflow being decoded (the Web UI only sends X-Namespace).
@@ -53,12 +55,15 @@ func (l PGAccessLog) LogDecode(ctx context.Context, d Decode) error {
 
 // Server is the codec server's handler.
 type Server struct {
-	codec   *codec.Codec
-	auth    Authenticator
-	log     AccessLog
-	origins []string
-	logger  *zap.Logger
-	inner   http.Handler
+	codec    *codec.Codec
+	auth     Authenticator
+	sessions Sessions
+	throttle *throttle
+	log      AccessLog
+	origins  []string
+	logger   *zap.Logger
+	inner    http.Handler
+	seals    *support.SealRing
 }
 
 // Options are what New needs.
@@ -66,9 +71,17 @@ type Options struct {
 	Codec *codec.Codec
 	Auth  Authenticator
 	Log   AccessLog
-	// Origins are the Web UI origins CORS lets in (scheme://host:port).
+	// Sessions stores browser sign-ins (default: in this process only).
+	Sessions Sessions
+	// Origins are the Web UI origins CORS lets in (scheme://host:port);
+	// a request from any other origin is refused.
 	Origins []string
 	Logger  *zap.Logger
+	// Now is the clock of the sign-in throttle (tests); default time.Now.
+	Now func() time.Time
+	// Seals seals the approval decisions staff send
+	// (docs/approvals.md#sealed-decisions); nil refuses to seal.
+	Seals *support.SealRing
 }
 
 // New builds the handler.
@@ -76,8 +89,11 @@ func New(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	return &Server{codec: o.Codec, auth: o.Auth, log: o.Log, origins: o.Origins, logger: o.Logger,
-		inner: converter.NewPayloadCodecHTTPHandler(o.Codec)}
+	if o.Sessions == nil {
+		o.Sessions = &MemorySessions{}
+	}
+	return &Server{codec: o.Codec, auth: o.Auth, sessions: o.Sessions, throttle: newThrottle(o.Now), log: o.Log,
+		origins: o.Origins, logger: o.Logger, inner: converter.NewPayloadCodecHTTPHandler(o.Codec), seals: o.Seals}
 }
 
 // ServeHTTP implements http.Handler.
@@ -86,13 +102,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if !s.refuseForeignOrigin(w, r) {
+		return
+	}
 	s.cors(w, r)
-	if r.URL.Path == LoginPath {
+	switch r.URL.Path {
+	case LoginPath:
 		s.login(w, r)
+		return
+	case LogoutPath:
+		s.logout(w, r)
 		return
 	}
 	if r.Method == http.MethodOptions { // CORS preflight: no credential yet
 		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if r.URL.Path == SealPath {
+		s.serveSeal(w, r)
 		return
 	}
 	decode := strings.HasSuffix(r.URL.Path, "/decode")
@@ -109,6 +136,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !s.logDecode(w, r, staff) {
 			return
 		}
+	} else if !s.logEncode(w, r, staff) || !s.sealEncode(w, r, staff) {
+		return
 	}
 	s.inner.ServeHTTP(w, r)
 }
@@ -129,14 +158,29 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) {
 	h.Add("Vary", "Origin")
 }
 
+// authenticate takes a bearer staff token (the CLI) or the sign-in
+// session's cookie (the Web UI). A refused bearer token counts against the
+// client's failed sign-ins; a stale session cookie is cleared instead (its
+// id is random, nobody guesses one).
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
-	token := ""
+	var staff string
+	var err error
 	if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		token = h[7:]
-	} else if c, err := r.Cookie(CookieName); err == nil {
-		token = c.Value
+		client := clientOf(r)
+		if s.refuseThrottled(w, client) {
+			return "", false
+		}
+		if staff, err = s.auth.Authenticate(r.Context(), h[7:]); errors.Is(err, ErrBadCredential) {
+			s.throttle.fail(client)
+			s.logger.Warn("codec bearer token refused", zap.String("client", client))
+		}
+	} else if c, cerr := r.Cookie(CookieName); cerr == nil {
+		if staff, err = s.sessions.Staff(r.Context(), c.Value); errors.Is(err, ErrBadCredential) {
+			clearSessionCookie(w, r)
+		}
+	} else {
+		err = ErrBadCredential
 	}
-	staff, err := s.auth.Authenticate(r.Context(), token)
 	if err != nil {
 		status := http.StatusUnauthorized
 		if !errors.Is(err, ErrBadCredential) {
@@ -144,7 +188,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 			s.logger.Error("codec server: credential check failed", zap.Error(err))
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cartwright codec"`)
-		http.Error(w, "a valid staff credential is required", status)
+		http.Error(w, credentialRefusal(r), status)
 		return "", false
 	}
 	return staff, true
@@ -170,6 +214,21 @@ func (s *Server) logDecode(w http.ResponseWriter, r *http.Request, staff string)
 	}
 	s.logger.Info("codec decode", zap.String("reader", staff), zap.String("namespace", d.Namespace),
 		zap.String("workflow_id", d.WorkflowID), zap.Int("payloads", n), zap.String("via", d.Via))
+	return true
+}
+
+// logEncode logs who had payloads encoded (the Web UI encodes a signal's
+// input, a query's arguments): an encoded payload is data a staff member
+// put into a workflow, so the log names them.
+func (s *Server) logEncode(w http.ResponseWriter, r *http.Request, staff string) bool {
+	body, n, err := countPayloads(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return false
+	}
+	r.Body = body
+	s.logger.Info("codec encode", zap.String("staff", staff), zap.String("namespace", r.Header.Get("X-Namespace")),
+		zap.String("workflow_id", r.Header.Get(HeaderWorkflowID)), zap.Int("payloads", n), zap.String("via", via(r)))
 	return true
 }
 

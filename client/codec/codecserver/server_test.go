@@ -111,9 +111,10 @@ func TestCodecServerAnswersStaffOnlyAndLogsDecodes(t *testing.T) {
 	if len(log.got) != 1 {
 		t.Fatalf("refused calls were logged: %+v", log.got)
 	}
-	// The sign-in cookie is a credential too.
-	if w := call(h, http.MethodPost, "/codec/decode", encoded, map[string]string{"Cookie": codecserver.CookieName + "=tok-alice"}); w.Code != http.StatusOK {
-		t.Fatalf("cookie credential: %d", w.Code)
+	// A staff token is never a cookie credential: the cookie holds a
+	// session id (attack_test.go).
+	if w := call(h, http.MethodPost, "/codec/decode", encoded, map[string]string{"Cookie": codecserver.CookieName + "=tok-alice"}); w.Code != http.StatusUnauthorized {
+		t.Fatalf("staff token as a cookie: %d", w.Code)
 	}
 }
 
@@ -133,6 +134,7 @@ func TestLoginSetsAnHttpOnlyCookie(t *testing.T) {
 	w := call(h, http.MethodPost, "/codec/login", "token=tok-alice", map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
 	c := w.Result().Cookies()
 	if w.Code != http.StatusOK || len(c) != 1 || c[0].Name != codecserver.CookieName || !c[0].HttpOnly || c[0].Path != "/codec" ||
+		c[0].SameSite != http.SameSiteLaxMode || c[0].MaxAge <= 0 || c[0].MaxAge > int(codecserver.SessionTTL.Seconds()) ||
 		!strings.Contains(w.Body.String(), "alice.support") {
 		t.Fatalf("login: %d %v %s", w.Code, c, w.Body)
 	}

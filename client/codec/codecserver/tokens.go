@@ -68,11 +68,15 @@ func (s StaffTokens) Authenticate(ctx context.Context, token string) (string, er
 	return staffID, nil
 }
 
+// MaxTokenLifetime bounds a staff token's lifetime: a token that never
+// expires is a password nobody rotates (docs/support.md#staff-tokens).
+const MaxTokenLifetime = 90 * 24 * time.Hour
+
 // IssueToken creates a token for an active staff member, valid for ttl, and
 // returns it: the only time it is ever seen in clear.
 func IssueToken(ctx context.Context, pool *pgxpool.Pool, staffID, label string, ttl time.Duration) (string, error) {
-	if ttl <= 0 {
-		return "", toolkit.Errorf(toolkit.InvalidArgument, "a staff token needs a positive lifetime")
+	if ttl <= 0 || ttl > MaxTokenLifetime {
+		return "", toolkit.Errorf(toolkit.InvalidArgument, "a staff token's lifetime must be positive and at most %s (got %s)", MaxTokenLifetime, ttl)
 	}
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {

@@ -8,16 +8,22 @@ import (
 	"unicode/utf8"
 )
 
-// Address is a postal address. Country is ISO 3166-1 alpha-2; Region is a
-// state/province code (US "CA", CA "ON", AU "NSW") or its full name.
+// Address is a postal address; commerce.Address is the same type, the one
+// the tools and workflows carry. It is PII: tools validate it, use its
+// country and postal code for rules, and never log or store it in clear.
 type Address struct {
-	Name       string `json:"name"`
-	Line1      string `json:"line1"`
-	Line2      string `json:"line2,omitempty"`
-	City       string `json:"city"`
+	// Name is the recipient's name (optional for quoting, needed to ship).
+	Name  string `json:"name,omitempty"`
+	Line1 string `json:"line1"`
+	Line2 string `json:"line2,omitempty"`
+	City  string `json:"city"`
+	// Region is the state, province or prefecture code where the country
+	// uses one (US "CA", CA "ON", AU "NSW") or its full name; US and CA
+	// taxes depend on it.
 	Region     string `json:"region,omitempty"`
 	PostalCode string `json:"postal_code,omitempty"`
-	Country    string `json:"country"`
+	// Country is the ISO 3166-1 alpha-2 code.
+	Country string `json:"country"`
 }
 
 // Field names used in Problem.Field; they are the JSON names of Address.

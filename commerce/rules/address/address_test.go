@@ -97,10 +97,11 @@ func TestRequiredFieldsAndRegions(t *testing.T) {
 	}
 }
 
-// Finding 3 (rules side): where the region decides the tax (US, CA) a
+// The rules side of the region regression (commerce/regressions_test.go):
+// where the region decides the tax (US, CA) a
 // region the postcode contradicts is an error on both fields; in AU it
 // stays a warning (GST is national, some postcodes cross state borders).
-func TestFinding3_RegionContradictsPostcode(t *testing.T) {
+func TestRegionContradictsPostcode(t *testing.T) {
 	for _, a := range []Address{
 		base("CA", "AB", "K1A 0B1"), // Ottawa (ON) with Alberta: GST 5 % instead of HST 13 %
 		base("CA", "BC", "K1A 0B1"),
@@ -131,9 +132,9 @@ func TestFinding3_RegionContradictsPostcode(t *testing.T) {
 	}
 }
 
-// Finding 3: a missing region is derived from the postcode only when
+// A missing region is derived from the postcode only when
 // exactly one region matches, and the derivation is reported.
-func TestFinding3_RegionDerivedFromPostcode(t *testing.T) {
+func TestRegionDerivedFromPostcode(t *testing.T) {
 	for _, c := range []struct {
 		country, postal, want string
 	}{
@@ -162,9 +163,9 @@ func TestFinding3_RegionDerivedFromPostcode(t *testing.T) {
 	}
 }
 
-// Finding 10 (addresses): no postal operator assigns US ZIP 00000 or
+// No postal operator assigns US ZIP 00000 or
 // German PLZ 00000.
-func TestFinding10_UnassignedPostcodesRefused(t *testing.T) {
+func TestUnassignedPostcodesRefused(t *testing.T) {
 	for _, a := range []Address{base("US", "NY", "00000"), base("US", "NY", "00499"), base("US", "NY", "00000-1234"),
 		base("DE", "", "00000"), base("DE", "", "00999")} {
 		e, ok := AsError(Check(a))

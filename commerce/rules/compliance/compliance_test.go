@@ -208,10 +208,11 @@ func TestRulesetLoads(t *testing.T) {
 	}
 }
 
-// Finding 8 (rules side): a knife to GB goes to a person; the destination
+// The rules side of the knife-to-GB and sanctions regression
+// (commerce/regressions_test.go): a knife to GB goes to a person; the destination
 // check alone blocks sanctioned countries and regions whatever the postal
 // code, and lets other destinations through.
-func TestFinding8_KnifeToGBAndSanctionsWithoutAddress(t *testing.T) {
+func TestKnifeToGBAndSanctionsWithoutAddress(t *testing.T) {
 	r := check(t, Input{Destination: Destination{Country: "GB"}, Mode: Ground, Items: []Item{{SKU: "KNIFE", HSCode: "821192"}}})
 	if r.Verdict != Uncertain || !r.NeedsApproval() || !slices.Contains(codesOf(r), "BLADE_REMOTE_SALE_RESTRICTED") {
 		t.Errorf("knife to GB: %s %.2f %v", r.Verdict, r.Confidence, codesOf(r))

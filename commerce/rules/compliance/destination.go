@@ -10,7 +10,7 @@ import (
 // sanctions, occupied regions), without items or a transport mode. Tools
 // call it before they look at the rest of an address: a sanctioned
 // destination is refused as such, whether or not its postal code is
-// well-formed (issue 10, finding 8). The result's Verdict is Allow with
+// well-formed. The result's Verdict is Allow with
 // no reasons when no destination rule fires.
 func CheckDestination(d Destination) (Result, error) {
 	rs, err := ruleset()

@@ -176,7 +176,7 @@ type fxFile struct {
 var (
 	// schemeRE is a scheme label: a short stable code such as "IOSS",
 	// "VOEC" or "UK-LVC", never a sentence (a sentence broke the output
-	// schema once: issue 10, finding 1).
+	// schema's maxLength once).
 	schemeRE   = regexp.MustCompile(`^[A-Z]{2,6}(?:-[A-Z0-9]{2,6})?$`)
 	hsPrefixRE = regexp.MustCompile(`^[0-9]{2,6}$`)
 )

@@ -125,7 +125,7 @@ func TestUSDeMinimisSuspension(t *testing.T) {
 func TestJapanPersonalUseAndYenRounding(t *testing.T) {
 	// ¥12,000 goods → taxable ¥7,200 + ¥2,000 shipping = ¥9,200 ≤ ¥10,000.
 	// A woven shirt (HS 6205): knitted garments (HS 61) are excluded from
-	// the exemption, see TestFinding9_JapanSmallValueExclusions.
+	// the exemption, see TestJapanSmallValueExclusions.
 	woven := Line{SKU: "SHIRT", HSCode: "6205.20", OriginCountry: "CN", CustomsValue: 12000, Quantity: 1}
 	r := est(t, Input{Destination: Destination{Country: "JP"}, Currency: "JPY", Lines: []Line{woven}, Shipping: 2000, Incoterm: DAP})
 	if r.Total != 0 || !r.DutyDeMinimisApplied || !r.TaxDeMinimisApplied {

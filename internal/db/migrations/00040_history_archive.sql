@@ -1,4 +1,4 @@
--- History archive (issue 6 point 4): Temporal deletes a closed workflow's
+-- History archive (docs/audit.md#histories): Temporal deletes a closed workflow's
 -- history after the namespace retention, so the ArchiveHistories schedule
 -- copies every closed run here, and an audit falls back to this table when
 -- the server answers NotFound. The history is the proto JSON of

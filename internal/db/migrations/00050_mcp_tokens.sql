@@ -1,4 +1,4 @@
--- Bearer tokens of the MCP gateway (issue 15): each maps to an agent actor.
+-- Bearer tokens of the MCP gateway (docs/mcp.md#callers): each maps to an agent actor.
 -- Only the SHA-256 of a token is stored; the token itself is printed once
 -- by `starter mcp token create`. tools is the actor's allow-list (empty:
 -- every tool); tenant, where set, is the user the actor acts for and scopes

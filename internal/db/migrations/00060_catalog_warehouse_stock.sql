@@ -1,4 +1,4 @@
--- Stock per warehouse (issue 10, "ship from more than one place"). cartwright
+-- Stock per warehouse (cartwright ships from more than one place). cartwright
 -- ships from three warehouses, each with a rate card in
 -- commerce/rules/shipping/data: DE (Frankfurt, the original one, whose stock
 -- stays in catalog_stock), US (Reno, Nevada) and GB (Daventry, England),

@@ -1,4 +1,4 @@
--- The trace id of the tool call that wrote a snapshot (issue 16): the W3C
+-- The trace id of the tool call that wrote a snapshot (docs/operators.md#observability): the W3C
 -- trace id of the call's span, so an operator goes from a trace in the
 -- tracing backend to its evidence rows and back. NULL for rows written
 -- untraced or before this column. It is not part of the content hash

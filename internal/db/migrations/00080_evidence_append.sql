@@ -1,4 +1,4 @@
--- One evidence append in one statement (issue 12): the store's lock, step
+-- One evidence append in one statement (docs/evidence.md#hash-chain): the store's lock, step
 -- lookup, chain read, insert and head upsert used to be four round trips
 -- (BEGIN, two batches, COMMIT). Called on its own, this function is one
 -- implicit transaction, so the advisory lock is held until its commit as

@@ -1,5 +1,5 @@
--- Several evidence appends in one statement, all or nothing (issue 12,
--- docs/evidence.md#staged-batches): an activity that makes several tool
+-- Several evidence appends in one statement, all or nothing
+-- (docs/evidence.md#staged-batches): an activity that makes several tool
 -- calls stages their snapshots and writes them together, one round trip and
 -- one commit instead of one per call.
 --

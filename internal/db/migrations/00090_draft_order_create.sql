@@ -1,4 +1,4 @@
--- One draft order write in one statement (issue 12). checkout.create_draft_order
+-- One draft order write in one statement (docs/evidence.md#one-transaction). checkout.create_draft_order
 -- used to make four round trips, each its own transaction: find the scope's
 -- draft, write the audit pending, insert the draft, close the audit as success.
 -- Called on its own, this function is one implicit transaction: the call's

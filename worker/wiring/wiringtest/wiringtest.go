@@ -6,6 +6,7 @@ package wiringtest
 
 import (
 	"context"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cartwright-dev/cartwright/client/clienttest"
+	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
@@ -22,6 +24,8 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/telemetry"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
 
@@ -133,6 +137,7 @@ func Config(taskQueue, evidenceKey string) config.Config {
 	cfg.TaskQueue = taskQueue
 	cfg.EvidenceKey, cfg.EvidenceKeyID = evidenceKey, evidencetest.KeyID
 	cfg.PayloadKeys, cfg.PayloadKeyID = codectest.Spec(), codectest.KeyID
+	cfg.SealKeys, cfg.SealKeyID = sealtest.Spec(), sealtest.KeyID
 	cfg.StripeAPIBase = testenv.StripeAPIBase()
 	return cfg
 }
@@ -158,4 +163,31 @@ func (s *Stack) Env(t *testing.T) {
 	t.Setenv("CARTWRIGHT_EVIDENCE_KEY_ID", s.EvidenceKeyID)
 	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
 	t.Setenv("CARTWRIGHT_PAYLOAD_KEY_ID", codectest.KeyID)
+	t.Setenv("CARTWRIGHT_SEAL_KEYS", sealtest.Spec())
+	t.Setenv("CARTWRIGHT_SEAL_KEY_ID", sealtest.KeyID)
 }
+
+// ServeCodec serves the stack's codec server (as the worker does on
+// CARTWRIGHT_CODEC_ADDR) until cleanup and returns its endpoint,
+// http://127.0.0.1:port/codec.
+func (s *Stack) ServeCodec(t testing.TB) string {
+	t.Helper()
+	srv := httptest.NewServer(s.Deps.Codec)
+	t.Cleanup(srv.Close)
+	return srv.URL + codecserver.PathPrefix
+}
+
+// StaffToken issues a staff token for staffID (an active member of the
+// roster), as `starter staff token` does.
+func (s *Stack) StaffToken(t testing.TB, staffID string) string {
+	t.Helper()
+	tok, err := codecserver.IssueToken(context.Background(), s.Pool, staffID, "test", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// Sealer seals decisions as staffID would after signing in at the
+// stack's codec server (the test seal ring the stack verifies with).
+func (s *Stack) Sealer(staffID string) support.DecisionSealer { return sealtest.As(staffID) }

@@ -79,7 +79,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
   value: {{ .Values.taskQueue | quote }}
 - name: CARTWRIGHT_LOG_LEVEL
   value: {{ .Values.logLevel | quote }}
-{{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET" "CARTWRIGHT_PAYLOAD_KEYS" }}
+{{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET" "CARTWRIGHT_PAYLOAD_KEYS" "CARTWRIGHT_SEAL_KEYS" }}
 - name: {{ $k }}
   valueFrom:
     secretKeyRef:
@@ -88,7 +88,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end }}
 {{- /* Optional: the current payload key id (default: the ring's first) and
      the codec server's dev secret (production: staff tokens). */}}
-{{- range $k := list "CARTWRIGHT_PAYLOAD_KEY_ID" "CARTWRIGHT_CODEC_SECRET" }}
+{{- range $k := list "CARTWRIGHT_PAYLOAD_KEY_ID" "CARTWRIGHT_SEAL_KEY_ID" "CARTWRIGHT_CODEC_SECRET" }}
 - name: {{ $k }}
   valueFrom:
     secretKeyRef:

@@ -2,13 +2,13 @@ package tax
 
 import "testing"
 
-// Regression tests for issue 10's findings on the tax rules; the tool-level
-// ones live in package commerce.
+// Regression tests for defects once found in the tax rules; the tool-level
+// ones live in package commerce (regressions_test.go).
 
-// Finding 9: Japan's JPY 10,000 small-value exemption does not cover
+// Japan's JPY 10,000 small-value exemption does not cover
 // knitted garments (HS 61), leather bags (HS 4202) or footwear (HS 64);
 // other goods of the same value stay exempt.
-func TestFinding9_JapanSmallValueExclusions(t *testing.T) {
+func TestJapanSmallValueExclusions(t *testing.T) {
 	line := func(sku, hs string) Line {
 		return Line{SKU: sku, HSCode: hs, OriginCountry: "CN", CustomsValue: 12000, Quantity: 1}
 	}
@@ -49,10 +49,10 @@ func TestFinding9_JapanSmallValueExclusions(t *testing.T) {
 	}
 }
 
-// Finding 10 (scheme): the label names a low-value scheme only when the
+// The scheme label names a low-value scheme only when the
 // order fell under it. AU LVG ends at AUD 1,000 per item, VOEC at NOK
 // 3,000 per item; above, the tax is paid at the border.
-func TestFinding10_SchemeOnlyWithinItsThreshold(t *testing.T) {
+func TestSchemeOnlyWithinItsThreshold(t *testing.T) {
 	item := func(v int64) []Line {
 		return []Line{{SKU: "WCH", HSCode: "910221", OriginCountry: "CH", CustomsValue: v, Quantity: 1}}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Regression tests for issue 10's rule-data findings, at the tool level:
+// Regression tests for defects once found in the rule data, at the tool level:
 // through the real registry, schemas and invoker on the in-memory stack,
 // so `go test -short` runs them.
 
@@ -64,10 +64,10 @@ func fieldsOf(te *toolkit.Error) []string {
 	return f
 }
 
-// Finding 1: a draft order to GB or SG failed the duty tool's own output
+// A draft order to GB or SG once failed the duty tool's own output
 // schema (scheme labels of 45-46 characters, maxLength 40). Every label the
 // data can report must fit the schema, and real GB and SG estimates pass.
-func TestFinding1_GBAndSGSchemeFitsSchema(t *testing.T) {
+func TestGBAndSGSchemeFitsSchema(t *testing.T) {
 	raw, err := schemas.FS.ReadFile(ToolDutiesAndTaxes + ".output.json")
 	if err != nil {
 		t.Fatal(err)
@@ -125,11 +125,11 @@ func TestFinding1_GBAndSGSchemeFitsSchema(t *testing.T) {
 	}
 }
 
-// Finding 3: the tax followed a region the postcode contradicts (CA AB
+// The tax once followed a region the postcode contradicts (CA AB
 // with an Ottawa code taxed 5 % instead of 13 %; US OR with a New York ZIP
 // taxed nothing). Now every tool that takes the destination refuses it,
 // naming both fields.
-func TestFinding3_RegionContradictsPostcode(t *testing.T) {
+func TestRegionContradictsPostcode(t *testing.T) {
 	inv, _, _ := newMemEnv(t)
 	item := LineItem{SKU: "TEE-ORG-M-WHT", Quantity: 1}
 	for _, c := range []struct {
@@ -157,10 +157,10 @@ func TestFinding3_RegionContradictsPostcode(t *testing.T) {
 	}
 }
 
-// Finding 3: a missing region that the postcode names is derived, the tax
+// A missing region that the postcode names is derived, the tax
 // follows it, and the envelope says so (the validator's warnings used to
 // be dropped).
-func TestFinding3_RegionDerivedReachesEnvelope(t *testing.T) {
+func TestRegionDerivedReachesEnvelope(t *testing.T) {
 	inv, _, _ := newMemEnv(t)
 	item := LineItem{SKU: "TEE-ORG-M-WHT", Quantity: 1}
 	dest := Address{Country: "CA", PostalCode: "k1a0b1"}
@@ -188,13 +188,13 @@ func TestFinding3_RegionDerivedReachesEnvelope(t *testing.T) {
 	}
 }
 
-// Finding 8: a knife to GB was allowed (0.85) and never reached a person;
+// A knife to GB was once allowed (0.85) and never reached a person;
 // IR, CU, RU or Crimea without a postcode answered ADDRESS_INVALID instead
 // of COMPLIANCE_BLOCKED. Shipping and duties refuse sanctioned
 // destinations too: the draft order runs shipping beside compliance and
 // ranks ADDRESS_INVALID first, so one tool's address error must not hide
 // the sanction.
-func TestFinding8_KnifeToGBNeedsStaffAndSanctionsComeFirst(t *testing.T) {
+func TestKnifeToGBNeedsStaffAndSanctionsComeFirst(t *testing.T) {
 	inv, _, _ := newMemEnv(t)
 	for _, sku := range []string{"KNF-CHEF-20", "KNF-POCKET-85"} {
 		v, _, err := memCall[ComplianceVerdict](t, inv, ToolCheckCompliance, CheckComplianceArgs{
@@ -229,9 +229,9 @@ func TestFinding8_KnifeToGBNeedsStaffAndSanctionsComeFirst(t *testing.T) {
 	}
 }
 
-// Finding 9: a knit T-shirt to Japan came back duty and tax free under
+// A knit T-shirt to Japan once came back duty and tax free under
 // the JPY 10,000 exemption, which does not cover knitted garments.
-func TestFinding9_KnitTeeToJapanPaysDutyAndTax(t *testing.T) {
+func TestKnitTeeToJapanPaysDutyAndTax(t *testing.T) {
 	inv, _, _ := newMemEnv(t)
 	dest := Address{Country: "JP", PostalCode: "100-0001"}
 	for _, c := range []struct {
@@ -250,14 +250,14 @@ func TestFinding9_KnitTeeToJapanPaysDutyAndTax(t *testing.T) {
 	}
 }
 
-// Finding 10 (data items): the duty tool trusted a caller's line_total;
+// The duty tool once trusted a caller's line_total;
 // the scheme named a low-value scheme above its threshold; US ZIP 00000
 // and DE 00000 were accepted.
-func TestFinding10_LineTotalSchemeAndUnassignedPostcodes(t *testing.T) {
+func TestLineTotalSchemeAndUnassignedPostcodes(t *testing.T) {
 	inv, _, _ := newMemEnv(t)
 	dest := Address{Country: "DE", PostalCode: "10115"}
 	q, opt := memQuote(t, inv, "EUR", dest, ServiceStandard, LineItem{SKU: "TEE-ORG-M-WHT", Quantity: 1})
-	// The issue's repro: a caller's line of 999 units with a line_total of 1.
+	// The defect as reported: a caller's line of 999 units with a line_total of 1.
 	lines := slices.Clone(q.Lines)
 	lines[0].Quantity, lines[0].LineTotal.Amount = 999, 1
 	_, _, err := memCall[DutiesAndTaxes](t, inv, ToolDutiesAndTaxes, DutiesAndTaxesArgs{Lines: lines, Shipping: opt,

@@ -1,0 +1,70 @@
+package floor
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// TestVariantsRunTheDraftOrdersShape runs both variants in the SDK's test
+// environment: all six steps run, the first three before any of the last
+// three, and the last three in order, each after the one before; Floor6
+// schedules regular activities, Floor6Local local ones.
+func TestVariantsRunTheDraftOrdersShape(t *testing.T) {
+	for _, variant := range []string{Floor6, Floor6Local} {
+		t.Run(variant, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			var mu sync.Mutex
+			var ran []string
+			local := map[string]bool{}
+			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+				mu.Lock()
+				defer mu.Unlock()
+				ran = append(ran, info.ActivityType.Name)
+			})
+			env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+				mu.Lock()
+				defer mu.Unlock()
+				ran = append(ran, info.ActivityType.Name)
+				local[info.ActivityType.Name] = true
+			})
+			Register(env)
+			env.ExecuteWorkflow(variant, NewOrder("o-1"))
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatal(err)
+			}
+			var res Result
+			if err := env.GetWorkflowResult(&res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Step != LastStep || res.After != "total" || res.OrderID != "o-1" || res.AmountCents != 2*1999+4950 {
+				t.Fatalf("result %+v: want the last step of o-1, after total, with the subtotal", res)
+			}
+			if len(ran) != 6 {
+				t.Fatalf("ran %v, want six steps", ran)
+			}
+			parallel := map[string]bool{}
+			for _, s := range ran[:3] {
+				parallel[s] = true
+			}
+			if !parallel["pricing"] || !parallel["shipping"] || !parallel["compliance"] {
+				t.Errorf("first three steps %v, want pricing, shipping, compliance in any order", ran[:3])
+			}
+			if ran[3] != "duties" || ran[4] != "total" || ran[5] != LastStep {
+				t.Errorf("last three steps %v, want duties, total, %s", ran[3:], LastStep)
+			}
+			wantLocal := 0
+			if variant == Floor6Local {
+				wantLocal = 6
+			}
+			if len(local) != wantLocal {
+				t.Errorf("%s ran %d of 6 steps as local activities, want %d", variant, len(local), wantLocal)
+			}
+		})
+	}
+}
