@@ -35,7 +35,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-unit test-integration test-integration-ui test-ui test-scale test-faults test-faults-short test-down fuzz lint clean bench
+.PHONY: help tools build dev down status test test-stress test-unit test-integration test-integration-ui test-ui test-scale test-faults test-faults-short test-down fuzz lint clean bench
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -72,6 +72,9 @@ status: ## show what is running
 	scripts/stack.sh dev status
 
 test: test-unit fuzz test-integration-ui test-faults-short ## unit tests, short fuzzing, integration tests and the browser test, the short fault matrix
+
+test-stress: ## make test while stress-ng keeps 2 CPUs busy (deadlines x3; STRESS_CPUS, CARTWRIGHT_TEST_TIME_SCALE)
+	scripts/test-stress.sh
 
 test-unit: ## go test -short ./... (no services)
 	scripts/test.sh unit

@@ -116,7 +116,7 @@ func deleteWorkflow(t *testing.T, c client.Client, id, runID string) {
 // waitVisible waits until the visibility query lists at least n runs.
 func waitVisible(t *testing.T, s *stack, query string, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(30*time.Second))
 	defer cancel()
 	for ctx.Err() == nil {
 		resp, err := s.c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query})

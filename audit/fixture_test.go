@@ -176,7 +176,7 @@ func newStack(t *testing.T) *stack {
 }
 
 func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(90*time.Second))
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -50,7 +50,7 @@ var plantedPII = []string{
 func TestNoPIIInTemporalsStore(t *testing.T) {
 	dev := testenv.StartDevServer(t, testenv.DevServerOptions{})
 	s := newRealStackOn(t, clienttest.DialAt(t, dev.Address))
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(4*time.Minute))
 	defer cancel()
 
 	to := commerce.Address{Name: plantedPII[0], Line1: plantedPII[1], City: "Sydney", Region: "NSW", PostalCode: "2000", Country: "AU"}

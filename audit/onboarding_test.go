@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -39,7 +40,7 @@ func (s *realStack) startOnboardingWorker(t *testing.T) (string, *stripefake.Ser
 // Stripe enables the account, the merchant comes back, the run completes.
 func (s *realStack) runOnboarding(t *testing.T, tq string, fake *stripefake.Server) (string, string, workflows.OnboardingResult) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	suffix := uniqueKey("x")[2:]
 	merchantID, account := "m_capture_"+suffix, "acct_1CwCapture"+suffix
@@ -54,7 +55,7 @@ func (s *realStack) runOnboarding(t *testing.T, tq string, fake *stripefake.Serv
 // owning Stripe account account.
 func (s *realStack) runOnboardingOf(t *testing.T, tq string, fake *stripefake.Server, merchantID, account string) (string, string, workflows.OnboardingResult) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	suffix := uniqueKey("x")[2:]
 	fake.SetAccount(account, stripefake.Account{

@@ -16,6 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -107,7 +108,7 @@ func uniqueKey(name string) string {
 // returns its run id and result.
 func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrderInput, d driver) (string, workflows.DraftOrderResult) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
 	opts, err := workflows.DraftOrderStartOptions(tq, in)
 	if err != nil {

@@ -57,7 +57,7 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(6*time.Minute))
 	defer cancel()
 	to := commerce.Address{Name: plantedPII[0], Line1: plantedPII[1], City: "Sydney", Region: "NSW", PostalCode: "2000", Country: "AU"}
 	// A finished, rejected order for the list's outcome column.
@@ -116,7 +116,7 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser test failed (%v); the log above names the condition that did not hold, screenshot %s", err, failureShot)
 	}
-	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, wcancel := context.WithTimeout(ctx, testenv.Deadline(30*time.Second))
 	defer wcancel()
 	after := waitDraft(t, wctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool {
 		return st.Approvals.Pending == nil && len(st.Approvals.Decisions) == 1

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -26,7 +27,7 @@ func newClient(t *testing.T) (*client.Client, *wiringtest.Stack) {
 	t.Helper()
 	s := wiringtest.Start(t)
 	s.Env(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(20*time.Second))
 	defer cancel()
 	opts, err := client.OptionsFromEnv()
 	if err != nil {
@@ -81,7 +82,7 @@ func wantCode(t *testing.T, what string, err error, code toolkit.Code) *toolkit.
 // (cancel after creation).
 func TestDraftOrderConfirmed(t *testing.T) {
 	c, _ := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	in := order(key("client"), tshirt)
 
@@ -94,7 +95,7 @@ func TestDraftOrderConfirmed(t *testing.T) {
 		t.Fatalf("second start: %+v (first %+v), %v", again, h, err)
 	}
 
-	st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(time.Minute))
+	st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || st.Confirmation == nil || st.State != workflows.StateNeedsConfirm {
 		t.Fatalf("wait for the total: %+v, %v", st, err)
 	}
@@ -105,7 +106,7 @@ func TestDraftOrderConfirmed(t *testing.T) {
 	if err := c.Confirm(ctx, h.WorkflowID, st.Confirmation.QuoteHash); err != nil {
 		t.Fatalf("confirm: %v", err)
 	}
-	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(time.Minute))
+	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || res.State != workflows.StateDraftCreated || res.DraftOrder == nil {
 		t.Fatalf("result: %+v, %v", res, err)
 	}
@@ -133,7 +134,7 @@ func TestDraftOrderConfirmed(t *testing.T) {
 // cancel while waiting for the user ends the run as CANCELLED.
 func TestDraftOrderApproval(t *testing.T) {
 	c, s := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	in := order(key("client-apr"), perfume)
 	in.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
@@ -144,7 +145,7 @@ func TestDraftOrderApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(time.Minute))
+	st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || st.Approvals.Pending == nil {
 		t.Fatalf("wait for the approval: %+v, %v", st, err)
 	}
@@ -157,7 +158,7 @@ func TestDraftOrderApproval(t *testing.T) {
 	if err := c.Approve(ctx, h.WorkflowID, client.ApprovalDecision{Sealer: s.Sealer("bob.compliance"), Reason: "DG service"}); err != nil {
 		t.Fatalf("approve: %v", err)
 	}
-	st, err = c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(time.Minute))
+	st, err = c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || st.Confirmation == nil {
 		t.Fatalf("after the approval: %+v, %v", st, err)
 	}
@@ -168,7 +169,7 @@ func TestDraftOrderApproval(t *testing.T) {
 	if err := c.Cancel(ctx, h.WorkflowID, "again"); err != nil {
 		t.Fatalf("a second cancel: %v", err)
 	}
-	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(time.Minute))
+	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || res.State != workflows.StateCancelled || res.Approval == nil || !res.Approval.Approved() {
 		t.Fatalf("result: %+v, %v", res, err)
 	}
@@ -178,7 +179,7 @@ func TestDraftOrderApproval(t *testing.T) {
 // of, a workflow answering.
 func TestErrors(t *testing.T) {
 	c, s := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 
 	_, err := c.Status(ctx, "draft-order/u_client/never-started-1")
@@ -229,7 +230,7 @@ func TestErrors(t *testing.T) {
 // here has no onboarding activities, so the run stays at its first step.
 func TestOnboarding(t *testing.T) {
 	c, s := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	m := "m_client_" + hex.EncodeToString([]byte(key("x")))[:8]
 	h, err := c.StartOnboarding(ctx, workflows.OnboardingInput{MerchantID: m})

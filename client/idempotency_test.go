@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -23,7 +24,7 @@ import (
 // the corrected order with the same key starts a new run that completes.
 func TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
 	c, _ := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 
 	bad := map[string]func(*workflows.DraftOrderInput){
@@ -57,21 +58,21 @@ func TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
 	if h.RunID == "" || h.Attached {
 		t.Fatalf("start with an unknown sku: %+v, want the failed run named", h)
 	}
-	_, err = c.WaitResult(ctx, h.WorkflowID, time.Now().Add(time.Minute))
+	_, err = c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	wantCode(t, "unknown sku", err, toolkit.NotFound)
 
 	fixed, err := c.StartDraftOrder(ctx, order(k, tshirt))
 	if err != nil || fixed.Attached || fixed.RunID == h.RunID || fixed.WorkflowID != h.WorkflowID {
 		t.Fatalf("corrected retry after a failed run: %+v (failed run %s), %v", fixed, h.RunID, err)
 	}
-	st, err := c.WaitForAction(ctx, fixed.WorkflowID, time.Now().Add(time.Minute))
+	st, err := c.WaitForAction(ctx, fixed.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || st.Confirmation == nil {
 		t.Fatalf("corrected retry: %+v, %v", st, err)
 	}
 	if err := c.Confirm(ctx, fixed.WorkflowID, st.Confirmation.QuoteHash); err != nil {
 		t.Fatalf("confirm: %v", err)
 	}
-	res, err := c.WaitResult(ctx, fixed.WorkflowID, time.Now().Add(time.Minute))
+	res, err := c.WaitResult(ctx, fixed.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || res.State != workflows.StateDraftCreated {
 		t.Fatalf("corrected retry result: %+v, %v", res, err)
 	}
@@ -87,7 +88,7 @@ func TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
 // order again (another request id) still attaches.
 func TestReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 	c, _ := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	k := key("f6")
 	first := order(k, tshirt)
@@ -113,7 +114,7 @@ func TestReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 	if err := c.Cancel(ctx, h.WorkflowID, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(time.Minute)); err != nil || res.State != workflows.StateCancelled {
+	if res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute))); err != nil || res.State != workflows.StateCancelled {
 		t.Fatalf("cancel: %+v, %v", res, err)
 	}
 	_, err = c.StartDraftOrder(ctx, otherItems)
@@ -126,7 +127,7 @@ func TestReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 // worker decodes it as strictly as the CLI does.
 func TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T) {
 	c, _ := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	req := key("req-f10")
 	raw := `{"call":{"tool":"pricing.get_realtime_quote","request":{"request_id":"` + req + `","actor":{"type":"agent","id":"a"},"user_id":"u_client"},` +

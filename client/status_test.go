@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -16,7 +17,7 @@ import (
 // with the closed-set code of why, and still returns the last status.
 func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
 	c, _ := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 
 	// Terminated while it waits for the user.
@@ -24,7 +25,7 @@ func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(time.Minute)); err != nil {
+	if _, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute))); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Temporal().TerminateWorkflow(ctx, h.WorkflowID, "", "operator test"); err != nil {

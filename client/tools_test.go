@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -15,9 +16,9 @@ import (
 // and the worker's catalogue lists the commerce tools.
 func TestCallToolAndListTools(t *testing.T) {
 	c, s := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(60*time.Second))
 	defer cancel()
-	deadline := time.Now().Add(45 * time.Second)
+	deadline := time.Now().Add(testenv.Deadline(45 * time.Second))
 
 	call := toolkit.ToolCall{
 		Tool:    "pricing.get_realtime_quote",

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -61,7 +62,7 @@ func concurrently(f func() error) []error {
 // is the workflow's to that caller, not inferred from a shared log.
 func TestConcurrentConfirms(t *testing.T) {
 	c, s := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	in := order(key("client-conc"), tshirt)
 	h := startForTotal(t, ctx, c, in)
@@ -114,7 +115,7 @@ func TestConcurrentConfirms(t *testing.T) {
 // update of that hash afterwards is "already done".
 func TestSignalsStillWork(t *testing.T) {
 	c, s := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	in := order(key("client-sig"), tshirt)
 	h := startForTotal(t, ctx, c, in)
@@ -126,7 +127,7 @@ func TestSignalsStillWork(t *testing.T) {
 	if err := tc.SignalWorkflow(ctx, h.WorkflowID, "", workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: hash}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(time.Minute))
+	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || res.State != workflows.StateDraftCreated || res.DraftOrder == nil || res.DraftOrder.QuoteHash != hash {
 		t.Fatalf("result after the confirm signal: %+v, %v", res, err)
 	}
@@ -149,7 +150,7 @@ func TestSignalsStillWork(t *testing.T) {
 // refuses starts nothing.
 func TestUpdateWithStart(t *testing.T) {
 	c, _ := newClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	in := order(key("client-uws"), tshirt)
 	var mu sync.Mutex

@@ -126,7 +126,7 @@ func TestDraftCreateLosesARaceWhole(t *testing.T) {
 // waitForLockWait returns once a backend of the test database waits for a lock.
 func waitForLockWait(t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testenv.Deadline(10 * time.Second)); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if countRows(t, pool, `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock'`) > 0 {
 			return

@@ -45,7 +45,7 @@ func faultWorkflow(ctx workflow.Context, n int) ([]string, error) {
 func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 	testenv.Integration(t)
 	cluster := testenv.StartPrivateCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
 
 	dsn, err := testenv.PrepareDatabase(ctx, cluster.DSN("postgres"), "cw_fault")
@@ -104,7 +104,7 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 		_ = pool.QueryRow(ctx, `SELECT count(*) FROM evidence_snapshots WHERE workflow_id = $1`, wfID).Scan(&n)
 		return n
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testenv.Deadline(60 * time.Second))
 	for countRows() < 3 {
 		if time.Now().After(deadline) {
 			t.Fatal("the workflow never got going")
@@ -113,7 +113,11 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 	}
 	cluster.Stop()
 	t.Log("postgres stopped")
-	time.Sleep(4 * time.Second)
+	// Down until a call met the outage (its evidence write failed), then
+	// back: the outage lasts as long as it takes to matter, on any machine.
+	testenv.WaitFor(t, 60*time.Second, "a tool call failed on the stopped database", func() (bool, error) {
+		return storeFailures.Load() > 0, nil
+	})
 	cluster.Start()
 	t.Log("postgres started again")
 

@@ -58,7 +58,7 @@ func snapshot(t testing.TB, wf string, n int, data any) toolkit.Snapshot {
 }
 
 func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(60*time.Second))
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -37,7 +37,7 @@ func TestAppendLoad(t *testing.T) {
 		appends = 2000
 	}
 	const workers, chains = 16, 200
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(5*time.Minute))
 	defer cancel()
 	pool, err := db.Open(ctx, testenv.Database(t), db.MaxConns(workers))
 	if err != nil {

@@ -203,7 +203,7 @@ func TestMCPContractInvariants(t *testing.T) {
 		}
 	})
 	t.Run("ERR-INV-06 Temporal unreachable is a retryable -32001", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(10*time.Second))
 		defer cancel()
 		c, err := client.New(ctx, client.Options{Temporal: sdkclient.Options{HostPort: testenv.TemporalAddress()}, TaskQueue: s.TaskQueue})
 		if err != nil {

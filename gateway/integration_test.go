@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/client/clienttest"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -237,7 +238,7 @@ func TestMCPDraftOrderByAgent(t *testing.T) {
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progress++ },
 	})
 	key := newKey("mcp-order")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	start := &mcp.CallToolParams{Name: gateway.ToolDraftStart, Arguments: map[string]any{
 		"idempotency_key": key, "currency": "EUR",

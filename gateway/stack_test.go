@@ -61,7 +61,7 @@ func newBenchStack(b *testing.B) *stack {
 
 func gatewayOn(t testing.TB, st *wiringtest.Stack) *stack {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(30*time.Second))
 	defer cancel()
 	c, err := client.New(ctx, client.Options{Temporal: sdkclient.Options{HostPort: testenv.TemporalAddress()}, TaskQueue: st.TaskQueue})
 	if err != nil {
@@ -120,7 +120,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func (s *stack) connect(t testing.TB, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "cartwright-test", Version: "0.0.1"}, opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(10*time.Second))
 	defer cancel()
 	sess, err := c.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
@@ -135,7 +135,7 @@ func (s *stack) connect(t testing.TB, token string, opts *mcp.ClientOptions) *mc
 // call runs one tools/call and returns the result and the envelope it holds.
 func call(t testing.TB, sess *mcp.ClientSession, tool string, args map[string]any) (*mcp.CallToolResult, toolkit.Response) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(90*time.Second))
 	defer cancel()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/gateway/wire"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -36,7 +37,7 @@ func TestMCPStdio(t *testing.T) {
 		cmd.Env = append(os.Environ(), "CARTWRIGHT_MCP_TOKEN="+token, "CARTWRIGHT_LOG_LEVEL=warn")
 		cmd.Stderr = os.Stderr
 		c := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "0.0.1"}, nil)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 		defer cancel()
 		sess, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {
@@ -46,7 +47,7 @@ func TestMCPStdio(t *testing.T) {
 		return sess
 	}
 	sess := connect(s.token)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	list, err := sess.ListTools(ctx, nil)
 	if err != nil || len(list.Tools) != len(s.gw.ToolNames()) {

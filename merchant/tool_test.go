@@ -29,7 +29,7 @@ func req() toolkit.Request {
 
 func TestGetRow(t *testing.T) {
 	inv, _ := invoker(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(30*time.Second))
 	defer cancel()
 
 	cases := []struct {

@@ -34,7 +34,7 @@ func req() toolkit.Request {
 
 func TestCiteOverTheCorpus(t *testing.T) {
 	pool := testenv.Postgres(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(60*time.Second))
 	defer cancel()
 	ix, err := knowledge.Load(ctx, pool)
 	if err != nil {

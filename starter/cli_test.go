@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 
 	"github.com/spf13/cobra"
 )
@@ -24,7 +25,7 @@ type result struct {
 // runCLI runs the command tree in-process, as main would.
 func runCLI(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	var out, errOut bytes.Buffer
 	code := run(ctx, args, strings.NewReader(stdin), &out, &errOut)

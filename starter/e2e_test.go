@@ -170,7 +170,7 @@ func TestSample(t *testing.T) {
 		t.Skipf("no Temporal CLI (%s) to run the printed command with", bin)
 	}
 	line := bin + " " + strings.SplitN(out.TemporalCommand, " ", 2)[1]
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(30*time.Second))
 	defer cancel()
 	if b, err := exec.CommandContext(ctx, "sh", "-c", line).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", line, err, b)

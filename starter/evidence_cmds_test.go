@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/stripetools"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
@@ -20,7 +21,7 @@ func TestReconcileThroughTheCLI(t *testing.T) {
 	if r := jsonOut(t, &rep, "reconcile"); r.code != exitOK || rep.ViolationCount() != 0 {
 		t.Fatalf("clean database: exit %d %+v: %s", r.code, rep, r.stderr)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(30*time.Second))
 	defer cancel()
 	for i, row := range []struct {
 		status string
@@ -57,7 +58,7 @@ func TestReconcileThroughTheCLI(t *testing.T) {
 // is refused without echoing it.
 func TestOnboardingThroughTheCLI(t *testing.T) {
 	s := stack(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	const merchant, account = "m_cli_link", "acct_1CwCliLink0001"
 	if _, err := s.Pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
@@ -70,7 +71,7 @@ func TestOnboardingThroughTheCLI(t *testing.T) {
 		t.Fatalf("start: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	var st workflows.OnboardingStatus
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testenv.Deadline(30 * time.Second))
 	for st.Relink == nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("no relink URL: %+v", st)

@@ -18,7 +18,7 @@ import (
 func emptyDatabase(t *testing.T) string {
 	t.Helper()
 	testenv.Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(30*time.Second))
 	defer cancel()
 	admin, err := pgx.Connect(ctx, testenv.AdminDSN())
 	if err != nil {
@@ -35,7 +35,7 @@ func emptyDatabase(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(30*time.Second))
 		defer cancel()
 		if c, err := pgx.Connect(ctx, testenv.AdminDSN()); err == nil {
 			_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
@@ -63,7 +63,7 @@ func TestMigrate(t *testing.T) {
 			t.Fatalf("run %d: exit %d %+v: %s", i, r.code, out, r.stderr)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(30*time.Second))
 	defer cancel()
 	c, err := pgx.Connect(ctx, dsn)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
@@ -19,7 +20,7 @@ func TestStatusOfATerminatedRun(t *testing.T) {
  "ship_to": {"name": "Erika Mustermann", "line1": "Invalidenstrasse 116", "city": "Berlin", "postal_code": "10115", "country": "DE"}}`)
 	var out strings.Builder
 	var errOut strings.Builder
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	if code := run(ctx, []string{"draft-order", "start", "-f", "-", "--key", key}, in, &out, &errOut); code != 0 {
 		t.Fatalf("start: exit %d: %s", code, errOut.String())

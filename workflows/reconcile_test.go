@@ -34,7 +34,7 @@ func TestReconcileWorkflow(t *testing.T) {
 	pool := testenv.Postgres(t)
 	c := clienttest.Dial(t)
 	tq := testenv.TaskQueue(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 
 	store, _ := evidencetest.Store(t, pool, nil)
@@ -96,12 +96,8 @@ func TestReconcileWorkflow(t *testing.T) {
 
 func waitVisible(t *testing.T, ctx context.Context, c client.Client, query string) {
 	t.Helper()
-	for i := 0; i < 100; i++ {
+	testenv.WaitFor(t, 10*time.Second, "a workflow visible for "+query, func() (bool, error) {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query})
-		if err == nil && len(resp.Executions) > 0 {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no workflow visible for %s", query)
+		return err == nil && len(resp.Executions) > 0, err
+	})
 }

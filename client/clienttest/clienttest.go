@@ -27,7 +27,7 @@ func DialAt(t testing.TB, address string) client.Client {
 	t.Helper()
 	opts := client.Options{HostPort: address, Namespace: "default"}
 	codec.Apply(&opts, codectest.Codec())
-	deadline := time.Now().Add(45 * time.Second)
+	deadline := time.Now().Add(testenv.Deadline(45 * time.Second))
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		c, err := client.DialContext(ctx, opts)

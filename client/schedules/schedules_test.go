@@ -15,7 +15,7 @@ import (
 
 func TestEnsureArchiveScheduleIsIdempotent(t *testing.T) {
 	c := clienttest.Dial(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	id := "test-archive-" + testenv.TaskQueue(t)
 	t.Cleanup(func() { _ = c.ScheduleClient().GetHandle(context.Background(), id).Delete(context.Background()) })
@@ -48,7 +48,7 @@ func TestEnsureArchiveScheduleIsIdempotent(t *testing.T) {
 
 func TestEnsureReconcileScheduleIsIdempotent(t *testing.T) {
 	c := clienttest.Dial(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	id := "test-reconcile-" + testenv.TaskQueue(t)
 	t.Cleanup(func() { _ = c.ScheduleClient().GetHandle(context.Background(), id).Delete(context.Background()) })

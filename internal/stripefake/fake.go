@@ -44,6 +44,9 @@ type Request struct {
 	HasAuth        bool
 	Form           url.Values
 	At             time.Time
+	// Abandoned: the caller gave up (closed the request) while the fake
+	// still held it for a fault's Delay.
+	Abandoned bool
 }
 
 // Server is the fake Stripe API.
@@ -131,6 +134,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		HasAuth: r.Header.Get("Authorization") != "", Form: r.PostForm, At: time.Now()}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	at := len(s.requests) - 1
 	fault := s.takeFault(kind)
 	s.mu.Unlock()
 
@@ -139,6 +143,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-time.After(fault.Delay):
 			case <-r.Context().Done():
+				s.mu.Lock()
+				s.requests[at].Abandoned = true
+				s.mu.Unlock()
 				return
 			}
 		}

@@ -83,7 +83,7 @@ func StartDevServer(t testing.TB, o DevServerOptions) *DevServer {
 		}
 		logf.Close()
 	})
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(Deadline(60 * time.Second))
 	for {
 		c, err := net.DialTimeout("tcp", d.Address, time.Second)
 		if err == nil {

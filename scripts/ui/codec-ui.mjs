@@ -8,7 +8,7 @@ import puppeteer from 'puppeteer-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { env, step, fail, helpers } from './lib.mjs';
+import { env, step, fail, helpers, scaled } from './lib.mjs';
 import { supportPath } from './support-ui.mjs';
 
 const UI = env('UI_URL'), CODEC = env('CODEC_URL'), TOKEN = env('STAFF_TOKEN');
@@ -25,21 +25,18 @@ const browser = await puppeteer.launch({
     `--user-data-dir=${profile}`],
 });
 const page = await browser.newPage();
+// Navigations and waits without a deadline of their own (puppeteer's 30 s).
+page.setDefaultTimeout(scaled(30000));
 // Tall enough for the approval's whole current details.
 await page.setViewport({ width: 1400, height: 1150 });
 const h = helpers(page, SHOTS);
 const codecAnswers = [];
 page.on('response', (r) => { if (r.url().startsWith(CODEC)) codecAnswers.push(r.status()); });
 // press clicks the visible element matching sel whose text is t with the
-// mouse, where a person would: an element covered by another (the UI's top
-// bar) is not clicked, so a step a person could not do fails here too.
-const press = async (t, sel) => {
-  const find = (t, sel) => [...document.querySelectorAll(sel)].find((e) =>
-    e.innerText && e.innerText.trim() === t && e.getBoundingClientRect().width > 0);
-  await page.waitForFunction(find, { timeout: 15000, polling: 200 }, t, sel).catch(() => fail(`no visible ${JSON.stringify(t)} to click`));
-  const el = await page.evaluateHandle(find, t, sel);
-  await el.click();
-};
+// mouse, where a person would (h.click): an element covered by another (the
+// UI's top bar) is not clicked, so a step a person could not do fails here
+// too, naming the cover.
+const press = (t, sel) => h.clickText(t, sel);
 const historyURL = `${UI}/namespaces/default/workflows/${encodeURIComponent(WID)}/${RUN}/history`;
 
 try {
@@ -50,15 +47,13 @@ try {
   // setting chosen and an endpoint entered there.
   step('0. the UI\'s Codec Server settings: browser setting, endpoint, include cross-origin credentials, Apply');
   await page.goto(`${UI}/namespaces/default/workflows`, { waitUntil: 'networkidle2' });
-  await page.waitForSelector('button[aria-label="Codec Server is configured"]', { visible: true, timeout: 15000 })
-    .catch(() => fail('no codec icon ("Codec Server is configured") in the top bar'));
-  await page.click('button[aria-label="Codec Server is configured"]');
+  await h.click('button[aria-label="Codec Server is configured"]', 'the codec icon ("Codec Server is configured") in the top bar');
   await press('Use Cluster-level setting, where available.', 'aside h3');
   await press('Use my browser setting and ignore Cluster-level setting.', 'label');
   // Close the choice again: open, it pushes the toggles under the top bar.
   await press('Use my browser setting and ignore Cluster-level setting.', 'aside h3');
   await page.waitForSelector('#use-local-endpoint-radio', { hidden: true, timeout: 15000 });
-  await page.click('#data-encoder-endpoint-input');
+  await h.click('#data-encoder-endpoint-input', 'the codec endpoint field');
   await page.keyboard.type(CODEC);
   await press('Include cross-origin credentials', 'label');
   const settings = await page.evaluate(() => ({
@@ -84,7 +79,7 @@ try {
   step('2. sign in at the codec server with a staff token');
   await page.goto(`${CODEC}/login`, { waitUntil: 'networkidle2' });
   await page.type('#token', TOKEN);
-  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle2' }), page.click('#signin')]);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle2' }), h.click('#signin', 'Sign in')]);
   await h.waitText('Signed in as');
   await h.shot('2-codec-sign-in.png');
   step(`   ${(await h.text()).split('\n').find((l) => l.includes('Signed in'))}`);

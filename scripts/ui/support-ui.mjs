@@ -26,7 +26,7 @@ export async function supportPath(page, h, o) {
   await page.goto(listURL('AwaitingApproval = true'), { waitUntil: 'networkidle2' });
   await h.waitText(WID);
   await h.shot('4-awaiting-approval.png');
-  await page.click(`a[href*="${encodeURIComponent(WID)}"]`);
+  await h.click(`a[href*="${encodeURIComponent(WID)}"]`, `the link to ${WID}`);
   await h.waitText('History');
 
   step('5. the current details: a decision nobody signed in for is refused first, then the facts and the payloads');
@@ -83,7 +83,7 @@ export async function supportPath(page, h, o) {
   step('7. sign in as compliance (bob.compliance) and approve from the History tab, typing only the reason');
   await page.goto(`${CODEC}/login`, { waitUntil: 'networkidle2' });
   await page.type('#token', DECIDER);
-  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle2' }), page.click('#signin')]);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle2' }), h.click('#signin', 'Sign in')]);
   await h.waitText('Signed in as');
   sent = Date.now();
   await sendApproval(page, h, wf, [`{"approval_id": "${APPROVAL}", "decision": "approve", "reason": "`, { type: 'checked for carriers' }, '"}'],
@@ -149,13 +149,11 @@ async function sendApproval(page, h, wf, parts, shotName, failed) {
   const listed = await page.evaluate(() => [...document.querySelectorAll('[data-testid=signal-select-button]')]
     .some((e) => e.getBoundingClientRect().width > 0));
   if (listed) {
-    await page.evaluate(() => [...document.querySelectorAll('[data-testid=signal-select-button]')]
-      .find((e) => e.getBoundingClientRect().width > 0).click());
+    await h.click('[data-testid=signal-select-button]', 'the signal list (data-testid=signal-select-button)');
     await page.waitForFunction(() => [...document.querySelectorAll('li[role=option]')].some((e) =>
       e.getBoundingClientRect().width > 0 && e.innerText.trim().startsWith('approval')), { timeout: 15000, polling: 200 })
       .catch(() => fail('the signal list does not offer approval'));
-    await page.evaluate(() => [...document.querySelectorAll('li[role=option]')].find((e) =>
-      e.getBoundingClientRect().width > 0 && e.innerText.trim().startsWith('approval')).click());
+    await h.click({ css: 'li[role=option]', textStart: 'approval' }, 'approval in the signal list');
   } else {
     await page.evaluate(`(${nameField})().focus()`);
     await page.keyboard.type('approval');
@@ -201,19 +199,23 @@ async function sendApproval(page, h, wf, parts, shotName, failed) {
 
 // addColumn adds a search attribute as a column of the workflow list and
 // moves it next to Status, as docs/support.md#deciding-an-approval-in-the-web-ui tells staff to.
+// Every click waits for its button to settle (h.click): the Configure
+// Workflows Table drawer slides in, and each move reorders the list.
 async function addColumn(page, h, name) {
   const id = (what) => `[data-testid="orderable-list-item-${name}-${what}"]`;
-  await page.click('[data-testid=workflows-summary-table-configuration-button]')
-    .catch(() => fail('the list has no Configure Columns button (data-testid=workflows-summary-table-configuration-button)'));
-  await page.waitForSelector(id('add-button'), { visible: true, timeout: 10000 })
-    .catch(() => fail(`Configure Workflows Table does not offer ${name} under Available Columns`));
-  await page.click(id('add-button'));
-  await page.waitForSelector(id('move-up-button'), { visible: true, timeout: 10000 })
-    .catch(() => fail(`${name} did not move to Columns (in view)`));
+  await h.click('[data-testid=workflows-summary-table-configuration-button]', 'Configure Columns (data-testid=workflows-summary-table-configuration-button)');
+  await h.click(id('add-button'), `${name}'s add button under Custom Search Attributes (not in view)`);
+  // Its place among the columns in view (the ones with a move-up button).
+  const place = () => page.evaluate((mine) => [...document.querySelectorAll('[data-testid^="orderable-list-item-"][data-testid$="-move-up-button"]')]
+    .map((e) => e.getAttribute('data-testid')).indexOf(mine), `orderable-list-item-${name}-move-up-button`);
+  await h.until(async () => await place() >= 0, 10000, `${name} did not move to Columns (in view)`);
   // Up past End, Start, Type, Run ID and Workflow ID: second, after Status.
-  for (let i = 0; i < 5; i++) await page.click(id('move-up-button'));
+  for (let at = await place(); at > 1; at--) {
+    await h.click(id('move-up-button'), `${name}'s move-up button`);
+    await h.until(async () => await place() === at - 1, 10000, `${name} did not move up from place ${at + 1} in Columns (in view)`);
+  }
   await h.shot('10a-configure-columns.png');
-  await page.click('[data-testid=drawer-close-button]');
+  await h.click('[data-testid=drawer-close-button]', 'the drawer\'s close button');
   await page.waitForSelector(id('move-up-button'), { hidden: true, timeout: 10000 })
     .catch(() => fail('the Configure Workflows Table panel did not close'));
 }

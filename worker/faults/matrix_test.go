@@ -108,7 +108,7 @@ func printTable(t *testing.T, form string, rows []row) {
 }
 
 func scenarioCtx(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(d))
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -282,7 +282,7 @@ func (s *stack) stripeFaults(t *testing.T, n int) row {
 	// back asking for new links (each a Stripe call past the cache) until
 	// every kind of fault was injected; then the account is complete and
 	// they come back for good.
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(testenv.Deadline(2 * time.Minute)); time.Now().Before(deadline); {
 		if injected, _ := s.proxy.counts(); len(injected) == len(faultCycle) {
 			break
 		}
@@ -299,7 +299,7 @@ func (s *stack) stripeFaults(t *testing.T, n int) row {
 	}
 	codes := map[string]int{}
 	for _, m := range merchants {
-		res, err := s.client.WaitOnboarding(ctx, m, time.Now().Add(4*time.Minute))
+		res, err := s.client.WaitOnboarding(ctx, m, time.Now().Add(testenv.Deadline(4*time.Minute)))
 		id, _ := workflows.OnboardingID(m)
 		switch {
 		case err != nil:
@@ -389,7 +389,7 @@ func (s *stack) duplicateStarts(t *testing.T) row {
 		}()
 	}
 	wg.Wait()
-	st, err := s.client.WaitForAction(ctx, id, time.Now().Add(time.Minute))
+	st, err := s.client.WaitForAction(ctx, id, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || st.Confirmation == nil {
 		t.Fatalf("duplicate starts: no total to confirm: %v", err)
 	}
@@ -404,7 +404,7 @@ func (s *stack) duplicateStarts(t *testing.T) row {
 		}()
 	}
 	wg.Wait()
-	res, err := s.client.WaitResult(ctx, id, time.Now().Add(2*time.Minute))
+	res, err := s.client.WaitResult(ctx, id, time.Now().Add(testenv.Deadline(2*time.Minute)))
 	r := s.measure(ctx, "100 concurrent starts + 20 concurrent confirms", []outcome{{key: key, res: &res, err: err}},
 		fmt.Sprintf("%d run(s) for 100 starts (%d started, the rest attached); %d of 20 confirm signals sent", len(runs), started, accepted.Load()))
 	if len(runs) != 1 || started != 1 {
@@ -424,7 +424,7 @@ func (s *stack) badSignals(t *testing.T) row {
 	if _, err := s.client.StartDraftOrder(ctx, order(key)); err != nil {
 		t.Fatal(err)
 	}
-	st, err := s.client.WaitForAction(ctx, id, time.Now().Add(time.Minute))
+	st, err := s.client.WaitForAction(ctx, id, time.Now().Add(testenv.Deadline(time.Minute)))
 	if err != nil || st.Confirmation == nil {
 		t.Fatalf("bad signals: no total to confirm: %v", err)
 	}
@@ -441,7 +441,7 @@ func (s *stack) badSignals(t *testing.T) row {
 	send(workflows.SignalCancel, json.RawMessage(`[1,2,3]`))
 	send(workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})
 	send(workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})
-	res, err := s.client.WaitResult(ctx, id, time.Now().Add(2*time.Minute))
+	res, err := s.client.WaitResult(ctx, id, time.Now().Add(testenv.Deadline(2*time.Minute)))
 	after, _ := s.client.Status(ctx, id)
 	reasons := map[string]int{}
 	for _, rj := range after.Rejected.Rejected {
@@ -582,7 +582,7 @@ func (s *stack) keyReuse(t *testing.T) (row, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.client.WaitForAction(ctx, id, time.Now().Add(time.Minute)); err != nil {
+	if _, err := s.client.WaitForAction(ctx, id, time.Now().Add(testenv.Deadline(time.Minute))); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.client.Temporal().TerminateWorkflow(ctx, id, first.RunID, "fault matrix: terminated run"); err != nil {

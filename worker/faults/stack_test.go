@@ -71,7 +71,7 @@ func newStack(t *testing.T) *stack {
 
 	// PostgreSQL: a private cluster this test may stop.
 	s.pg = testenv.StartPrivateCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	// Migrated as the owner; the workers connect as the runtime role
 	// (docs/evidence.md#database-roles). s.pool is the superuser's: the
@@ -223,6 +223,7 @@ func (s *stack) startTemporal() {
 // waitTemporal waits until the dev server answers a health check.
 func (s *stack) waitTemporal(limit time.Duration) {
 	s.t.Helper()
+	limit = testenv.Deadline(limit)
 	deadline := time.Now().Add(limit)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -291,6 +292,7 @@ func (s *stack) stopWorkers() {
 
 func waitPort(t *testing.T, port int, limit time.Duration) {
 	t.Helper()
+	limit = testenv.Deadline(limit)
 	deadline := time.Now().Add(limit)
 	for {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)

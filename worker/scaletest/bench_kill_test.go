@@ -101,7 +101,7 @@ func killDuringLoad(ctx context.Context, t *testing.T, b *benchStack, l load) {
 // orders in flight at 16, a new one started in its place.
 func TestWorkerKilledAndRestarted(t *testing.T) {
 	testenv.Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(10*time.Minute))
 	defer cancel()
 	b := startBenchStack(ctx, t)
 	killDuringLoad(ctx, t, b, load{orders: 32, concurrency: 16})

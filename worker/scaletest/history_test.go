@@ -82,7 +82,7 @@ func (h historySize) String() string {
 // deploy/SCALING.md uses.
 func TestHistorySizes(t *testing.T) {
 	testenv.Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(5*time.Minute))
 	defer cancel()
 	fake := stripefake.New()
 	t.Cleanup(fake.Close)
@@ -125,13 +125,10 @@ func TestHistorySizes(t *testing.T) {
 		if err := cl.Returned(ctx, m.id, i%2 == 1); err != nil {
 			t.Fatal(err)
 		}
-		for {
+		testenv.WaitFor(t, 30*time.Second, "the return's status read", func() (bool, error) {
 			st, err := cl.OnboardingStatus(ctx, m.id)
-			if err == nil && st.StatusReads > before.StatusReads {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return err == nil && st.StatusReads > before.StatusReads, err
+		})
 	}
 	ob := measureHistory(ctx, t, ws.Temporal, h.WorkflowID, "")
 	perEvent := float64(ob.Bytes) / float64(ob.Events)
@@ -182,7 +179,7 @@ const maxDraftOrderEvents = 30
 // as more calls or more workflow tasks.
 func TestDraftOrderEventsDoNotGrowWithTheCart(t *testing.T) {
 	testenv.Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
 	ws := wiringtest.StartWith(t, wiringtest.Options{})
 	ws.Env(t)

@@ -71,7 +71,7 @@ func loadFromEnv() load {
 func TestManyWorkersSurviveKills(t *testing.T) {
 	testenv.Integration(t)
 	l := loadFromEnv()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(15*time.Minute))
 	defer cancel()
 
 	base := newScaleBase(ctx, t)
@@ -145,7 +145,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range merchants {
-		res, err := cl.WaitOnboarding(ctx, m.id, time.Now().Add(3*time.Minute))
+		res, err := cl.WaitOnboarding(ctx, m.id, time.Now().Add(testenv.Deadline(3*time.Minute)))
 		if err != nil || res.State != workflows.OnboardingComplete {
 			t.Fatalf("onboarding %s: %+v %v", m.id, res, err)
 		}
@@ -307,7 +307,7 @@ func seedMerchants(ctx context.Context, t *testing.T, pool *pgxpool.Pool, fake *
 
 func waitOnboarding(ctx context.Context, t *testing.T, cl *client.Client, merchantID, state string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(testenv.Deadline(2 * time.Minute))
 	for {
 		st, err := cl.OnboardingStatus(ctx, merchantID)
 		if err == nil && st.State == state {
@@ -465,7 +465,7 @@ func driveOrderInput(ctx context.Context, cl *client.Client, in workflows.DraftO
 	st := h.Status
 	if st.Confirmation == nil && st.Result == nil {
 		if err := retry(deadline, func() (err error) {
-			st, err = cl.WaitForAction(ctx, h.WorkflowID, time.Now().Add(30*time.Second))
+			st, err = cl.WaitForAction(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(30*time.Second)))
 			return err
 		}); err != nil {
 			return h.WorkflowID, fmt.Errorf("wait for the total of %s: %w", h.WorkflowID, err)
@@ -479,7 +479,7 @@ func driveOrderInput(ctx context.Context, cl *client.Client, in workflows.DraftO
 	}
 	var res workflows.DraftOrderResult
 	if err := retry(deadline, func() (err error) {
-		res, err = cl.WaitResult(ctx, h.WorkflowID, time.Now().Add(30*time.Second))
+		res, err = cl.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(30*time.Second)))
 		return err
 	}); err != nil {
 		return h.WorkflowID, fmt.Errorf("result of %s: %w", h.WorkflowID, err)

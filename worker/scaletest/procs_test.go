@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/internal/health"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
 // binDir holds the worker binary this test run built; TestMain removes it.
@@ -216,6 +217,7 @@ func procCPU(pid int) time.Duration {
 // worker started and PostgreSQL answers.
 func (p *proc) waitReady(t *testing.T, within time.Duration) {
 	t.Helper()
+	within = testenv.Deadline(within)
 	deadline := time.Now().Add(within)
 	url := "http://" + p.healthAddr + health.ReadyPath
 	for {

@@ -35,7 +35,7 @@ const (
 // keys the way Temporal Cloud's edge does.
 func TestTLSFromEnvironment(t *testing.T) {
 	testenv.Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(5*time.Minute))
 	defer cancel()
 	p := newPKI(t, tlsServerName, workerCN)
 	front := startTLSFront(t, p, testenv.TemporalAddress())

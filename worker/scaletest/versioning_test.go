@@ -38,7 +38,7 @@ func draftOrderB(ctx workflow.Context, in workflows.DraftOrderInput) (workflows.
 // non-determinism, as the replay tests in CI would for an unpinned change.
 func TestDeployBesideRunningBuild(t *testing.T) {
 	testenv.Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(5*time.Minute))
 	defer cancel()
 	ws := wiringtest.Start(t)
 	tq := testenv.TaskQueue(t)
@@ -72,7 +72,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := cl.WaitForAction(ctx, h.WorkflowID, time.Now().Add(time.Minute)); err != nil {
+		if _, err := cl.WaitForAction(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute))); err != nil {
 			t.Fatal(err)
 		}
 		old = append(old, h.WorkflowID)
@@ -107,7 +107,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 		fresh = append(fresh, id)
 	}
 	for _, id := range old {
-		res, err := cl.WaitResult(ctx, id, time.Now().Add(time.Minute))
+		res, err := cl.WaitResult(ctx, id, time.Now().Add(testenv.Deadline(time.Minute)))
 		if err != nil || res.State != workflows.StateDraftCreated {
 			t.Fatalf("old order %s: %+v %v", id, res, err)
 		}
@@ -140,7 +140,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 func setCurrent(ctx context.Context, t *testing.T, tc sdkclient.Client, deployment, build string) {
 	t.Helper()
 	h := tc.WorkerDeploymentClient().GetHandle(deployment)
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(testenv.Deadline(time.Minute))
 	for {
 		_, err := h.SetCurrentVersion(ctx, sdkclient.WorkerDeploymentSetCurrentVersionOptions{BuildID: build})
 		if err == nil {

@@ -58,7 +58,7 @@ type onboardingStack struct {
 
 func newOnboardingStack(t *testing.T) *onboardingStack {
 	testenv.Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	fake := stripefake.New()
 	t.Cleanup(fake.Close)
@@ -97,7 +97,7 @@ func randomHex(n int) string {
 
 func (s *onboardingStack) status() workflows.OnboardingStatus {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(10*time.Second))
 	defer cancel()
 	v, err := s.tc.QueryWorkflow(ctx, s.wfID, "", workflows.QueryStatus)
 	if err != nil {
@@ -113,7 +113,7 @@ func (s *onboardingStack) status() workflows.OnboardingStatus {
 // waitFor polls the status query until ok holds.
 func (s *onboardingStack) waitFor(what string, ok func(workflows.OnboardingStatus) bool) workflows.OnboardingStatus {
 	s.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testenv.Deadline(30 * time.Second))
 	for {
 		st := s.status()
 		if ok(st) {
@@ -163,7 +163,7 @@ func (s *onboardingStack) deliver(eventID string) (int, string) {
 // completion when the fake Stripe enables the account.
 func TestOnboardingEndToEnd(t *testing.T) {
 	s := newOnboardingStack(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	run, err := s.tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: s.wfID, TaskQueue: s.taskQueue, WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
@@ -305,7 +305,7 @@ func (s *onboardingStack) checkAfterwards(ctx context.Context) {
 // server); the same event delivered again starts and signals nothing.
 func TestWebhookStartsOnboarding(t *testing.T) {
 	s := newOnboardingStack(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	evt := "evt_1E2eStart" + randomHex(3)
 	for i, want := range []string{webhook.StatusSignalled, webhook.StatusDuplicate} {

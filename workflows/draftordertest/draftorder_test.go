@@ -29,7 +29,7 @@ var (
 func TestSameKeyOneRunOneDraft(t *testing.T) {
 	testenv.Integration(t)
 	s := newStack(t, worker.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	key := uniqueKey("e2e-same")
 	in := input(key, tshirt)
@@ -78,7 +78,7 @@ func TestSameKeyOneRunOneDraft(t *testing.T) {
 func TestDrivenByTheCLI(t *testing.T) {
 	testenv.Integration(t)
 	s := newStack(t, worker.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
 	in := input(uniqueKey("e2e-cli"), perfume)
 	in.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}

@@ -63,7 +63,7 @@ func newObservedWith(t testing.TB, spans sdktrace.SpanExporter, wopts worker.Opt
 	if err := cwclient.Instrument(&so, tel.Meters, tel.Tracers); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(20*time.Second))
 	defer cancel()
 	tc, err := sdkclient.DialContext(ctx, so)
 	if err != nil {
@@ -93,7 +93,7 @@ func (o *observed) scrape() map[string]*dto.MetricFamily {
 // evidence row of the run holds that trace id.
 func TestOneDraftOrderOneTrace(t *testing.T) {
 	o := newObserved(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	c, err := cwclient.New(ctx, cwclient.Options{Temporal: o.so, TaskQueue: o.queue})
 	if err != nil {
@@ -205,7 +205,7 @@ func prefix(name string) string {
 // a name, an address or an id.
 func TestMetricsCountWhatRan(t *testing.T) {
 	o := newObserved(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
 	if err := o.deps.Deps.ObserveWaiting(0); err != nil {
 		t.Fatal(err)

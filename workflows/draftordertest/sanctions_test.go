@@ -21,7 +21,7 @@ import (
 func TestSanctionedDestinationWithoutPostcodeIsBlocked(t *testing.T) {
 	testenv.Integration(t)
 	s := newStack(t, worker.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	for _, to := range []commerce.Address{
 		{Name: "A. Person", Line1: "1 Street", City: "Tehran", Country: "IR"},

@@ -155,7 +155,7 @@ func temporalCLI(t testing.TB) string {
 func cli(t testing.TB, args ...string) string {
 	t.Helper()
 	args = append(args, "--address", testenv.TemporalAddress(), "--namespace", "default")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(30*time.Second))
 	defer cancel()
 	out, err := exec.CommandContext(ctx, temporalCLI(t), args...).CombinedOutput()
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // hashes.
 func TestAttackStaffTokensAndSessionsInPostgres(t *testing.T) {
 	pool := testenv.Postgres(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	auth := codecserver.StaffTokens{Pool: pool}
 	h := codecserver.New(codecserver.Options{Codec: codectest.Codec(), Auth: auth, Sessions: codecserver.PGSessions{Pool: pool},
