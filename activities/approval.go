@@ -3,6 +3,8 @@ package activities
 import (
 	"context"
 
+	"go.temporal.io/sdk/activity"
+
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -32,7 +34,17 @@ type RecordApprovalResult struct {
 // the decision as evidence (tool support.record_approval). An unknown
 // approver fails with NOT_FOUND, an inactive one with FORBIDDEN; neither is
 // retried.
+//
+// Runs that schedule this activity were recorded while the tool was a read
+// and send no idempotency key; the tool is a write now and the invoker wants
+// one (docs/approvals.md#recording-a-decision). The key is the activity's
+// own, the same on each of its retries, as the workflow's keyed call has one
+// per attempt.
 func (a *Approval) RecordApproval(ctx context.Context, in RecordApprovalInput) (RecordApprovalResult, error) {
+	if in.Request.IdempotencyKey == "" {
+		info := activity.GetInfo(ctx)
+		in.Request.IdempotencyKey = "approval:" + info.WorkflowExecution.RunID + ":" + info.ActivityID
+	}
 	rec, env, err := legacy[support.ApprovalRecord](ctx, a.Invoker, support.RecordApprovalTool, in.Request, in.Args)
 	return RecordApprovalResult{Record: rec, Envelope: env}, err
 }

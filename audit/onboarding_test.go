@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/audit"
-	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -40,14 +40,10 @@ func (s *realStack) startOnboardingWorker(t *testing.T) (string, *stripefake.Ser
 // Stripe enables the account, the merchant comes back, the run completes.
 func (s *realStack) runOnboarding(t *testing.T, tq string, fake *stripefake.Server) (string, string, workflows.OnboardingResult) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
-	defer cancel()
 	suffix := uniqueKey("x")[2:]
 	merchantID, account := "m_capture_"+suffix, "acct_1CwCapture"+suffix
-	if _, err := s.pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
-		VALUES ($1, $2, 'Capture Test Shop', 'GB', 'company', 'in_progress')`, merchantID, account); err != nil {
-		t.Fatal(err)
-	}
+	testenv.AdminExec(t, s.pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
+		VALUES ($1, $2, 'Capture Test Shop', 'GB', 'company', 'in_progress')`, merchantID, account)
 	return s.runOnboardingOf(t, tq, fake, merchantID, account)
 }
 

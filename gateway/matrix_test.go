@@ -35,7 +35,8 @@ const (
 	allowed outcome = "allowed"
 	refused outcome = "refused"
 	// none: the caller has no such tool (draft orders are started by
-	// backends and staff through the client's API, not ToolCall).
+	// backends and staff through the client's API, not ToolCall; an
+	// internal tool is not listed to any agent, docs/quote-seals.md#internal-tools).
 	none outcome = "no such tool"
 )
 
@@ -82,7 +83,6 @@ func TestMatrixEveryToolEveryCaller(t *testing.T) {
 		quote  commerce.Quote
 		ship   commerce.ShippingQuote
 		duties commerce.DutiesAndTaxes
-		total  commerce.Total
 	)
 	_, env := call(t, sessions[agentPlatform], "pricing.get_realtime_quote", map[string]any{"currency": "EUR", "items": items})
 	mustDecode(t, env, &quote)
@@ -91,9 +91,6 @@ func TestMatrixEveryToolEveryCaller(t *testing.T) {
 	_, env = call(t, sessions[agentPlatform], "tax.estimate_duties_and_taxes", map[string]any{"lines": quote.Lines, "shipping": ship.Options[0],
 		"destination": dest, "currency": "EUR", "incoterm": "DDP"})
 	mustDecode(t, env, &duties)
-	_, env = call(t, sessions[agentPlatform], "checkout.compute_total", map[string]any{"quote": quote, "shipping": ship.Options[0],
-		"duties": duties, "shipping_expires_at": ship.ExpiresAt})
-	mustDecode(t, env, &total)
 
 	fixed := func(m map[string]any) func() map[string]any { return func() map[string]any { return m } }
 	keyed := func(m map[string]any) func() map[string]any {
@@ -108,6 +105,10 @@ func TestMatrixEveryToolEveryCaller(t *testing.T) {
 	ownAcct, foreignAcct := "acct_1CwAcmeGoods0001", "acct_1CwBlueHarbor001"
 	onlyTenantRefused := except(allowed, map[string]outcome{agentTenant: refused})
 	agentsOnly := map[string]outcome{agentTenant: allowed, agentPlatform: allowed, backend: none, staff: none}
+	// Steps of the DraftOrder workflow (docs/quote-seals.md#internal-tools):
+	// no agent sees them, a ToolCall of one is FORBIDDEN (internal_tool)
+	// before anything starts, whoever asks. The workflow calls them.
+	internal := map[string]outcome{agentTenant: none, agentPlatform: none, backend: refused, staff: refused}
 	rows := []matrixRow{
 		{"pricing.get_realtime_quote", "", fixed(map[string]any{"currency": "EUR", "items": items}), all(allowed)},
 		{"shipping.quote_options", "", fixed(map[string]any{"currency": "EUR", "items": items, "destination": dest}), all(allowed)},
@@ -115,8 +116,9 @@ func TestMatrixEveryToolEveryCaller(t *testing.T) {
 		{"tax.estimate_duties_and_taxes", "", fixed(map[string]any{"lines": quote.Lines, "shipping": ship.Options[0], "destination": dest,
 			"currency": "EUR", "incoterm": "DDP"}), all(allowed)},
 		{"checkout.compute_total", "", fixed(map[string]any{"quote": quote, "shipping": ship.Options[0], "duties": duties,
-			"shipping_expires_at": ship.ExpiresAt}), all(allowed)},
-		{"checkout.create_draft_order", "", keyed(map[string]any{"total": total, "confirmed_quote_hash": total.QuoteHash, "ship_to": dest}), all(allowed)},
+			"shipping_expires_at": ship.ExpiresAt}), internal},
+		{"checkout.create_draft_order", "", keyed(map[string]any{"total": map[string]any{}, "confirmed_quote_hash": "sha256:" + strings.Repeat("0", 64),
+			"ship_to": dest}), internal},
 		{"knowledge.cite", "", fixed(map[string]any{"claim": "Stripe needs the representative's date of birth"}), all(allowed)},
 		{"merchant.get_row", "own merchant", fixed(map[string]any{"merchant_id": "m_acme_goods"}), all(allowed)},
 		{"merchant.get_row", "another tenant's merchant", fixed(map[string]any{"merchant_id": "m_blue_harbor"}), onlyTenantRefused},
@@ -177,6 +179,9 @@ func (s *stack) callAs(t *testing.T, ctx context.Context, kind string, sess *mcp
 			if strings.Contains(err.Error(), "POLICY_REJECT") || strings.Contains(err.Error(), "-32002") {
 				return refused, err.Error()
 			}
+			if strings.Contains(err.Error(), "unknown tool") {
+				return none, err.Error()
+			}
 			t.Fatalf("%s as %s: %v", tool, kind, err)
 		}
 		var env struct {
@@ -198,6 +203,11 @@ func (s *stack) callAs(t *testing.T, ctx context.Context, kind string, sess *mcp
 	raw, _ := json.Marshal(args)
 	env, _, err := s.client.CallTool(cctx, toolkit.ToolCall{Tool: tool, Request: req, Input: raw}, time.Now().Add(80*time.Second))
 	if err != nil && env.Error == nil {
+		// Refused before anything started (an internal tool): the
+		// refusal is the error itself.
+		if te := toolkit.AsError(err); te != nil && te.Code == toolkit.Forbidden {
+			return refused, fmt.Sprintf("%s %v", te.Code, te.Details["reason"])
+		}
 		t.Fatalf("%s as %s: %v", tool, kind, err)
 	}
 	if env.Error != nil && env.Error.Code == toolkit.NotFound && strings.Contains(env.Error.Message, "has no spec") {

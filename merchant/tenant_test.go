@@ -2,8 +2,6 @@ package merchant
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net/url"
 	"slices"
@@ -18,57 +16,40 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// appRole connects to the test database as a new login role that is not a
-// superuser (superusers are never bound by row-level security): owner
-// true makes it the merchants table's owner, as the service's role is
-// today; false gives it only SELECT, as the runtime role that owns
-// nothing. The pool has one connection, so a setting that leaked past its
-// transaction would be seen by the next query.
+// appRole connects to a fresh test database as one of the real roles of
+// docs/evidence.md#database-roles, neither a superuser (superusers are
+// never bound by row-level security): owner true as cartwright_owner, the
+// merchants table's owner (FORCE must bind it too); false as the runtime
+// role the worker and the gateway log in as, which owns nothing. The pool
+// has one connection, so a setting that leaked past its transaction would
+// be seen by the next query.
 func appRole(t *testing.T, owner bool) *pgxpool.Pool {
 	t.Helper()
 	dsn := testenv.Database(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, dsn)
+	if owner {
+		dsn = testenv.OwnerDSNFor(dsn)
+	}
+	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	role := "cw_rls_" + hex.EncodeToString(b)
-	for _, q := range []string{
-		"CREATE ROLE " + role + " LOGIN PASSWORD 'rls-test' NOSUPERUSER NOBYPASSRLS",
-		"GRANT SELECT ON merchants, merchant_sessions TO " + role,
-	} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	if owner {
-		if _, err := admin.Exec(ctx, "ALTER TABLE merchants OWNER TO "+role); err != nil {
-			t.Fatal(err)
-		}
-	}
-	u, _ := url.Parse(dsn)
-	u.User = url.UserPassword(role, "rls-test")
 	q := u.Query()
 	q.Set("pool_max_conns", "1")
 	u.RawQuery = q.Encode()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	pool, err := pgxpool.New(ctx, u.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		pool.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		defer admin.Close(ctx)
-		for _, q := range []string{"ALTER TABLE merchants OWNER TO CURRENT_USER", "DROP OWNED BY " + role, "DROP ROLE " + role} {
-			if _, err := admin.Exec(ctx, q); err != nil {
-				t.Errorf("%s: %v", q, err)
-			}
-		}
-	})
+	t.Cleanup(pool.Close)
+	var super, bypass bool
+	if err := pool.QueryRow(ctx, "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user").Scan(&super, &bypass); err != nil {
+		t.Fatal(err)
+	}
+	if super || bypass {
+		t.Fatalf("the test role may bypass row-level security (superuser %v, bypassrls %v)", super, bypass)
+	}
 	return pool
 }
 
@@ -101,7 +82,7 @@ func visible(t *testing.T, pool *pgxpool.Pool, tenant string) []string {
 // keeps a tenant to its merchants. A query with no WHERE at all (a bug in
 // Go) sees only the tenant's rows; no setting sees nothing; the setting
 // ends with its transaction; the table's owner is bound too (FORCE), and
-// so is a role that only reads.
+// so is the runtime role the service runs as.
 func TestTenantRowLevelSecurity(t *testing.T) {
 	for _, owner := range []bool{true, false} {
 		name := "runtime role"
@@ -145,6 +126,19 @@ func TestTenantRowLevelSecurity(t *testing.T) {
 			if _, _, err := s.ByID(ctx, "", "m_acme_goods"); err == nil {
 				t.Fatal("a read without a scope ran")
 			}
+			if !owner {
+				// The runtime role owns nothing: it cannot switch the
+				// policy off for itself.
+				for _, q := range []string{
+					"ALTER TABLE merchants NO FORCE ROW LEVEL SECURITY",
+					"ALTER TABLE merchants DISABLE ROW LEVEL SECURITY",
+					"DROP POLICY merchants_tenant ON merchants",
+				} {
+					if _, err := pool.Exec(ctx, q); err == nil {
+						t.Fatalf("the runtime role ran %q", q)
+					}
+				}
+			}
 		})
 	}
 }
@@ -154,7 +148,7 @@ func TestTenantRowLevelSecurity(t *testing.T) {
 // FORBIDDEN, the same for a merchant that exists elsewhere and one that
 // does not; the refusal is evidenced like any refusal.
 func TestGetRowKeepsATenantToItsMerchants(t *testing.T) {
-	pool := appRole(t, true)
+	pool := appRole(t, false) // the role the gateway runs as
 	reg := toolkit.NewRegistry(schemas.FS)
 	if err := RegisterTools(reg, Deps{Store: NewStore(pool)}); err != nil {
 		t.Fatal(err)

@@ -61,10 +61,8 @@ func TestOnboardingThroughTheCLI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	const merchant, account = "m_cli_link", "acct_1CwCliLink0001"
-	if _, err := s.Pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
-		VALUES ($1, $2, 'CLI Test Shop', 'GB', 'company', 'in_progress')`, merchant, account); err != nil {
-		t.Fatal(err)
-	}
+	testenv.AdminExec(t, s.Pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
+		VALUES ($1, $2, 'CLI Test Shop', 'GB', 'company', 'in_progress')`, merchant, account)
 	wfID, _ := workflows.OnboardingID(merchant)
 	s.TerminateLater(t, wfID)
 	if r := runCLI(t, "", "onboarding", "start", "--merchant", merchant); r.code != exitOK || !strings.Contains(r.stdout, wfID) {

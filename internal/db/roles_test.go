@@ -171,11 +171,22 @@ func TestRuntimeRoleGrants(t *testing.T) {
 		{"evidence_snapshots", "SELECT"}, {"evidence_chain_heads", "SELECT"},
 		{"evidence_access_log", "INSERT"}, {"audit_events", "INSERT"}, {"history_archive", "INSERT"},
 		{"history_archive_reads", "INSERT"}, {"draft_orders", "UPDATE"}, {"staff", "INSERT"},
+		// The codec server's sign-ins (open, read, sign out), the gateway's
+		// tokens (last use), the merchants it reads under row-level
+		// security, and the evidence the draft order's write verifies a
+		// sealed total against (docs/quote-seals.md#what-the-write-checks).
+		{"codec_sessions", "INSERT"}, {"codec_sessions", "SELECT"}, {"codec_sessions", "UPDATE"},
+		{"mcp_tokens", "SELECT"}, {"mcp_tokens", "UPDATE"}, {"merchants", "SELECT"}, {"merchant_sessions", "SELECT"},
+		{"draft_orders", "INSERT"}, {"draft_orders", "SELECT"},
 	} {
 		var ok bool
 		if err := c.QueryRow(ctx, `SELECT has_table_privilege('cartwright_runtime', $1, $2)`, check.table, check.priv).Scan(&ok); err != nil || !ok {
 			t.Errorf("runtime lacks %s on %s (%v)", check.priv, check.table, err)
 		}
+	}
+	var lastUsed bool
+	if err := c.QueryRow(ctx, `SELECT has_column_privilege('cartwright_runtime', 'mcp_tokens', 'last_used_at', 'UPDATE')`).Scan(&lastUsed); err != nil || !lastUsed {
+		t.Errorf("runtime may not record a token's last use (%v)", err)
 	}
 	for _, check := range []struct{ table, priv string }{
 		{"evidence_snapshots", "INSERT"}, {"evidence_chain_heads", "INSERT"}, {"evidence_chain_heads", "UPDATE"},

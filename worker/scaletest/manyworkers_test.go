@@ -293,10 +293,8 @@ func seedMerchants(ctx context.Context, t *testing.T, pool *pgxpool.Pool, fake *
 	for i := range out {
 		suffix := randomHex(4)
 		m := merchant{id: "m_scale_" + suffix, account: "acct_1CwScale" + suffix}
-		if _, err := pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
-			VALUES ($1, $2, 'Scale Test Shop', 'GB', 'company', 'in_progress')`, m.id, m.account); err != nil {
-			t.Fatal(err)
-		}
+		testenv.AdminExec(t, pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
+			VALUES ($1, $2, 'Scale Test Shop', 'GB', 'company', 'in_progress')`, m.id, m.account)
 		fake.SetAccount(m.account, stripefake.Account{
 			CurrentlyDue: []string{"external_account", "tos_acceptance.date"}, DisabledReason: "requirements.past_due",
 		})

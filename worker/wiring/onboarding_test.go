@@ -58,8 +58,6 @@ type onboardingStack struct {
 
 func newOnboardingStack(t *testing.T) *onboardingStack {
 	testenv.Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
-	defer cancel()
 	fake := stripefake.New()
 	t.Cleanup(fake.Close)
 	core, logs := observer.New(zapcore.DebugLevel)
@@ -76,10 +74,8 @@ func newOnboardingStack(t *testing.T) *onboardingStack {
 	s := &onboardingStack{t: t, tc: ws.Temporal, fake: fake, store: ws.Store, logs: logs,
 		merchant: "m_e2e_" + suffix, account: "acct_1CwE2e" + suffix, taskQueue: ws.TaskQueue}
 	s.wfID, _ = workflows.OnboardingID(s.merchant)
-	if _, err := ws.Pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
-		VALUES ($1, $2, 'E2E Test Shop', 'GB', 'company', 'in_progress')`, s.merchant, s.account); err != nil {
-		t.Fatal(err)
-	}
+	testenv.AdminExec(t, ws.Pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
+		VALUES ($1, $2, 'E2E Test Shop', 'GB', 'company', 'in_progress')`, s.merchant, s.account)
 	s.fake.SetAccount(s.account, stripefake.Account{
 		CurrentlyDue:   []string{"external_account", "tos_acceptance.date", "individual.political_exposure"},
 		DisabledReason: "requirements.past_due",
