@@ -98,7 +98,12 @@ func (s Spec) New(current string, keys map[string][]byte) (*Ring, error) {
 // Empty reports whether text lists no key at all (a ring with a fallback,
 // such as a key derived from another, takes it then).
 func Empty(text string) bool {
-	return strings.Trim(text, " \t\r\n,") == ""
+	for _, item := range strings.Split(text, ",") {
+		if strings.TrimSpace(item) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func (s Spec) check(id string, key []byte) error {
