@@ -14,7 +14,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -134,14 +135,7 @@ func (r *Ring) Key(id string) ([]byte, bool) {
 }
 
 // IDs lists every key id of the ring, sorted.
-func (r *Ring) IDs() []string {
-	ids := make([]string, 0, len(r.keys))
-	for id := range r.keys {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
-}
+func (r *Ring) IDs() []string { return slices.Sorted(maps.Keys(r.keys)) }
 
 // String describes the ring for logs: ids only, never key material.
 func (r *Ring) String() string {
