@@ -61,9 +61,10 @@ func sdkClientWith(t *testing.T, spec, current string, logger *zap.Logger) sdkcl
 // order goes on. A client that lacks the key its answer is under is told
 // that key too.
 func TestMissingPayloadKeyIsNamed(t *testing.T) {
+	testenv.Integration(t)
 	full := sdkClientWith(t, ringSpec(), newKeyID, nil)
 	s := wiringtest.StartWith(t, wiringtest.Options{Temporal: full})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 	c, err := client.New(ctx, client.Options{Temporal: sdkOptionsWith(t, ringSpec(), newKeyID, nil), TaskQueue: s.TaskQueue})
 	if err != nil {
