@@ -3,7 +3,8 @@
 // key in another. The current key makes (encrypts, seals); every key of
 // the ring reads (decrypts, verifies), so a key is rotated by adding the
 // new one, making it current, and dropping the old one once nothing made
-// under it is left (docs/operators.md#rotating-the-payload-key).
+// under it is left (docs/operators.md#key-rings,
+// docs/operators.md#rotating-the-payload-key).
 //
 // A ring is only keys by id: what a key is for (the payload cipher, the
 // decision seal, the quote seal) and the code that uses it stay with the
