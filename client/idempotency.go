@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
@@ -55,8 +56,25 @@ func (c *Client) describe(ctx context.Context, h Handle) (*workflowservice.Descr
 	return desc, nil
 }
 
-// runFingerprint is the input fingerprint of run h, from its description.
+// runFingerprint is the input fingerprint of draft-order run h.
 func (c *Client) runFingerprint(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse) (string, error) {
+	return c.startFingerprint(ctx, h, desc, func(payloads *commonpb.Payloads) (string, error) {
+		var in workflows.DraftOrderInput
+		if err := c.dc.FromPayloads(payloads, &in); err != nil {
+			return "", err
+		}
+		if checked, err := in.Check(); err == nil {
+			in = checked
+		}
+		return workflows.DraftOrderFingerprint(in)
+	})
+}
+
+// startFingerprint is the input fingerprint of run h: the one its memo
+// keeps (workflows.MemoInputFingerprint), or for a run started without it,
+// fingerprintOf the input in its first history event.
+func (c *Client) startFingerprint(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse,
+	fingerprintOf func(*commonpb.Payloads) (string, error)) (string, error) {
 	if p := desc.GetWorkflowExecutionInfo().GetMemo().GetFields()[workflows.MemoInputFingerprint]; p != nil {
 		var fp string
 		if err := c.dc.FromPayload(p, &fp); err == nil && fp != "" {
@@ -71,17 +89,9 @@ func (c *Client) runFingerprint(ctx context.Context, h Handle, desc *workflowser
 	if err != nil {
 		return "", c.wrap(err, h.WorkflowID, "read the history of")
 	}
-	var in workflows.DraftOrderInput
-	payloads := ev.GetWorkflowExecutionStartedEventAttributes().GetInput()
-	if err := c.dc.FromPayloads(payloads, &in); err != nil {
-		return "", errf(toolkit.UpstreamError, "input of %s: %v", h.WorkflowID, err)
-	}
-	if checked, err := in.Check(); err == nil {
-		in = checked
-	}
-	fp, err := workflows.DraftOrderFingerprint(in)
+	fp, err := fingerprintOf(ev.GetWorkflowExecutionStartedEventAttributes().GetInput())
 	if err != nil {
-		return "", errf(toolkit.UpstreamError, "fingerprint of %s: %v", h.WorkflowID, err)
+		return "", errf(toolkit.UpstreamError, "fingerprint of the input of %s: %v", h.WorkflowID, err)
 	}
 	return fp, nil
 }

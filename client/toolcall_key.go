@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
@@ -78,29 +78,13 @@ func keyConflict(tool, key, firstDigest, workflowID string) *toolkit.Error {
 
 // toolCallFingerprint is the input fingerprint of tool-call run h.
 func (c *Client) toolCallFingerprint(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse) (string, error) {
-	if p := desc.GetWorkflowExecutionInfo().GetMemo().GetFields()[workflows.MemoInputFingerprint]; p != nil {
-		var fp string
-		if err := c.dc.FromPayload(p, &fp); err == nil && fp != "" {
-			return fp, nil
+	return c.startFingerprint(ctx, h, desc, func(payloads *commonpb.Payloads) (string, error) {
+		var in workflows.ToolCallInput
+		if err := c.dc.FromPayloads(payloads, &in); err != nil {
+			return "", err
 		}
-	}
-	it := c.tc.GetWorkflowHistory(ctx, h.WorkflowID, h.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
-		return "", errf(toolkit.UpstreamError, "%s has no history", h.WorkflowID)
-	}
-	ev, err := it.Next()
-	if err != nil {
-		return "", c.wrap(err, h.WorkflowID, "read the history of")
-	}
-	var in workflows.ToolCallInput
-	if err := c.dc.FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &in); err != nil {
-		return "", errf(toolkit.UpstreamError, "input of %s: %v", h.WorkflowID, err)
-	}
-	fp, err := workflows.ToolCallFingerprint(in.Call)
-	if err != nil {
-		return "", errf(toolkit.UpstreamError, "fingerprint of %s: %v", h.WorkflowID, err)
-	}
-	return fp, nil
+		return workflows.ToolCallFingerprint(in.Call)
+	})
 }
 
 // waitToolCall waits for the tool call's answer. A run that gave its key

@@ -7,10 +7,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/cartwright-dev/cartwright/internal/keyring"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -25,8 +25,16 @@ const sealKeyLen = 32
 // verifies, so a key rotates like the payload keys (the key id is in the
 // seal).
 type SealRing struct {
-	current string
-	keys    map[string][]byte
+	keys *keyring.Ring
+}
+
+// quoteSealKeys is the quote-seal ring: 32-byte HMAC keys whose ids hold
+// no dot (the seal is dotted: version.key id.mac).
+var quoteSealKeys = keyring.Spec{
+	Prefix: "commerce", Noun: "quote seal key",
+	KeysVar: "CARTWRIGHT_QUOTE_SEAL_KEYS", IDVar: "CARTWRIGHT_QUOTE_SEAL_KEY_ID",
+	MinBytes: sealKeyLen, MaxBytes: sealKeyLen, IDForbidden: ".",
+	Unset: "no quote can be sealed",
 }
 
 // ParseSealRing reads CARTWRIGHT_QUOTE_SEAL_KEYS (`id:base64key,…`, 32-byte
@@ -35,99 +43,39 @@ type SealRing struct {
 // (HKDF-SHA256, info "cartwright quote seal v1", id ev-<evidence key id>):
 // a deployment that sets no ring still seals.
 func ParseSealRing(spec, currentID, evidenceKeyID, evidenceKeyB64 string) (*SealRing, error) {
-	r := &SealRing{keys: map[string][]byte{}}
-	var order []string
-	for _, item := range strings.Split(spec, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
-		id, encoded, ok := strings.Cut(item, ":")
-		if !ok {
-			return nil, errors.New("commerce: a CARTWRIGHT_QUOTE_SEAL_KEYS entry is not id:base64key")
-		}
-		key, err := decodeSealKey(encoded)
+	if !keyring.Empty(spec) {
+		r, err := quoteSealKeys.Parse(spec, currentID)
 		if err != nil {
-			return nil, fmt.Errorf("commerce: quote seal key %q: %w", id, err)
-		}
-		if err := r.add(id, key); err != nil {
 			return nil, err
 		}
-		order = append(order, id)
+		return &SealRing{keys: r}, nil
 	}
-	if len(order) == 0 {
-		secret, err := decodeSealKey(evidenceKeyB64)
-		if err != nil {
-			return nil, fmt.Errorf("commerce: derive the quote seal key from the evidence key: %w", err)
-		}
-		key, err := hkdf.Key(sha256.New, secret, nil, "cartwright quote seal v1", sealKeyLen)
-		if err != nil {
-			return nil, fmt.Errorf("commerce: derive the quote seal key: %w", err)
-		}
-		id := "ev-" + evidenceKeyID
-		if err := r.add(id, key); err != nil {
-			return nil, err
-		}
-		order = append(order, id)
+	secret, err := keyring.DecodeKey(evidenceKeyB64)
+	if err != nil {
+		return nil, fmt.Errorf("commerce: derive the quote seal key from the evidence key: %w", err)
 	}
+	key, err := hkdf.Key(sha256.New, secret, nil, "cartwright quote seal v1", sealKeyLen)
+	if err != nil {
+		return nil, fmt.Errorf("commerce: derive the quote seal key: %w", err)
+	}
+	id := "ev-" + evidenceKeyID
 	if currentID == "" {
-		currentID = order[0]
+		currentID = id
 	}
-	if _, ok := r.keys[currentID]; !ok {
-		return nil, fmt.Errorf("commerce: CARTWRIGHT_QUOTE_SEAL_KEY_ID %q is not among the quote seal keys", currentID)
-	}
-	r.current = currentID
-	return r, nil
+	return NewSealRing(currentID, map[string][]byte{id: key})
 }
 
 // NewSealRing builds a ring from raw keys by id; current seals. For tests.
 func NewSealRing(current string, keys map[string][]byte) (*SealRing, error) {
-	r := &SealRing{keys: map[string][]byte{}}
-	for id, k := range keys {
-		if err := r.add(id, k); err != nil {
-			return nil, err
-		}
+	r, err := quoteSealKeys.New(current, keys)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := r.keys[current]; !ok {
-		return nil, fmt.Errorf("commerce: current quote seal key %q is not in the ring", current)
-	}
-	r.current = current
-	return r, nil
-}
-
-func (r *SealRing) add(id string, key []byte) error {
-	if id == "" || strings.ContainsAny(id, " ,:.") {
-		return fmt.Errorf("commerce: quote seal key id %q: must be non-empty without spaces, commas, colons or dots", id)
-	}
-	if _, dup := r.keys[id]; dup {
-		return fmt.Errorf("commerce: quote seal key id %q appears twice", id)
-	}
-	if len(key) != sealKeyLen {
-		return fmt.Errorf("commerce: quote seal key %q has %d bytes, needs %d", id, len(key), sealKeyLen)
-	}
-	r.keys[id] = key
-	return nil
+	return &SealRing{keys: r}, nil
 }
 
 // IDs are the ring's key ids, sorted.
-func (r *SealRing) IDs() []string {
-	ids := make([]string, 0, len(r.keys))
-	for id := range r.keys {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
-}
-
-func decodeSealKey(s string) ([]byte, error) {
-	s = strings.TrimSpace(s)
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
-		if b, err := enc.DecodeString(s); err == nil {
-			return b, nil
-		}
-	}
-	return nil, errors.New("not base64")
-}
+func (r *SealRing) IDs() []string { return r.keys.IDs() }
 
 // sealDoc is what a seal's MAC covers (docs/quote-seals.md#the-seal): the
 // total's priced content by its quote_hash and amounts, the workflow that
@@ -154,7 +102,7 @@ func docOf(workflowID string, t Total, e TotalEvidence) sealDoc {
 }
 
 func (r *SealRing) mac(keyID string, d sealDoc) ([]byte, error) {
-	key, ok := r.keys[keyID]
+	key, ok := r.keys.Key(keyID)
 	if !ok {
 		return nil, fmt.Errorf("unknown key id %q", keyID)
 	}
@@ -169,11 +117,12 @@ func (r *SealRing) mac(keyID string, d sealDoc) ([]byte, error) {
 
 // Seal returns the seal of total t resting on e, made for workflowID.
 func (r *SealRing) Seal(workflowID string, t Total, e TotalEvidence) (string, error) {
-	sum, err := r.mac(r.current, docOf(workflowID, t, e))
+	keyID := r.keys.CurrentID()
+	sum, err := r.mac(keyID, docOf(workflowID, t, e))
 	if err != nil {
 		return "", err
 	}
-	return sealVersion + "." + r.current + "." + base64.RawURLEncoding.EncodeToString(sum), nil
+	return sealVersion + "." + keyID + "." + base64.RawURLEncoding.EncodeToString(sum), nil
 }
 
 // errSealInvalid is a seal that does not verify.

@@ -4,16 +4,14 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/keyring"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -91,9 +89,16 @@ type DecisionSealer interface {
 // so a key can be rotated the way payload keys are (add the new key, make
 // it current, drop the old one once no decision sealed under it waits).
 type SealRing struct {
-	current string
-	keys    map[string][]byte
-	now     func() time.Time
+	keys *keyring.Ring
+	now  func() time.Time
+}
+
+// sealKeys is the decision-seal ring: HMAC keys of at least 32 bytes.
+var sealKeys = keyring.Spec{
+	Prefix: "support", Noun: "seal key",
+	KeysVar: "CARTWRIGHT_SEAL_KEYS", IDVar: "CARTWRIGHT_SEAL_KEY_ID",
+	MinBytes: minSealKey,
+	Unset:    "without it no support-staff decision can be sealed or verified",
 }
 
 // SealRingFromConfig is the ring of CARTWRIGHT_SEAL_KEYS and
@@ -105,54 +110,21 @@ func SealRingFromConfig(cfg config.Config) (*SealRing, error) {
 // ParseSealRing reads `id:base64key,…` (keys of at least 32 random bytes)
 // and the id of the key that seals ("" means the first).
 func ParseSealRing(spec, currentID string) (*SealRing, error) {
-	keys := map[string][]byte{}
-	var order []string
-	for _, item := range strings.Split(spec, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
-		id, encoded, ok := strings.Cut(item, ":")
-		if !ok {
-			return nil, errors.New("support: a CARTWRIGHT_SEAL_KEYS entry is not id:base64key")
-		}
-		key, err := decodeSealKey(encoded)
-		if err != nil {
-			return nil, fmt.Errorf("support: seal key %q: %w", id, err)
-		}
-		if _, dup := keys[id]; dup {
-			return nil, fmt.Errorf("support: seal key id %q appears twice", id)
-		}
-		keys[id] = key
-		order = append(order, id)
+	r, err := sealKeys.Parse(spec, currentID)
+	if err != nil {
+		return nil, err
 	}
-	if len(order) == 0 {
-		return nil, errors.New("support: CARTWRIGHT_SEAL_KEYS is not set (id:base64 of 32 random bytes): " +
-			"without it no support-staff decision can be sealed or verified")
-	}
-	if currentID == "" {
-		currentID = order[0]
-	}
-	return NewSealRing(currentID, keys)
+	return &SealRing{keys: r, now: time.Now}, nil
 }
 
 // NewSealRing builds a ring from raw keys by id; current names the key that
 // seals.
 func NewSealRing(current string, keys map[string][]byte) (*SealRing, error) {
-	r := &SealRing{current: current, keys: map[string][]byte{}, now: time.Now}
-	for id, k := range keys {
-		if id == "" || strings.ContainsAny(id, " ,:") {
-			return nil, fmt.Errorf("support: seal key id %q: must be non-empty without spaces, commas or colons", id)
-		}
-		if len(k) < minSealKey {
-			return nil, fmt.Errorf("support: seal key %q has %d bytes, at least %d are needed", id, len(k), minSealKey)
-		}
-		r.keys[id] = append([]byte(nil), k...)
+	r, err := sealKeys.New(current, keys)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := r.keys[current]; !ok {
-		return nil, fmt.Errorf("support: CARTWRIGHT_SEAL_KEY_ID %q is not among CARTWRIGHT_SEAL_KEYS (%s)", current, strings.Join(r.IDs(), ", "))
-	}
-	return r, nil
+	return &SealRing{keys: r, now: time.Now}, nil
 }
 
 // WithClock returns a copy of r that reads the time from now (tests).
@@ -163,22 +135,13 @@ func (r *SealRing) WithClock(now func() time.Time) *SealRing {
 }
 
 // CurrentID is the id of the key that seals.
-func (r *SealRing) CurrentID() string { return r.current }
+func (r *SealRing) CurrentID() string { return r.keys.CurrentID() }
 
 // IDs lists the ring's key ids, sorted.
-func (r *SealRing) IDs() []string {
-	ids := make([]string, 0, len(r.keys))
-	for id := range r.keys {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
-}
+func (r *SealRing) IDs() []string { return r.keys.IDs() }
 
 // String describes the ring for logs: ids only, never key material.
-func (r *SealRing) String() string {
-	return fmt.Sprintf("current=%s keys=%s", r.current, strings.Join(r.IDs(), ","))
-}
+func (r *SealRing) String() string { return r.keys.String() }
 
 // Seal seals decision d by staffID, who must be the authenticated staff
 // member: the caller vouches for that (the codec server after checking
@@ -191,8 +154,9 @@ func (r *SealRing) Seal(staffID string, d Decision) (SealedDecision, error) {
 		return SealedDecision{}, toolkit.Errorf(toolkit.Unauthorized, "%q is not a staff id: only a staff member's own credential can seal a decision", staffID)
 	}
 	s := SealedDecision{ApprovalID: d.ApprovalID, Decision: d.Decision, Approver: staffID, Reason: d.Reason}
-	seal := Seal{KeyID: r.current, IssuedAt: r.now().UTC().Format(time.RFC3339)}
-	seal.MAC = macOf(r.keys[r.current], s.ApprovalID, s.Decision, ReasonSHA256(s.Reason), s.Approver, seal.IssuedAt)
+	keyID, key := r.keys.Current()
+	seal := Seal{KeyID: keyID, IssuedAt: r.now().UTC().Format(time.RFC3339)}
+	seal.MAC = macOf(key, s.ApprovalID, s.Decision, ReasonSHA256(s.Reason), s.Approver, seal.IssuedAt)
 	s.Seal = &seal
 	return s, nil
 }
@@ -271,7 +235,7 @@ func (r *SealRing) verifyMAC(s *Seal, approvalID, decision, reasonSHA256, approv
 	if s == nil {
 		return &SealError{SealMissing, "the decision carries no seal"}
 	}
-	key, ok := r.keys[s.KeyID]
+	key, ok := r.keys.Key(s.KeyID)
 	if !ok {
 		return &SealError{SealUnknownKey, fmt.Sprintf("seal %s is under key id %q, which this seal key ring (%s) does not hold",
 			s.ID(), s.KeyID, strings.Join(r.IDs(), ", "))}
@@ -315,14 +279,4 @@ func decisionProblem(d Decision) string {
 		bad = append(bad, "a rejection needs a reason")
 	}
 	return strings.Join(bad, "; ")
-}
-
-func decodeSealKey(encoded string) ([]byte, error) {
-	encoded = strings.TrimSpace(encoded)
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		if key, err := enc.DecodeString(encoded); err == nil {
-			return key, nil
-		}
-	}
-	return nil, errors.New("not base64")
 }

@@ -3,7 +3,6 @@ package codec
 import (
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"strings"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -46,7 +45,7 @@ func (c *Codec) Ring() *KeyRing { return c.ring }
 // would only make it unreadable to a single decode.
 func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(payloads))
-	id := c.ring.current
+	id := c.ring.CurrentID()
 	aead := c.ring.keys[id]
 	for i, p := range payloads {
 		if isEncrypted(p) {
@@ -153,6 +152,4 @@ func KeyIDOf(p *commonpb.Payload) string {
 }
 
 // String describes the ring for logs: ids only, never key material.
-func (r *KeyRing) String() string {
-	return fmt.Sprintf("current=%s keys=%s", r.current, strings.Join(r.IDs(), ","))
-}
+func (r *KeyRing) String() string { return r.ring.String() }
