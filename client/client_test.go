@@ -226,13 +226,19 @@ func TestErrors(t *testing.T) {
 }
 
 // TestOnboarding: start attaches to the running onboarding, the status is
-// typed, signals reach it, unknown merchants are NOT_FOUND. The worker
-// here has no onboarding activities, so the run stays at its first step.
+// typed, signals reach it, unknown merchants are NOT_FOUND. The worker runs
+// the onboarding's activities, so the merchant exists (inserted by the
+// admin: the service only reads merchants) and its Stripe account (
+// stripe-mock's) has requirements past due: the run waits for the merchant
+// and is still open when the signals arrive, however slow the machine.
 func TestOnboarding(t *testing.T) {
 	c, s := newClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
-	m := "m_client_" + hex.EncodeToString([]byte(key("x")))[:8]
+	suffix := hex.EncodeToString([]byte(key("x")))[:8]
+	m := "m_client_" + suffix
+	testenv.AdminExec(t, s.Pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
+		VALUES ($1, $2, 'Client Test Shop', 'GB', 'company', 'in_progress')`, m, "acct_1CwClient"+suffix)
 	h, err := c.StartOnboarding(ctx, workflows.OnboardingInput{MerchantID: m})
 	if err != nil || h.Attached || h.WorkflowID != "onboarding/"+m {
 		t.Fatalf("start: %+v, %v", h, err)
@@ -243,7 +249,7 @@ func TestOnboarding(t *testing.T) {
 		t.Fatalf("second start: %+v, %v", again, err)
 	}
 	st, err := c.OnboardingStatus(ctx, m)
-	if err != nil || st.MerchantID != m || st.State != workflows.OnboardingReadingMerchant {
+	if err != nil || st.MerchantID != m || st.State == "" {
 		t.Fatalf("status: %+v, %v", st, err)
 	}
 	if err := c.Returned(ctx, m, false); err != nil {

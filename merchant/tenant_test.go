@@ -139,6 +139,29 @@ func TestTenantRowLevelSecurity(t *testing.T) {
 					}
 				}
 			}
+			// WITH CHECK: a tenant cannot write a merchant into another
+			// tenant (or the platform), nor can a transaction that names none.
+			for _, c := range []struct{ setting, tenant string }{
+				{"tenant_acme", "tenant_harbor"}, {"tenant_acme", ""}, {"", "tenant_acme"},
+			} {
+				err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+					if _, err := tx.Exec(ctx, "SELECT set_config('cartwright.tenant', $1, true)", c.setting); err != nil {
+						return err
+					}
+					_, err := tx.Exec(ctx, `INSERT INTO merchants (merchant_id, display_name, country, business_type, tenant)
+						VALUES ('m_rls_sneak', 'Sneak', 'GB', 'company', nullif($1, ''))`, c.tenant)
+					return err
+				})
+				if err == nil {
+					t.Fatalf("%s wrote a merchant of tenant %q", name, c.tenant)
+				}
+			}
+			if _, err := pool.Exec(ctx, `UPDATE merchants SET tenant = 'tenant_acme'`); err != nil {
+				t.Fatal(err)
+			}
+			if got := visible(t, pool, "tenant_acme"); !slices.Equal(got, []string{"m_acme_goods", "m_cedar_studio"}) {
+				t.Fatalf("an UPDATE with no tenant moved merchants: tenant_acme sees %v", got)
+			}
 		})
 	}
 }
