@@ -73,8 +73,10 @@ status: ## show what is running
 
 test: test-unit fuzz test-integration-ui test-faults-short ## unit tests, short fuzzing, integration tests and the browser test, the short fault matrix
 
+# The integration run's go test -timeout stretches with the deadlines (60m)
+# unless TEST_TIMEOUT is given on the command line or in the environment.
 test-stress: ## make test while stress-ng keeps 2 CPUs busy (deadlines x3; STRESS_CPUS, CARTWRIGHT_TEST_TIME_SCALE)
-	scripts/test-stress.sh
+	TEST_TIMEOUT=$(if $(filter file,$(origin TEST_TIMEOUT)),60m,$(TEST_TIMEOUT)) scripts/test-stress.sh
 
 test-unit: ## go test -short ./... (no services)
 	scripts/test.sh unit
