@@ -77,14 +77,7 @@ func send(t *testing.T, method, url, token string, body []byte, header map[strin
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		for _, line := range strings.Split(string(raw), "\n") {
-			if strings.HasPrefix(line, "data:") {
-				raw = []byte(strings.TrimSpace(strings.TrimPrefix(line, "data:")))
-			}
-		}
-	}
+	raw := rpcBody(resp)
 	r := rpcReply{status: resp.StatusCode, header: resp.Header}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatalf("HTTP %d answer is not JSON-RPC (%v): %.300s", resp.StatusCode, err, raw)

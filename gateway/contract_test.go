@@ -58,15 +58,7 @@ func post(t *testing.T, url, token string, body []byte, header map[string]string
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		// The SDK answers a call on an SSE stream: the last data line.
-		for _, line := range strings.Split(string(raw), "\n") {
-			if strings.HasPrefix(line, "data:") {
-				raw = []byte(strings.TrimSpace(strings.TrimPrefix(line, "data:")))
-			}
-		}
-	}
+	raw := rpcBody(resp)
 	r := rpcReply{status: resp.StatusCode, header: resp.Header}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &r); err != nil {
@@ -247,4 +239,18 @@ func checkErrorData(t *testing.T, r rpcReply) {
 	if (d.Category == wire.CategoryDependency) != d.Retryable {
 		t.Fatalf("ERR-INV-06: retryable %v in category %s (true exactly for dependency)", d.Retryable, d.Category)
 	}
+}
+
+// rpcBody reads an HTTP answer's JSON-RPC message: the body, or, when the
+// SDK answered on an SSE stream, its last data line.
+func rpcBody(resp *http.Response) []byte {
+	raw, _ := io.ReadAll(resp.Body)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if strings.HasPrefix(line, "data:") {
+				raw = []byte(strings.TrimSpace(strings.TrimPrefix(line, "data:")))
+			}
+		}
+	}
+	return raw
 }
