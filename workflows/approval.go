@@ -327,7 +327,7 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 		return ApprovalOutcome{}, false
 	}
 	a.decided[sig.ApprovalID] = true
-	ref := evidenceRef("approval/"+sig.ApprovalID, env)
+	ref := evidenceRefOf("approval/"+sig.ApprovalID, env)
 	out := ApprovalOutcome{
 		ApprovalID: sig.ApprovalID, Subject: p.Subject, Decision: record.Decision,
 		Approver: record.Approver, ApproverRole: record.ApproverRole, Reason: record.Reason,

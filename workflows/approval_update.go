@@ -9,6 +9,10 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
+// UpdateApproval decides the pending approval (the approval signal's rule)
+// and returns the decision.
+const UpdateApproval = "decide_approval"
+
 // ApprovalAnswer is the decide_approval update's answer.
 type ApprovalAnswer struct {
 	// AlreadyDone is true when this approver had already made this

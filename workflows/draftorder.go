@@ -3,20 +3,18 @@ package workflows
 import (
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Names of the draft order's workflow type, signals and query.
+// Names of the draft order's workflow type and signals.
 const (
 	DraftOrderWorkflowName = "DraftOrder"
 
 	SignalConfirm = "confirm"
 	SignalCancel  = "cancel"
-	QueryStatus   = "status"
 )
 
 // Defaults used when neither the input nor the starter's configuration set
@@ -177,12 +175,16 @@ type DraftOrderStatus struct {
 	Result       *DraftOrderResult    `json:"result,omitempty"`
 }
 
+// draftOrderFlow is the draft order bound to the specs of the tools it
+// calls (its activity options come from the specs).
+type draftOrderFlow struct{ specs toolSpecs }
+
 // DraftOrder (registered as DraftOrderWorkflowName) prices a basket (pricing, shipping and compliance in parallel,
 // then duties and taxes, then the total), asks support staff when compliance
 // is uncertain, waits for the user to confirm the exact total (re-quoting a
 // stale quote) and creates the draft order exactly once for the user's
 // idempotency key (docs/envelope.md#idempotency).
-func (b bound) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderResult, error) {
+func (b draftOrderFlow) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderResult, error) {
 	d := &draftOrder{specs: b.specs}
 	if err := d.setup(ctx, in); err != nil {
 		return DraftOrderResult{}, err
@@ -196,10 +198,4 @@ func (b bound) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderR
 		err = aerr
 	}
 	return res, err
-}
-
-// invalidInput fails the workflow for an input no retry can fix.
-func invalidInput(format string, args ...any) error {
-	te := toolkit.Errorf(toolkit.InvalidArgument, format, args...)
-	return temporal.NewNonRetryableApplicationError(te.Message, string(te.Code), nil, te)
 }

@@ -3,7 +3,6 @@ package workflows
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
@@ -167,7 +166,7 @@ func (d *draftOrder) setState(ctx workflow.Context, state string) error {
 
 // record keeps the evidence reference of a successful tool call.
 func (d *draftOrder) record(step string, env toolkit.Response) {
-	d.evidence = append(d.evidence, evidenceRef(step, env))
+	d.evidence = append(d.evidence, evidenceRefOf(step, env))
 }
 
 // recordAnswer keeps the evidence reference of a tool's answer: every
@@ -247,6 +246,3 @@ func (d *draftOrder) outcome(err error) (*DraftOrderResult, error) {
 	}
 	return nil, err
 }
-
-// fmtTime renders a workflow time for people.
-func fmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -21,9 +21,6 @@ const (
 	// UpdateConfirm confirms the published total (the confirm signal's
 	// rule) and returns once the draft order was created for that hash.
 	UpdateConfirm = "confirm_total"
-	// UpdateApproval decides the pending approval (the approval
-	// signal's rule) and returns the decision.
-	UpdateApproval = "decide_approval"
 )
 
 // maxSeenKey bounds NextActionInput.Seen (an ActionKey is short).
@@ -77,7 +74,7 @@ func (d *draftOrder) actionKey() string {
 	case d.awaitingConfirm && d.confirmation != nil:
 		return "confirm/" + d.confirmation.QuoteHash
 	case d.approvals.Pending():
-		return "approval/" + d.approvals.pending.ApprovalID
+		return "approval/" + d.approvals.Status().Pending.ApprovalID
 	}
 	return ""
 }
@@ -215,10 +212,4 @@ func (d *draftOrder) priceChangedFrom(hash string) error {
 	return activities.ApplicationError(toolkit.Errorf(toolkit.PriceChanged,
 		"the price changed on re-quote; the new total is %s, confirm quote_hash %s", p.GrandTotal.Display(), p.QuoteHash).
 		WithDetail("quote_hash", p.QuoteHash).WithDetail("grand_total", p.GrandTotal).WithDetail("reason", RejectStaleQuoteHash))
-}
-
-// updateRefusal is an update's refusal as the closed-set error its caller
-// gets (the same reasons and codes as a refused signal).
-func updateRefusal(id, update, reason, detail string) error {
-	return activities.ApplicationError(RejectionError(id, RejectedSignal{Signal: update, Reason: reason, Detail: detail}))
 }

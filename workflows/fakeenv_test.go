@@ -178,8 +178,8 @@ func runWorkflow[R any](f *fakeEnv, wf, in any) R {
 	return res
 }
 
-// queryStatus queries the running workflow's status.
-func queryStatus[S any](f *fakeEnv) S {
+// fetchStatus queries the running workflow's status.
+func fetchStatus[S any](f *fakeEnv) S {
 	f.t.Helper()
 	v, err := f.env.QueryWorkflow(QueryStatus)
 	if err != nil {

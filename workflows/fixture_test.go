@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/workflow"
+
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
-	"github.com/cartwright-dev/cartwright/support"
-	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -50,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	id, _ := DraftOrderID("u_123", "key-0001-abcd")
 	f.init(t, id, "ev_test_")
-	f.registerWorkflows()
+	f.env.RegisterWorkflowWithOptions(draftOrderFlow{specs: newToolSpecs(testSpecs())}.DraftOrder, workflow.RegisterOptions{Name: DraftOrderWorkflowName})
 	f.fakeTools(map[string]any{
 		commerce.ToolGetQuote: f.getQuote, commerce.ToolQuoteShipping: f.quoteShipping, commerce.ToolCheckCompliance: f.checkCompliance,
 		commerce.ToolDutiesAndTaxes: f.duties, commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
@@ -180,7 +180,7 @@ func (f *fixture) run() DraftOrderResult {
 // status queries the running workflow.
 func (f *fixture) status() DraftOrderStatus {
 	f.t.Helper()
-	return queryStatus[DraftOrderStatus](&f.fakeEnv)
+	return fetchStatus[DraftOrderStatus](&f.fakeEnv)
 }
 
 // confirmPublished sends a confirm with the published quote_hash.
@@ -203,31 +203,9 @@ func (f *fixture) approval(decision, approver, reason string) {
 	f.env.SignalWorkflow(SignalApproval, sealedAs(approver, s.Approvals.Pending.ApprovalID, decision, reason))
 }
 
-// sealedAs is the approval payload approver sends after signing in: sealed
-// by the codec server for them (the test ring). A decision the codec server
-// would not seal (a rejection without reason …) goes unsealed, naming the
-// approver, for the workflow to refuse.
-func sealedAs(approver, approvalID, decision, reason string) ApprovalSignal {
-	d := support.Decision{ApprovalID: approvalID, Decision: decision, Reason: reason}
-	sealed, err := sealtest.As(approver).SealDecision(context.Background(), d)
-	if err != nil {
-		return ApprovalSignal{ApprovalID: approvalID, Decision: decision, Approver: approver, Reason: reason}
-	}
-	return SignalOf(sealed)
-}
-
 // unsealedApproval sends what a raw `temporal workflow signal` can: a
 // decision naming approver, with no seal.
 func (f *fixture) unsealedApproval(decision, approver, reason string) {
 	s := f.status()
 	f.env.SignalWorkflow(SignalApproval, ApprovalSignal{ApprovalID: s.Approvals.Pending.ApprovalID, Decision: decision, Approver: approver, Reason: reason})
-}
-
-// rejectedReasons lists the reasons of the rejected signals in order.
-func rejectedReasons(l SignalLog) []string {
-	out := []string{}
-	for _, r := range l.Rejected {
-		out = append(out, r.Signal+":"+r.Reason)
-	}
-	return out
 }

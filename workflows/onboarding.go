@@ -211,6 +211,10 @@ const (
 	maxEvidence   = 100
 )
 
+// onboardingFlow is the onboarding bound to the specs of the tools it
+// calls (its activity options come from the specs).
+type onboardingFlow struct{ specs toolSpecs }
+
 // Onboarding (registered as OnboardingWorkflowName) walks a merchant through Stripe Connect onboarding: it reads
 // the merchant row and the account status; while requirements are due it
 // hands out a relink URL, explains each requirement with citations (an
@@ -219,7 +223,7 @@ const (
 // can take charges and receive payouts, or at the deadline. The dashboard
 // signal makes an Express Dashboard login link at any time. Long runs
 // continue as new with their state, losing no signal.
-func (b bound) Onboarding(ctx workflow.Context, in OnboardingInput) (OnboardingResult, error) {
+func (b onboardingFlow) Onboarding(ctx workflow.Context, in OnboardingInput) (OnboardingResult, error) {
 	o, err := newOnboardingRun(ctx, in, b.specs)
 	if err != nil {
 		return OnboardingResult{}, err

@@ -101,7 +101,7 @@ func (o *onboardingRun) explain(ctx workflow.Context) error {
 			o.stepError(ctx, steps[i], err)
 			continue
 		}
-		ref := evidenceRef(steps[i], env)
+		ref := evidenceRefOf(steps[i], env)
 		o.addEvidence(ref)
 		e := Explanation{
 			Requirement: it.key, Kind: it.kind, Claim: it.claim, Grounded: cite.Grounded,

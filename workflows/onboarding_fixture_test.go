@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/workflow"
+
 	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/merchant"
 	"github.com/cartwright-dev/cartwright/onboarding"
@@ -38,7 +40,7 @@ func newOnbFixture(t *testing.T) *onbFixture {
 	f.init(t, id, "ev_onb_")
 	f.setAccount(false, false, []string{"external_account", "tos_acceptance.date"}, nil, "requirements.past_due")
 	f.in = OnboardingInput{MerchantID: onbMerchant, Deadline: 48 * time.Hour}
-	f.registerWorkflows()
+	f.env.RegisterWorkflowWithOptions(onboardingFlow{specs: newToolSpecs(testSpecs())}.Onboarding, workflow.RegisterOptions{Name: OnboardingWorkflowName})
 	f.fakeTools(map[string]any{
 		merchant.ToolGetRow: f.getMerchantRow, stripetools.ToolAccountStatus: f.getAccountStatus,
 		stripetools.ToolRelinkURL: f.createRelinkURL, stripetools.ToolLoginLink: f.createLoginLink,
@@ -146,7 +148,7 @@ func (f *onbFixture) run() OnboardingResult {
 
 func (f *onbFixture) status() OnboardingStatus {
 	f.t.Helper()
-	return queryStatus[OnboardingStatus](&f.fakeEnv)
+	return fetchStatus[OnboardingStatus](&f.fakeEnv)
 }
 
 func (f *onbFixture) signal(name string, payload any) { f.env.SignalWorkflow(name, payload) }

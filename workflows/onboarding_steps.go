@@ -44,7 +44,7 @@ func (o *onboardingRun) readMerchant(ctx workflow.Context) error {
 		}).Get(ctx)
 		switch {
 		case err == nil:
-			o.addEvidence(evidenceRef(step, env))
+			o.addEvidence(evidenceRefOf(step, env))
 			return o.merchantRead(row)
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -108,7 +108,7 @@ func (o *onboardingRun) readAccount(ctx workflow.Context) error {
 		st.RetryReadAt = workflow.Now(ctx).Add(o.in.StatusRetryDelay).UTC()
 		return nil
 	}
-	o.addEvidence(evidenceRef(step, env))
+	o.addEvidence(evidenceRefOf(step, env))
 	st.Account, st.StatusReads = &status, st.StatusReads+1
 	st.NeedRead, st.ReadFresh, st.RetryReadAt = false, false, time.Time{}
 	return nil
@@ -141,7 +141,7 @@ func (o *onboardingRun) ensureRelink(ctx workflow.Context) {
 		o.stepError(ctx, step, err)
 		return
 	}
-	ref := evidenceRef(step, env)
+	ref := evidenceRefOf(step, env)
 	o.addEvidence(ref)
 	st.Relink = linkRef(idem, ref, link)
 }
@@ -163,7 +163,7 @@ func (o *onboardingRun) serveDashboard(ctx workflow.Context) {
 			o.stepError(ctx, step, err)
 			continue
 		}
-		ref := evidenceRef(step, env)
+		ref := evidenceRefOf(step, env)
 		o.addEvidence(ref)
 		st.Logins = append(st.Logins, *linkRef(idem, ref, link))
 		if len(st.Logins) > maxLogins {

@@ -10,13 +10,6 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// prefetchedKey carries a run's prefetched answers in its context.
-type prefetchedKey struct{}
-
-// prefetched are the answers of a quote round made ahead, by correlation
-// id; each is taken at most once.
-type prefetched map[string]activities.RoundCall
-
 // prefetchRound makes the first quote round's calls in one local activity
 // (docs/performance.md#quote-round) and returns ctx
 // carrying their answers. The workflow then quotes exactly as before:
@@ -58,26 +51,4 @@ func (d *draftOrder) prefetchRound(ctx workflow.Context) workflow.Context {
 		pre[in.Requests[c.Step].CorrelationID] = c
 	}
 	return workflow.WithValue(ctx, prefetchedKey{}, pre)
-}
-
-// takePrefetched returns the prefetched answer of a call, if the round
-// made this call with this input, and forgets it.
-func takePrefetched(ctx workflow.Context, c toolCall, raw []byte) (activities.CallToolResult, bool) {
-	pre, _ := ctx.Value(prefetchedKey{}).(prefetched)
-	got, ok := pre[c.req.CorrelationID]
-	// encoding/json is deterministic (PrefetchSHA256 re-encodes a total's
-	// input without its refs); workflowcheck sees only reflection.
-	//workflowcheck:ignore
-	if !ok || got.Tool != c.tool || got.InputSHA256 != activities.PrefetchSHA256(c.args, raw) {
-		return activities.CallToolResult{}, false
-	}
-	delete(pre, c.req.CorrelationID)
-	return activities.CallToolResult{Envelope: got.Envelope}, true
-}
-
-// settled is a future already resolved with v.
-func settled(ctx workflow.Context, v any) workflow.Future {
-	f, set := workflow.NewFuture(ctx)
-	set.Set(v, nil)
-	return f
 }

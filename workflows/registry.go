@@ -6,22 +6,18 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// bound are the workflows that call tools, bound to the specs of those
-// tools (their activity options come from the specs).
-type bound struct{ specs toolSpecs }
-
 // Registry returns every workflow the worker serves, by registered type
 // name, bound to specs (normally the worker registry's Specs()). The
 // auditor replays histories with exactly these functions, so a workflow
 // missing here cannot be audited: add each new workflow here.
 func Registry(specs []toolkit.Spec) map[string]any {
-	b := bound{specs: newToolSpecs(specs)}
+	s := newToolSpecs(specs)
 	return map[string]any{
-		DraftOrderWorkflowName:       b.DraftOrder,
-		OnboardingWorkflowName:       b.Onboarding,
+		DraftOrderWorkflowName:       draftOrderFlow{specs: s}.DraftOrder,
+		OnboardingWorkflowName:       onboardingFlow{specs: s}.Onboarding,
 		ReconcileWorkflowName:        Reconcile,
 		ArchiveHistoriesWorkflowName: ArchiveHistories,
-		ToolCallWorkflowName:         b.ToolCall,
+		ToolCallWorkflowName:         toolCallFlow{specs: s}.ToolCall,
 		ListToolsWorkflowName:        ListTools,
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -154,3 +156,12 @@ func decodeSignal(raw converter.RawValue, v any) error {
 	}
 	return nil
 }
+
+// updateRefusal is an update's refusal as the closed-set error its caller
+// gets (the same reasons and codes as a refused signal).
+func updateRefusal(id, update, reason, detail string) error {
+	return activities.ApplicationError(RejectionError(id, RejectedSignal{Signal: update, Reason: reason, Detail: detail}))
+}
+
+// fmtTime renders a workflow time for people.
+func fmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,14 +1,10 @@
 package workflows
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -148,65 +144,4 @@ func mustCheck(t *testing.T, in DraftOrderInput) DraftOrderInput {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// TestToolCallInputDecodesStrictly: the worker decodes a
-// ToolCall's input as strictly as the CLI (duplicate keys at any depth,
-// unknown fields), keeping the refusal for the workflow rather than failing
-// the workflow task. The run's refusal on the real server is
-// client.TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys.
-func TestToolCallInputDecodesStrictly(t *testing.T) {
-	for name, raw := range map[string]string{
-		"duplicate key in input":    `{"call":{"tool":"pricing.get_realtime_quote","request":{"request_id":"req-unit-0001","actor":{"type":"agent","id":"a"},"user_id":"u_1"},"input":{"currency":"EUR","currency":"USD","items":[{"sku":"TSHIRT-ORG-M-BLK","quantity":1}]}}}`,
-		"duplicate key in request":  `{"call":{"tool":"pricing.get_realtime_quote","request":{"request_id":"req-unit-0001","actor":{"type":"agent","id":"a"},"user_id":"u_1","user_id":"u_2"},"input":{}}}`,
-		"unknown field in envelope": `{"call":{"tool":"pricing.get_realtime_quote","sudo":true,"request":{"request_id":"req-unit-0001","actor":{"type":"agent","id":"a"},"user_id":"u_1"},"input":{}}}`,
-	} {
-		var in ToolCallInput
-		if err := json.Unmarshal([]byte(raw), &in); err != nil {
-			t.Fatalf("%s: decoding failed (it would fail the workflow task): %v", name, err)
-		}
-		if in.refused == nil || in.refused.Code != toolkit.InvalidArgument || in.Call.Tool == "" {
-			t.Fatalf("%s: refused %v, call %+v", name, in.refused, in.Call)
-		}
-	}
-	var in ToolCallInput
-	if err := json.Unmarshal([]byte(`{"call":{"tool":"pricing.get_realtime_quote","request":{"request_id":"r","actor":{"type":"agent","id":"a"},"user_id":"u_1"},"input":{}}}`), &in); err != nil || in.refused != nil {
-		t.Fatalf("a clean call is refused: %v %v", err, in.refused)
-	}
-}
-
-// TestStartOptionsKeepTheKeyRules: every flow's start options attach to an
-// open run; draft orders and tool calls free the key after a failed run
-// only (docs/backend.md#idempotency-keys), onboardings start again after
-// any end.
-func TestStartOptionsKeepTheKeyRules(t *testing.T) {
-	d, err := DraftOrderStartOptions("q", mustCheck(t, newFixture(t).in))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc, err := ToolCallStartOptions("q", toolCallFixture())
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := OnboardingStartOptions("q", "m_acme_goods")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, c := range map[string]struct {
-		opts  client.StartWorkflowOptions
-		id    string
-		reuse enumspb.WorkflowIdReusePolicy
-	}{
-		"draft order": {d, "draft-order/u_123/key-0001-abcd", enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY},
-		"tool call":   {tc, "tool-call/u_1/req-unit-0001", enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY},
-		"onboarding":  {o, "onboarding/m_acme_goods", enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE},
-	} {
-		if c.opts.ID != c.id || c.opts.TaskQueue != "q" || c.opts.WorkflowIDReusePolicy != c.reuse ||
-			c.opts.WorkflowIDConflictPolicy != enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING || c.opts.TypedSearchAttributes.Size() != 3 {
-			t.Fatalf("%s: %+v", name, c.opts)
-		}
-	}
-	if _, err := OnboardingStartOptions("q", "Acme Goods GmbH"); err == nil {
-		t.Fatal("a merchant name became an onboarding id")
-	}
 }

@@ -57,13 +57,17 @@ func ToolCallID(call toolkit.ToolCall) (string, error) {
 	return ToolCallIDPrefix + call.Request.UserID + "/" + key, nil
 }
 
+// toolCallFlow is ToolCall bound to the specs of the tools it calls
+// (their activity options come from the specs).
+type toolCallFlow struct{ specs toolSpecs }
+
 // ToolCall (registered as ToolCallWorkflowName) runs one tool as the tool
 // activity with the tool's own timeout and retry contract, and returns its
 // envelope whatever the answer, so a caller reads one shape whatever
 // happened: a refusal, an unknown tool or a call that failed through its
 // retries is a result with ok=false, not a failed workflow (unless its key
 // is released: keyOrRelease).
-func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+func (b toolCallFlow) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 	res, err := b.toolCallAnswer(ctx, in)
 	if err != nil {
 		return res, err
@@ -73,7 +77,7 @@ func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult,
 
 // toolCallAnswer is the call's envelope, whatever the answer. An input
 // strict decoding refused (duplicate keys, unknown fields) runs nothing.
-func (b bound) toolCallAnswer(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+func (b toolCallFlow) toolCallAnswer(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 	if in.refused != nil {
 		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -25,7 +26,9 @@ func toolCallFixture() toolkit.ToolCall {
 // toolCallEnv is a test environment serving ToolCall bound to testSpecs.
 func toolCallEnv() *testsuite.TestWorkflowEnvironment {
 	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
-	Register(env, testSpecs())
+	specs := newToolSpecs(testSpecs())
+	env.RegisterWorkflowWithOptions(toolCallFlow{specs: specs}.ToolCall, workflow.RegisterOptions{Name: ToolCallWorkflowName})
+	env.RegisterWorkflowWithOptions(ListTools, workflow.RegisterOptions{Name: ListToolsWorkflowName})
 	env.RegisterActivity(&activities.Tools{})
 	return env
 }

@@ -19,9 +19,6 @@ func testSpecs() []toolkit.Spec {
 	return append(append(commerce.Specs(), support.Specs()...), onboarding.Specs()...)
 }
 
-// registerWorkflows registers every workflow, bound to testSpecs.
-func (f *fakeEnv) registerWorkflows() { Register(f.env, testSpecs()) }
-
 // toolIn is what a fake tool receives: the call's envelope and its input
 // decoded into A.
 type toolIn[A any] struct {

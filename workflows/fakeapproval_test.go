@@ -1,0 +1,30 @@
+package workflows
+
+import (
+	"context"
+
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/support/sealtest"
+)
+
+// sealedAs is the approval payload approver sends after signing in: sealed
+// by the codec server for them (the test ring). A decision the codec server
+// would not seal (a rejection without reason …) goes unsealed, naming the
+// approver, for the workflow to refuse.
+func sealedAs(approver, approvalID, decision, reason string) ApprovalSignal {
+	d := support.Decision{ApprovalID: approvalID, Decision: decision, Reason: reason}
+	sealed, err := sealtest.As(approver).SealDecision(context.Background(), d)
+	if err != nil {
+		return ApprovalSignal{ApprovalID: approvalID, Decision: decision, Approver: approver, Reason: reason}
+	}
+	return SignalOf(sealed)
+}
+
+// rejectedReasons lists the reasons of the rejected signals in order.
+func rejectedReasons(l SignalLog) []string {
+	out := []string{}
+	for _, r := range l.Rejected {
+		out = append(out, r.Signal+":"+r.Reason)
+	}
+	return out
+}
