@@ -14,8 +14,8 @@ type EvidenceRef struct {
 	Hash string `json:"hash,omitempty"`
 }
 
-// evidenceRefOf reads the snapshot of an envelope.
-func evidenceRefOf(step string, env toolkit.Response) EvidenceRef {
+// EvidenceRefOf reads the snapshot of an envelope.
+func EvidenceRefOf(step string, env toolkit.Response) EvidenceRef {
 	ref := EvidenceRef{Step: step, Tool: env.Tool, SnapshotID: env.SnapshotID()}
 	if env.Evidence != nil && len(env.Evidence.Sources) > 0 {
 		ref.Hash = env.Evidence.Sources[0].Hash

@@ -35,17 +35,17 @@ import (
 // fingerprint.
 const MemoInputFingerprint = "input_fingerprint"
 
-// onceStartOptions start the run of id at most once per success: attach
+// OnceStartOptions start the run of id at most once per success: attach
 // while it is open, keep a completed run, start again after a failed one.
-func onceStartOptions(id, taskQueue, flow, state, summary string) client.StartWorkflowOptions {
-	opts := startOptions(id, taskQueue, flow, state, summary)
+func OnceStartOptions(id, taskQueue, flow, state, summary string) client.StartWorkflowOptions {
+	opts := StartOptions(id, taskQueue, flow, state, summary)
 	opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
 	return opts
 }
 
-// startOptions is what every start has: the id, the queue, attach to an
+// StartOptions is what every start has: the id, the queue, attach to an
 // open run, and search attributes from the first event.
-func startOptions(id, taskQueue, flow, state, summary string) client.StartWorkflowOptions {
+func StartOptions(id, taskQueue, flow, state, summary string) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                taskQueue,
