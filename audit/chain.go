@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cartwright-dev/cartwright/evidence"
-	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // checkChain verifies the workflow's hash chain and classifies every
@@ -39,54 +38,12 @@ func checkChain(ctx context.Context, d Deps, ev *events, rep *Report) error {
 	for _, c := range rep.Activities {
 		named[c.SnapshotID] = true
 	}
-	checkFailedRefusals(rep, ev, snaps, named)
 	for _, s := range snaps {
 		if !named[s.SnapshotID] {
 			classify(rep, ev, s)
 		}
 	}
 	return nil
-}
-
-// checkFailedRefusals checks every activity that failed with a refusal
-// (older runs' per-tool activities) against the refusal's snapshot: the
-// snapshot of that activity holding the same error object. A refusal
-// nothing evidences is the finding missing_snapshot.
-func checkFailedRefusals(rep *Report, ev *events, snaps []*evidence.SnapshotRecord, named map[string]bool) {
-	for _, a := range ev.Activities {
-		if a.RefusalCode == "" {
-			continue
-		}
-		hash, err := toolkit.CanonicalHash(a.Refusal)
-		c := ActivityCheck{ActivityID: a.ID, ActivityType: a.Type, Attempt: a.Attempt, EventID: a.EventID,
-			Hash: hash, Refusal: true, Code: a.RefusalCode}
-		f := Finding{ActivityID: a.ID, ActivityType: a.Type, EventID: a.EventID}
-		var match, other *evidence.SnapshotRecord
-		for _, s := range snaps {
-			if s.ActivityID != a.ID || (s.RunID != rep.RunID && !ev.RunIDs[s.RunID]) || s.Status != string(toolkit.StatusError) {
-				continue
-			}
-			if err == nil && s.OutputHash == hash {
-				match = s
-			} else {
-				other = s
-			}
-		}
-		switch {
-		case match != nil:
-			c.Tool, c.SnapshotID, c.OK = match.Tool, match.SnapshotID, true
-			named[match.SnapshotID] = true
-		case other != nil:
-			f.Kind, f.SnapshotID, f.Tool = KindHashMismatch, other.SnapshotID, other.Tool
-			f.Detail = fmt.Sprintf("the refusal (%s) in the history hashes to %s, its snapshot's output_hash is %s", a.RefusalCode, hash, other.OutputHash)
-			named[other.SnapshotID] = true
-			rep.find(f)
-		default:
-			f.Kind, f.Detail = KindMissingSnapshot, fmt.Sprintf("the activity was refused (%s) and no evidence snapshot holds the refusal", a.RefusalCode)
-			rep.find(f)
-		}
-		rep.Activities = append(rep.Activities, c)
-	}
 }
 
 // classify files a snapshot no completed activity names: a leftover of an

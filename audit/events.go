@@ -1,15 +1,10 @@
 package audit
 
 import (
-	"encoding/json"
-
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
-	failurepb "go.temporal.io/api/failure/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
-
-	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // activityState is how far an activity got according to the history.
@@ -32,12 +27,6 @@ type activity struct {
 	// scheduling event otherwise.
 	EventID int64
 	Result  *commonpb.Payloads
-	// RefusalCode and Refusal are set for an activity that failed with a
-	// tool's refusal (a non-retryable closed-set code, the per-tool
-	// activities of older runs): the code and the error object its failure
-	// carries, which the refusal's snapshot must hold.
-	RefusalCode string
-	Refusal     json.RawMessage
 	// envs and envsErr are Result's envelopes, decoded once (envelopes).
 	envs    []resultEnvelope
 	envsErr error
@@ -105,7 +94,6 @@ func scan(h *historypb.History, dc converter.DataConverter) *events {
 			a := bySched[attr.GetScheduledEventId()]
 			closeFailed(a)
 			if a != nil {
-				a.RefusalCode, a.Refusal = refusalOf(attr.GetFailure(), dc)
 				a.EventID = e.GetEventId()
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
@@ -123,22 +111,6 @@ func scan(h *historypb.History, dc converter.DataConverter) *events {
 		}
 	}
 	return ev
-}
-
-// refusalOf reads a failure that is a tool's refusal: an application
-// failure whose type is a non-retryable code of the closed set, with the
-// error object as its first detail.
-func refusalOf(f *failurepb.Failure, dc converter.DataConverter) (string, json.RawMessage) {
-	info := f.GetApplicationFailureInfo()
-	code := toolkit.Code(info.GetType())
-	if info == nil || !code.Valid() || code.Retryable() || len(info.GetDetails().GetPayloads()) == 0 {
-		return "", nil
-	}
-	var raw json.RawMessage
-	if dc.FromPayload(info.GetDetails().GetPayloads()[0], &raw) != nil {
-		return "", nil
-	}
-	return string(code), raw
 }
 
 func closeFailed(a *activity) {
