@@ -42,28 +42,32 @@ func (inv *Invoker) Registry() *Registry { return inv.reg }
 // Invoke runs tool name with input for the caller described by req. On
 // failure the error is a *Error with a code from the closed set and the
 // response (still returned) carries it in its error field.
+//
+// One call is one sequence, each step a function below, in this order:
+//
+//	lookup   the registered, enabled tool                     (lookup)
+//	validate the envelope, the caller, the input's schema     (preflight)
+//	run      the handler under the tool's timeout             (run)
+//	envelope output schema, sanitising, fingerprints          (envelope)
+//	record   the evidence snapshot; its id goes in the envelope (record)
+//
+// A step that fails ends the sequence; if the failure is a refusal (a code
+// no retry changes) of a registered tool, the refusal is recorded instead
+// (recordRefusal, docs/tools.md#pipeline).
 func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input any) (*Response, error) {
 	start := inv.now()
 	ctx, observed := inv.obs.Call(ctx, name)
-	call := callContext(ctx)
-	if req.CorrelationID == "" {
-		req.CorrelationID = correlationID(call)
+	c := &toolCall{name: name, req: req, input: input, call: CallFrom(ctx), start: start}
+	if c.req.CorrelationID == "" {
+		c.req.CorrelationID = correlationID(c.call)
 	}
-	logger := inv.log.With(
-		zap.String("tool", name),
-		zap.String("request_id", req.RequestID),
-		zap.String("session_hash", SessionHash(req.SessionID)),
-		zap.String("correlation_id", req.CorrelationID),
-		zap.String("workflow_id", call.WorkflowID),
-		zap.String("activity_id", call.ActivityID),
-		zap.Int32("iteration", call.Attempt),
-	)
+	logger := inv.logger(c)
 	logger.Info("tool call", zap.String("event", "agent_tool_call"), zap.String("status", "running"))
 
-	var seen answered
-	resp, err := inv.invoke(ctx, name, req, input, call, start, &seen)
-	defer func() { observed(seen.outcome(name, req, resp)) }()
-	resp.Meta.DurationMS = inv.now().Sub(start).Milliseconds()
+	resp := &Response{Tool: name, Warnings: []string{}}
+	err := inv.pipeline(ctx, c, resp)
+	defer func() { observed(c.outcome(resp)) }()
+	resp.Meta.DurationMS = inv.now().Sub(c.start).Milliseconds()
 	fields := []zap.Field{
 		zap.String("event", "agent_tool_done"),
 		zap.Int64("duration_ms", resp.Meta.DurationMS),
@@ -72,20 +76,7 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 		zap.Bool("cache_hit", resp.Meta.CacheHit),
 	}
 	if err != nil {
-		te := AsError(err)
-		resp.OK, resp.Status, resp.Data, resp.Error = false, StatusError, nil, te
-		if seen.spec != nil && !te.Code.Retryable() {
-			// A refusal is an answer like any other: it gets its evidence
-			// snapshot, and without one it is not given (the store's failure
-			// is infrastructure, retried).
-			ectx, done := inv.obs.Phase(ctx, name, PhaseEvidence)
-			rerr := inv.recordRefusal(ectx, resp, *seen.spec, req, call, seen.inputJSON(), start)
-			done(rerr)
-			if rerr != nil {
-				te = AsError(rerr)
-				resp.Error = te
-			}
-		}
+		te := inv.refused(ctx, c, resp, err)
 		logger.Warn("tool call failed", append(fields, zap.String("status", "error"), zap.String("error_code", string(te.Code)))...)
 		return resp, te
 	}
@@ -93,84 +84,152 @@ func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input 
 	return resp, nil
 }
 
-// answered is what invoke learnt before it failed: the spec of a registered
-// tool (so its refusal can be evidenced) and the input as JSON, if valid.
-type answered struct {
-	spec  *Spec
-	input any
-	rawIn json.RawMessage
-	// ran is set once the tool's handler was called (a failure before it
-	// is a refusal), outBytes once its output was marshalled.
+// pipeline is the sequence Invoke documents: lookup → validate → run →
+// envelope → record, filling resp on the way.
+func (inv *Invoker) pipeline(ctx context.Context, c *toolCall, resp *Response) error {
+	tool, err := inv.lookup(c, resp)
+	if err != nil {
+		return err
+	}
+	_, done := inv.obs.Phase(ctx, c.name, PhasePreflight)
+	rawIn, inTree, err := inv.preflight(tool, c.req, c.input)
+	done(err)
+	if err != nil {
+		return err
+	}
+	fingerprint, fpErr := CanonicalHash(rawIn)
+	resp.Meta.InputFingerprint, c.rawIn = fingerprint, rawIn
+
+	c.ran = true
+	xctx, done := inv.obs.Phase(ctx, c.name, PhaseExec)
+	out, err := run(xctx, tool, &Call{Request: c.req, Input: rawIn, Spec: tool.Spec})
+	done(err)
+	if err != nil {
+		return err
+	}
+	ev, err := inv.envelope(ctx, c, tool, out, resp)
+	if err != nil {
+		return err
+	}
+	ev.inDigest = inputDigestOf(inTree, fingerprint, fpErr)
+
+	ectx, done := inv.obs.Phase(ctx, c.name, PhaseEvidence)
+	err = inv.record(ectx, c, resp, ev)
+	done(err)
+	if err != nil {
+		resp.OK, resp.Data = false, nil
+	}
+	return err
+}
+
+// toolCall is one call on its way through the invoker: what the caller
+// gave, where it runs, and what the pipeline learnt before it ended — the
+// spec of a registered tool (so its refusal can be evidenced), the input
+// as JSON once valid, whether the handler ran (a failure before it is a
+// refusal) and the size of its marshalled output.
+type toolCall struct {
+	name     string
+	req      Request
+	input    any
+	call     CallContext
+	start    time.Time
+	spec     *Spec
+	rawIn    json.RawMessage
 	ran      bool
 	outBytes int
 }
 
+// logger is the invoker's logger with the call's identifying fields.
+func (inv *Invoker) logger(c *toolCall) *zap.Logger {
+	return inv.log.With(
+		zap.String("tool", c.name),
+		zap.String("request_id", c.req.RequestID),
+		zap.String("session_hash", SessionHash(c.req.SessionID)),
+		zap.String("correlation_id", c.req.CorrelationID),
+		zap.String("workflow_id", c.call.WorkflowID),
+		zap.String("activity_id", c.call.ActivityID),
+		zap.Int32("iteration", c.call.Attempt),
+	)
+}
+
+// lookup finds the registered tool and names its version and provider in
+// the envelope; a disabled tool is FORBIDDEN (but known, so its refusal is
+// evidenced).
+func (inv *Invoker) lookup(c *toolCall, resp *Response) (*Tool, error) {
+	tool, enabled := inv.reg.lookup(c.name)
+	if tool == nil {
+		return nil, Errorf(NotFound, "tool %s is not registered", c.name)
+	}
+	spec := tool.Spec
+	resp.Version, resp.Meta.Provider = spec.Version, spec.Provider
+	c.spec = &spec
+	if !enabled {
+		return nil, Errorf(Forbidden, "tool %s is disabled", c.name)
+	}
+	return tool, nil
+}
+
+// refused turns a failed pipeline into the envelope's error. A refusal is
+// an answer like any other: it gets its evidence snapshot, and without one
+// it is not given (the store's failure is infrastructure, retried).
+func (inv *Invoker) refused(ctx context.Context, c *toolCall, resp *Response, err error) *Error {
+	te := AsError(err)
+	resp.OK, resp.Status, resp.Data, resp.Error = false, StatusError, nil, te
+	if c.spec == nil || te.Code.Retryable() {
+		return te
+	}
+	ectx, done := inv.obs.Phase(ctx, c.name, PhaseEvidence)
+	rerr := inv.recordRefusal(ectx, c, resp)
+	done(rerr)
+	if rerr != nil {
+		te = AsError(rerr)
+		resp.Error = te
+	}
+	return te
+}
+
 // outcome is what the observer learns of a finished call.
-func (a answered) outcome(name string, req Request, resp *Response) Outcome {
-	o := Outcome{Tool: name, Status: resp.Status, Origin: req.Actor.Type, BytesIn: len(a.rawIn), BytesOut: a.outBytes}
-	if a.spec == nil {
+func (c *toolCall) outcome(resp *Response) Outcome {
+	o := Outcome{Tool: c.name, Status: resp.Status, Origin: c.req.Actor.Type, BytesIn: len(c.rawIn), BytesOut: c.outBytes}
+	if c.spec == nil {
 		o.Tool = UnregisteredTool
 	}
 	if resp.Error != nil {
-		o.Code, o.Denied = resp.Error.Code, !a.ran
+		o.Code, o.Denied = resp.Error.Code, !c.ran
 	}
 	return o
 }
 
 // inputJSON is the input a refusal's snapshot digests: the validated input,
 // else the input as given (refused by preflight), else nothing.
-func (a answered) inputJSON() json.RawMessage {
-	if a.rawIn != nil {
-		return a.rawIn
+func (c *toolCall) inputJSON() json.RawMessage {
+	if c.rawIn != nil {
+		return c.rawIn
 	}
-	if b, err := json.Marshal(a.input); err == nil && string(b) != "null" {
+	if b, err := json.Marshal(c.input); err == nil && string(b) != "null" {
 		return b
 	}
 	return nil
 }
 
-func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input any, call CallContext, start time.Time, seen *answered) (*Response, error) {
-	resp := &Response{Tool: name, Warnings: []string{}}
-	tool, enabled := inv.reg.lookup(name)
-	if tool == nil {
-		return resp, Errorf(NotFound, "tool %s is not registered", name)
-	}
+// envelope checks the handler's output against the tool's output schema,
+// sanitises it and fills resp with the answer; it returns what record
+// stores (all but the input digest, which the pipeline adds).
+func (inv *Invoker) envelope(ctx context.Context, c *toolCall, tool *Tool, out *Output, resp *Response) (answerEvidence, error) {
 	spec := tool.Spec
-	resp.Version, resp.Meta.Provider = spec.Version, spec.Provider
-	seen.spec, seen.input = &spec, input
-	if !enabled {
-		return resp, Errorf(Forbidden, "tool %s is disabled", name)
-	}
-	_, done := inv.obs.Phase(ctx, name, PhasePreflight)
-	rawIn, inTree, err := inv.preflight(tool, req, input)
-	done(err)
-	if err != nil {
-		return resp, err
-	}
-	fingerprint, fpErr := CanonicalHash(rawIn)
-	resp.Meta.InputFingerprint = fingerprint
-	seen.rawIn = rawIn
-
-	seen.ran = true
-	xctx, done := inv.obs.Phase(ctx, name, PhaseExec)
-	out, err := run(xctx, tool, &Call{Request: req, Input: rawIn, Spec: spec})
-	done(err)
-	if err != nil {
-		return resp, err
-	}
-	_, done = inv.obs.Phase(ctx, name, PhaseValidate)
+	_, done := inv.obs.Phase(ctx, c.name, PhaseValidate)
 	rawOut, outTree, err := inv.validateOutput(tool, out)
 	done(err)
 	if err != nil {
-		return resp, err
+		return answerEvidence{}, err
 	}
-	seen.outBytes = len(rawOut)
+	c.outBytes = len(rawOut)
 
-	_, done = inv.obs.Phase(ctx, name, PhaseSanitize)
+	_, done = inv.obs.Phase(ctx, c.name, PhaseSanitize)
 	clean, err := sanitizeTree(outTree)
 	done(err)
 	if err != nil {
-		return resp, Errorf(UpstreamError, "sanitise output of %s: %v", name, err)
+		return answerEvidence{}, Errorf(UpstreamError, "sanitise output of %s: %v", c.name, err)
 	}
 	resp.Data = clean.json
 	resp.Status = out.Status
@@ -179,7 +238,7 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	}
 	resp.OK = true
 	resp.TTLSeconds = int(spec.TTL / time.Second)
-	resp.Warnings = mergeWarnings(out.Warnings, clean.Warnings, req.DryRun)
+	resp.Warnings = mergeWarnings(out.Warnings, clean.Warnings, c.req.DryRun)
 	resp.Meta.CacheHit = out.CacheHit
 	resp.Meta.RedactionApplied = clean.Changed
 	resp.Meta.Tainted = out.Tainted || clean.Tainted || spec.Annotations.OpenWorld
@@ -189,18 +248,10 @@ func (inv *Invoker) invoke(ctx context.Context, name string, req Request, input 
 	}
 	hash, err := OutputHash(resp.Data)
 	if err != nil {
-		return resp, Errorf(UpstreamError, "hash output of %s: %v", name, err)
+		return answerEvidence{}, Errorf(UpstreamError, "hash output of %s: %v", c.name, err)
 	}
 	resp.Meta.OutputFingerprint = hash
-
-	ectx, done := inv.obs.Phase(ctx, name, PhaseEvidence)
-	err = inv.record(ectx, resp, spec, req, call, inputDigestOf(inTree, fingerprint, fpErr), rawOut, clean.Changed, hash, start, resp.Data)
-	done(err)
-	if err != nil {
-		resp.OK, resp.Data = false, nil
-		return resp, err
-	}
-	return resp, nil
+	return answerEvidence{output: resp.Data, hash: hash, raw: rawOut, redacted: clean.Changed}, nil
 }
 
 // validateOutput marshals the tool's data and checks it against the
@@ -284,29 +335,43 @@ func run(ctx context.Context, tool *Tool, call *Call) (out *Output, err error) {
 	return out, nil
 }
 
-// record stores the evidence snapshot and puts its id into the envelope.
-// The input digest comes as a function: without a sink it is never needed.
-func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req Request, call CallContext,
-	inDigest func() (string, error), rawOut json.RawMessage, redacted bool, hash string, start time.Time, output json.RawMessage) error {
+// answerEvidence is what record stores of one answer or refusal.
+type answerEvidence struct {
+	// inDigest computes the input digest; without a sink it is never needed.
+	inDigest func() (string, error)
+	// output is what the envelope carries (the sanitised data or error
+	// object) and hash its canonical hash.
+	output json.RawMessage
+	hash   string
+	// raw is the output before sanitising, stored (encrypted) only when
+	// sanitising changed it (redacted).
+	raw      json.RawMessage
+	redacted bool
+}
+
+// record stores the evidence snapshot of c's answer in resp and puts its
+// id into the envelope.
+func (inv *Invoker) record(ctx context.Context, c *toolCall, resp *Response, ev answerEvidence) error {
+	spec := *c.spec
 	if inv.sink == nil {
 		if spec.EvidenceRequired {
 			return Errorf(UpstreamError, "tool %s requires evidence and no evidence store is configured", spec.Name)
 		}
 		return nil
 	}
-	digest, err := inDigest()
+	digest, err := ev.inDigest()
 	if err != nil {
 		return Errorf(UpstreamError, "digest input of %s: %v", spec.Name, err)
 	}
 	snap := Snapshot{
-		Tool: spec.Name, ToolVersion: spec.Version, Build: inv.build, Call: call,
-		RequestID: req.RequestID, CorrelationID: req.CorrelationID, UserID: req.UserID,
-		InputDigest: digest, Output: output, OutputHash: hash,
-		RulesetVersion: resp.Meta.RulesetVersion, TTL: spec.TTL, Status: resp.Status, CreatedAt: start.UTC(),
+		Tool: spec.Name, ToolVersion: spec.Version, Build: inv.build, Call: c.call,
+		RequestID: c.req.RequestID, CorrelationID: c.req.CorrelationID, UserID: c.req.UserID,
+		InputDigest: digest, Output: ev.output, OutputHash: ev.hash,
+		RulesetVersion: resp.Meta.RulesetVersion, TTL: spec.TTL, Status: resp.Status, CreatedAt: c.start.UTC(),
 		TraceID: inv.obs.TraceID(ctx),
 	}
-	if redacted {
-		snap.RawOutput = rawOut
+	if ev.redacted {
+		snap.RawOutput = ev.raw
 	}
 	rec, err := inv.recordStep(ctx, snap)
 	if err != nil {
@@ -315,12 +380,12 @@ func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req R
 		}
 		return Errorf(UpstreamError, "store evidence for %s: %v", spec.Name, err).WithCause(err)
 	}
-	id := rec.SnapshotID
+	id, hash, at := rec.SnapshotID, ev.hash, c.start
 	if rec.Reused && rec.OutputHash != hash {
 		if err := adopt(resp, rec); err != nil {
 			return Errorf(UpstreamError, "%s: the step's stored answer %s: %v", spec.Name, id, err)
 		}
-		hash, start = rec.OutputHash, rec.CreatedAt
+		hash, at = rec.OutputHash, rec.CreatedAt
 	}
 	if id == "" {
 		if spec.EvidenceRequired {
@@ -329,7 +394,7 @@ func (inv *Invoker) record(ctx context.Context, resp *Response, spec Spec, req R
 		return nil
 	}
 	resp.Evidence = &Evidence{SnapshotID: id, Sources: []Source{{
-		Type: "tool", Name: spec.Name + "@" + spec.Version, Hash: hash, TS: start.UTC().Format(time.RFC3339Nano),
+		Type: "tool", Name: spec.Name + "@" + spec.Version, Hash: hash, TS: at.UTC().Format(time.RFC3339Nano),
 	}}}
 	return nil
 }
@@ -434,8 +499,6 @@ func CallFrom(ctx context.Context) CallContext {
 	c, _ := ctx.Value(callKey{}).(CallContext)
 	return c
 }
-
-func callContext(ctx context.Context) CallContext { return CallFrom(ctx) }
 
 // correlationID is `corr-{16 hex}` (docs/evidence.md#correlation-id). Inside an
 // activity it is derived from the workflow and activity ids, so every retry of

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 )
 
 // A refusal is a tool's answer that the call cannot proceed as asked: a
@@ -19,8 +18,8 @@ import (
 // recordRefusal sanitises the refusal in resp.Error, stores its snapshot
 // and names it in the envelope. An error is the evidence store's failure
 // (UPSTREAM_ERROR): no evidence, no answer.
-func (inv *Invoker) recordRefusal(ctx context.Context, resp *Response, spec Spec, req Request, call CallContext,
-	rawIn json.RawMessage, start time.Time) error {
+func (inv *Invoker) recordRefusal(ctx context.Context, c *toolCall, resp *Response) error {
+	spec, rawIn := *c.spec, c.inputJSON()
 	raw, err := json.Marshal(resp.Error)
 	if err != nil {
 		return Errorf(UpstreamError, "encode refusal of %s: %v", spec.Name, err)
@@ -49,8 +48,9 @@ func (inv *Invoker) recordRefusal(ctx context.Context, resp *Response, spec Spec
 	if rawIn == nil {
 		rawIn = json.RawMessage(`{}`) // no input was given
 	}
-	inDigest := func() (string, error) { return inputDigest(rawIn) }
-	if err := inv.record(ctx, resp, spec, req, call, inDigest, raw, clean.Changed, hash, start, out); err != nil {
+	ev := answerEvidence{inDigest: func() (string, error) { return inputDigest(rawIn) },
+		output: out, hash: hash, raw: raw, redacted: clean.Changed}
+	if err := inv.record(ctx, c, resp, ev); err != nil {
 		var te *Error
 		if errors.As(err, &te) && !te.Code.Retryable() {
 			return Errorf(UpstreamError, "%s", te.Message)
