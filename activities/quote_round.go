@@ -98,16 +98,13 @@ func PrefetchSHA256(args any, raw []byte) string {
 func (a *Tools) QuoteRound(ctx context.Context, in QuoteRoundInput) (QuoteRoundResult, error) {
 	ctx = commerce.WithCatalogMemo(ctx)
 	batch := a.Invoker.NewBatch()
-	res, err := RunQuoteRound(toolkit.WithBatch(ctx, batch), in, a.call)
+	res, err := RunQuoteRound(ctx, in, a.callIn(batch))
 	if err != nil {
 		return QuoteRoundResult{}, err
 	}
-	if batch == nil {
-		return res, nil
-	}
 	err = a.Invoker.CommitBatch(ctx, batch)
 	if errors.Is(err, toolkit.ErrStepRecorded) {
-		return RunQuoteRound(ctx, in, a.call)
+		return RunQuoteRound(ctx, in, a.callIn(nil))
 	}
 	if err != nil {
 		return QuoteRoundResult{}, ApplicationError(err)
@@ -115,9 +112,12 @@ func (a *Tools) QuoteRound(ctx context.Context, in QuoteRoundInput) (QuoteRoundR
 	return res, nil
 }
 
-// call is one call of a quote round through the invoker.
-func (a *Tools) call(ctx context.Context, tool string, req toolkit.Request, input json.RawMessage) (toolkit.Response, error) {
-	return Call(ctx, a.Invoker, tool, req, input)
+// callIn makes a quote round's calls through the invoker, their
+// snapshots staged in batch (nil: each written at once).
+func (a *Tools) callIn(batch *toolkit.Batch) RoundCaller {
+	return func(ctx context.Context, tool string, req toolkit.Request, input json.RawMessage) (toolkit.Response, error) {
+		return CallIn(ctx, a.Invoker, batch, tool, req, input)
+	}
 }
 
 // RoundCaller makes one tool call of a quote round and answers as Call

@@ -43,10 +43,16 @@ func (a *Tools) CallTool(ctx context.Context, in CallToolInput) (CallToolResult,
 // defines): the invoker told which activity runs it, then the envelope of
 // any answer, or the Temporal error of a failure worth retrying.
 func Call(ctx context.Context, inv *toolkit.Invoker, tool string, req toolkit.Request, input any) (toolkit.Response, error) {
+	return CallIn(ctx, inv, nil, tool, req, input)
+}
+
+// CallIn is Call with the snapshot staged in batch (nil: written at once;
+// docs/evidence.md#staged-batches).
+func CallIn(ctx context.Context, inv *toolkit.Invoker, batch *toolkit.Batch, tool string, req toolkit.Request, input any) (toolkit.Response, error) {
 	if refused := internalRefusal(ctx, inv, tool); refused != nil {
 		return toolkit.ErrorResponse(tool, "", refused), nil
 	}
-	resp, err := inv.Invoke(toolkit.WithCall(ctx, callOf(ctx)), tool, req, input)
+	resp, err := inv.InvokeIn(toolkit.WithCall(ctx, callOf(ctx)), batch, tool, req, input)
 	if err != nil && toolkit.AsError(err).Code.Retryable() {
 		return toolkit.Response{}, ApplicationError(err)
 	}

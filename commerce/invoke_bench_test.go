@@ -101,6 +101,8 @@ func benchDraftOrder(b *testing.B) (*toolkit.Invoker, []benchCall) {
 
 // discardSink stands in for the evidence store: an id for every snapshot,
 // nothing kept (a benchmark's millions of calls would fill memory).
-type discardSink struct{}
+type discardSink struct{ toolkit.Unstaged }
 
-func (discardSink) Record(context.Context, toolkit.Snapshot) (string, error) { return "ev_bench", nil }
+func (discardSink) RecordStep(context.Context, toolkit.Snapshot) (toolkit.Recorded, error) {
+	return toolkit.Recorded{SnapshotID: "ev_bench"}, nil
+}

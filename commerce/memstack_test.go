@@ -200,14 +200,15 @@ func sqlTuple(s string) ([]string, error) {
 // memEvidence records snapshots in memory, as the evidence store would
 // keep them, so tests can look an envelope's snapshot up.
 type memEvidence struct {
+	toolkit.Unstaged
 	mu    sync.Mutex
 	snaps map[string]toolkit.Snapshot
 }
 
-// Record implements toolkit.EvidenceSink.
-func (m *memEvidence) Record(_ context.Context, s toolkit.Snapshot) (string, error) {
+// RecordStep implements toolkit.EvidenceSink.
+func (m *memEvidence) RecordStep(_ context.Context, s toolkit.Snapshot) (toolkit.Recorded, error) {
 	if s.Tool == "" || s.OutputHash == "" || len(s.Output) == 0 {
-		return "", fmt.Errorf("memEvidence: incomplete snapshot for %q", s.Tool)
+		return toolkit.Recorded{}, fmt.Errorf("memEvidence: incomplete snapshot for %q", s.Tool)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -216,7 +217,7 @@ func (m *memEvidence) Record(_ context.Context, s toolkit.Snapshot) (string, err
 	}
 	id := fmt.Sprintf("ev_mem_%06d", len(m.snaps)+1)
 	m.snaps[id] = s
-	return id, nil
+	return toolkit.Recorded{SnapshotID: id}, nil
 }
 
 func (m *memEvidence) get(id string) (toolkit.Snapshot, bool) {

@@ -12,8 +12,6 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-var _ toolkit.StepStager = (*Store)(nil)
-
 // stepRecordedState is the SQLSTATE evidence_append_batch raises when a
 // staged step already holds a snapshot (migration 00081).
 const stepRecordedState = "EV409"
@@ -35,7 +33,7 @@ type staged struct {
 
 func (st *staged) SnapshotID() string { return st.r.SnapshotID }
 
-// StageStep implements toolkit.StepStager: what RecordStep does before it
+// StageStep implements toolkit.EvidenceSink: what RecordStep does before it
 // writes, without I/O.
 func (s *Store) StageStep(snap toolkit.Snapshot) (toolkit.Staged, error) {
 	st, err := s.stage(snap)
@@ -95,7 +93,7 @@ func (c *batchColumns) add(st *staged) {
 	c.heads, c.tails = append(c.heads, st.head), append(c.tails, st.tail)
 }
 
-// CommitSteps implements toolkit.StepStager: it writes the staged rows in
+// CommitSteps implements toolkit.EvidenceSink: it writes the staged rows in
 // one statement (one round trip, one transaction), each after its chain's
 // last row in the order staged. If a step already holds a snapshot, nothing
 // is written and the error matches toolkit.ErrStepRecorded; a transient

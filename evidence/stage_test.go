@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -228,9 +227,9 @@ func TestBatchConcurrentChains(t *testing.T) {
 func TestBatchEnvelopesThroughInvoker(t *testing.T) {
 	s, _ := newTestStore(t)
 	inv := testInvoker(t, s, fixedAnswer(map[string]any{"price": 12, "note": "mail jane@example.com"}))
-	call := func(ctx context.Context, wf string, n int) *toolkit.Response {
-		ctx = toolkit.WithCall(ctx, toolkit.CallContext{WorkflowID: wf, RunID: "run-1", ActivityID: "5", ActivityType: "Quote", Attempt: 1})
-		resp, err := inv.Invoke(ctx, testTool, testRequest("req-"+wf), map[string]any{"n": n})
+	call := func(b *toolkit.Batch, wf string, n int) *toolkit.Response {
+		ctx := toolkit.WithCall(ctxT(t), toolkit.CallContext{WorkflowID: wf, RunID: "run-1", ActivityID: "5", ActivityType: "Quote", Attempt: 1})
+		resp, err := inv.InvokeIn(ctx, b, testTool, testRequest("req-"+wf), map[string]any{"n": n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,10 +249,9 @@ func TestBatchEnvelopesThroughInvoker(t *testing.T) {
 	if b == nil {
 		t.Fatal("the evidence store cannot stage")
 	}
-	bctx := toolkit.WithBatch(ctx, b)
 	var staged []*toolkit.Response
 	for n := 1; n <= 5; n++ {
-		direct, batched := call(ctx, "wf-env-direct", n), call(bctx, "wf-env-batch", n)
+		direct, batched := call(nil, "wf-env-direct", n), call(b, "wf-env-batch", n)
 		if shape(direct) != shape(batched) {
 			t.Fatalf("call %d staged:\n %s\nrecorded:\n %s", n, shape(batched), shape(direct))
 		}
@@ -272,14 +270,14 @@ func TestBatchEnvelopesThroughInvoker(t *testing.T) {
 			r.CreatedAt.Format("2006-01-02T15:04:05.000000Z") != mustTime(t, ev.Sources[0].TS) {
 			t.Fatalf("row %d %s %s %s, envelope %+v", i+1, r.SnapshotID, r.OutputHash, r.CreatedAt, ev)
 		}
-		if again := call(ctx, "wf-env-batch", i+1); again.SnapshotID() != r.SnapshotID {
+		if again := call(nil, "wf-env-batch", i+1); again.SnapshotID() != r.SnapshotID {
 			t.Fatalf("call %d again names %s, want the batch's %s", i+1, again.SnapshotID(), r.SnapshotID)
 		}
 	}
 	// Staged again after the commit: the steps exist, nothing is written.
 	b2 := inv.NewBatch()
-	call(toolkit.WithBatch(ctx, b2), "wf-env-batch", 1)
-	call(toolkit.WithBatch(ctx, b2), "wf-env-batch", 6)
+	call(b2, "wf-env-batch", 1)
+	call(b2, "wf-env-batch", 6)
 	if err := inv.CommitBatch(ctx, b2); !errors.Is(err, toolkit.ErrStepRecorded) {
 		t.Fatalf("commit of a step already recorded: %v", err)
 	}

@@ -74,13 +74,13 @@ func NewStoreFromConfig(pool *pgxpool.Pool, cfg config.Config, logger *zap.Logge
 // Pool returns the store's connection pool (reconcile and the audit share it).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Record implements toolkit.EvidenceSink: RecordStep's snapshot id.
+// Record is RecordStep answering only the snapshot id.
 func (s *Store) Record(ctx context.Context, snap toolkit.Snapshot) (string, error) {
 	rec, err := s.RecordStep(ctx, snap)
 	return rec.SnapshotID, err
 }
 
-// RecordStep implements toolkit.StepRecorder. It appends one snapshot to
+// RecordStep implements toolkit.EvidenceSink. It appends one snapshot to
 // its workflow's chain, unless the step already holds one: a step is one
 // call of one tool with one input in one activity of one run (its id, not
 // its attempt), so a retried attempt or a local activity run again after a

@@ -210,9 +210,12 @@ func TestGetRowKeepsATenantToItsMerchants(t *testing.T) {
 }
 
 // countingEvidence counts the snapshots the invoker records.
-type countingEvidence struct{ n int }
+type countingEvidence struct {
+	toolkit.Unstaged
+	n int
+}
 
-func (c *countingEvidence) Record(context.Context, toolkit.Snapshot) (string, error) {
+func (c *countingEvidence) RecordStep(context.Context, toolkit.Snapshot) (toolkit.Recorded, error) {
 	c.n++
-	return "ev_test", nil
+	return toolkit.Recorded{SnapshotID: "ev_test"}, nil
 }

@@ -24,9 +24,11 @@ func citeInvoker(t *testing.T, ix Citer) *toolkit.Invoker {
 }
 
 // sink stands in for the evidence store (knowledge.cite requires evidence).
-type sink struct{}
+type sink struct{ toolkit.Unstaged }
 
-func (sink) Record(context.Context, toolkit.Snapshot) (string, error) { return "ev_test", nil }
+func (sink) RecordStep(context.Context, toolkit.Snapshot) (toolkit.Recorded, error) {
+	return toolkit.Recorded{SnapshotID: "ev_test"}, nil
+}
 
 func req() toolkit.Request {
 	return toolkit.Request{RequestID: "req-c-1", Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: "wizard"}, UserID: "u_1"}

@@ -19,15 +19,16 @@ const testKey = "sk_test_51FakeKeyForCartwrightTests0000"
 
 // captureSink keeps every snapshot the invoker records.
 type captureSink struct {
+	toolkit.Unstaged
 	mu    sync.Mutex
 	snaps []toolkit.Snapshot
 }
 
-func (s *captureSink) Record(_ context.Context, snap toolkit.Snapshot) (string, error) {
+func (s *captureSink) RecordStep(_ context.Context, snap toolkit.Snapshot) (toolkit.Recorded, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.snaps = append(s.snaps, snap)
-	return "ev_test" + string(rune('A'+len(s.snaps))), nil
+	return toolkit.Recorded{SnapshotID: "ev_test" + string(rune('A'+len(s.snaps)))}, nil
 }
 
 func (s *captureSink) all() []toolkit.Snapshot {

@@ -14,68 +14,49 @@ import (
 // without a batch, so each step adopts its stored answer.
 var ErrStepRecorded = errors.New("toolkit: a staged step already holds an evidence snapshot")
 
-// Staged is one snapshot a StepStager built without writing it yet: its
-// id is the one the row gets when the batch is committed.
+// Staged is one snapshot an EvidenceSink staged without writing it yet:
+// its id is the one the row gets when the batch is committed.
 type Staged interface {
 	SnapshotID() string
 }
 
-// StepStager is a StepRecorder that can also stage steps and write several
-// of them together (docs/evidence.md#staged-batches). StageStep does
-// everything RecordStep does but the I/O; CommitSteps writes the staged
-// steps in one round trip and one transaction, all or nothing, and fails
-// matching ErrStepRecorded when a step already holds a snapshot.
-type StepStager interface {
-	StepRecorder
-	StageStep(s Snapshot) (Staged, error)
-	CommitSteps(ctx context.Context, steps []Staged) error
-}
-
 // Batch collects the evidence snapshots of several calls one activity
-// makes, to write them together. It is safe for concurrent use.
+// makes, to write them together (docs/evidence.md#staged-batches). The
+// caller passes it to InvokeIn for each call and commits it with
+// CommitBatch. It is safe for concurrent use.
 type Batch struct {
-	inv    *Invoker
-	stager StepStager
-	mu     sync.Mutex
-	steps  []Staged
+	inv   *Invoker
+	mu    sync.Mutex
+	steps []Staged
 }
 
-// NewBatch returns a batch, or nil when the invoker's sink cannot stage
-// (then Invoke records as always).
+// NewBatch returns a batch, or nil when the invoker has no sink (a nil
+// batch records every call at once).
 func (inv *Invoker) NewBatch() *Batch {
-	st, ok := inv.sink.(StepStager)
-	if !ok {
+	if inv.sink == nil {
 		return nil
 	}
-	return &Batch{inv: inv, stager: st}
+	return &Batch{inv: inv}
 }
 
-type batchKey struct{}
-
-// WithBatch returns ctx under which Invoke stages the call's snapshot
-// (answers and refusals alike) in b instead of writing it. A nil b returns
-// ctx unchanged.
-func WithBatch(ctx context.Context, b *Batch) context.Context {
-	if b == nil {
-		return ctx
+// InvokeIn is Invoke staging the call's snapshot (answers and refusals
+// alike) in b instead of writing it. A nil b, or a batch of another
+// invoker (whose sink is not this one's to fill), records at once.
+func (inv *Invoker) InvokeIn(ctx context.Context, b *Batch, name string, req Request, input any) (*Response, error) {
+	if b != nil && b.inv != inv {
+		b = nil
 	}
-	return context.WithValue(ctx, batchKey{}, b)
-}
-
-// batchFor is the batch of ctx when it belongs to inv (a batch of another
-// invoker's sink is not this one's to fill).
-func (inv *Invoker) batchFor(ctx context.Context) *Batch {
-	b, _ := ctx.Value(batchKey{}).(*Batch)
-	if b == nil || b.inv != inv {
-		return nil
-	}
-	return b
+	return inv.invoke(ctx, b, name, req, input)
 }
 
 // stage builds snap's row in b. The call's envelope is the one a first,
-// immediately recorded call gets: the snapshot id the row will have.
-func (b *Batch) stage(snap Snapshot) (Recorded, error) {
-	st, err := b.stager.StageStep(snap)
+// immediately recorded call gets: the snapshot id the row will have. A
+// sink that does not stage records the step at once.
+func (b *Batch) stage(ctx context.Context, snap Snapshot) (Recorded, error) {
+	st, err := b.inv.sink.StageStep(snap)
+	if errors.Is(err, ErrNotStaged) {
+		return b.inv.sink.RecordStep(ctx, snap)
+	}
 	if err != nil {
 		return Recorded{}, err
 	}
@@ -115,7 +96,7 @@ func (inv *Invoker) CommitBatch(ctx context.Context, b *Batch) error {
 	if len(steps) == 0 {
 		return nil
 	}
-	err := b.stager.CommitSteps(ctx, steps)
+	err := inv.sink.CommitSteps(ctx, steps)
 	if err == nil {
 		inv.log.Debug("evidence batch committed", zap.Int("snapshots", len(steps)))
 		return nil

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// stagingSink is a StepStager in memory: ids count from 1 whether a step
+// stagingSink is a staging EvidenceSink in memory: ids count from 1 whether a step
 // is recorded or staged, so a staged call and a recorded one get the same.
 type stagingSink struct {
 	mu        sync.Mutex
@@ -28,11 +28,6 @@ type stagedSnap struct {
 func (s stagedSnap) SnapshotID() string { return s.id }
 
 func (s *stagingSink) next() string { s.n++; return fmt.Sprintf("ev_%d", s.n) }
-
-func (s *stagingSink) Record(ctx context.Context, snap Snapshot) (string, error) {
-	rec, err := s.RecordStep(ctx, snap)
-	return rec.SnapshotID, err
-}
 
 func (s *stagingSink) RecordStep(_ context.Context, snap Snapshot) (Recorded, error) {
 	s.mu.Lock()
@@ -93,24 +88,24 @@ func TestBatchEnvelopeIsTheRecordedOne(t *testing.T) {
 		return &Output{Data: in, RulesetVersion: "r-1"}, nil
 	}
 	inputs := []map[string]any{{"country": "DE", "quantity": 2}, {"country": "KP", "quantity": 1}, {"country": "x"}}
-	calls := func(inv *Invoker, ctx context.Context) (out []string) {
-		ctx = WithCall(ctx, CallContext{WorkflowID: "wf-1", RunID: "run-1", ActivityID: "7", ActivityType: "Quote", Attempt: 1})
+	calls := func(inv *Invoker, b *Batch) (out []string) {
+		ctx := WithCall(context.Background(), CallContext{WorkflowID: "wf-1", RunID: "run-1", ActivityID: "7", ActivityType: "Quote", Attempt: 1})
 		for _, in := range inputs {
-			resp, err := inv.Invoke(ctx, "test.echo", validRequest(), in)
+			resp, err := inv.InvokeIn(ctx, b, "test.echo", validRequest(), in)
 			b, _ := json.Marshal(resp)
 			out = append(out, fmt.Sprintf("%s %v", b, CodeOf(err)))
 		}
 		return out
 	}
 	direct, directSink := newStagingInvoker(t, answer)
-	want := calls(direct, context.Background())
+	want := calls(direct, nil)
 
 	inv, sink := newStagingInvoker(t, answer)
 	b := inv.NewBatch()
 	if b == nil {
 		t.Fatal("NewBatch on a staging sink is nil")
 	}
-	got := calls(inv, WithBatch(context.Background(), b))
+	got := calls(inv, b)
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("call %d staged:\n %s\nrecorded:\n %s", i, got[i], want[i])
@@ -135,21 +130,20 @@ func TestBatchEnvelopeIsTheRecordedOne(t *testing.T) {
 	}
 }
 
-// A sink that cannot stage gives no batch, and Invoke records as always.
+// A sink that cannot stage records a batch's calls as always, and a nil
+// batch is no batch.
 func TestNoBatchWithoutStager(t *testing.T) {
 	calls := 0
 	inv, sink := newTestInvoker(t, echoSpec(), echoHandler(&calls))
-	b := inv.NewBatch()
-	if b != nil {
-		t.Fatal("NewBatch on a sink that cannot stage is not nil")
-	}
 	ctx := context.Background()
-	if WithBatch(ctx, b) != ctx {
-		t.Fatal("WithBatch(nil) changed the context")
+	for _, b := range []*Batch{inv.NewBatch(), nil} {
+		resp, err := inv.InvokeIn(ctx, b, "test.echo", validRequest(), map[string]any{"country": "DE", "quantity": 2})
+		if err != nil || b.Len() != 0 || resp.SnapshotID() == "" {
+			t.Fatalf("%v: %d staged, id %q", err, b.Len(), resp.SnapshotID())
+		}
 	}
-	resp, err := inv.Invoke(WithBatch(ctx, b), "test.echo", validRequest(), map[string]any{"country": "DE", "quantity": 2})
-	if err != nil || sink.count() != 1 || resp.SnapshotID() == "" {
-		t.Fatalf("%v: %d snapshots, id %q", err, sink.count(), resp.SnapshotID())
+	if sink.count() != 2 {
+		t.Fatalf("%d snapshots recorded, want 2", sink.count())
 	}
 	if err := inv.CommitBatch(ctx, nil); err != nil {
 		t.Fatal(err)
@@ -167,7 +161,7 @@ func TestBatchOfAnotherInvokerIsIgnored(t *testing.T) {
 	a, _ := newStagingInvoker(t, h)
 	other, otherSink := newStagingInvoker(t, h)
 	b := a.NewBatch()
-	if _, err := other.Invoke(WithBatch(context.Background(), b), "test.echo", validRequest(), map[string]any{"country": "DE", "quantity": 1}); err != nil {
+	if _, err := other.InvokeIn(context.Background(), b, "test.echo", validRequest(), map[string]any{"country": "DE", "quantity": 1}); err != nil {
 		t.Fatal(err)
 	}
 	if otherSink.count() != 1 || b.Len() != 0 {
@@ -193,7 +187,7 @@ func TestCommitBatchFailures(t *testing.T) {
 		})
 		sink.commitErr = tc.err
 		b := inv.NewBatch()
-		if _, err := inv.Invoke(WithBatch(context.Background(), b), "test.echo", validRequest(), map[string]any{"country": "DE", "quantity": 1}); err != nil {
+		if _, err := inv.InvokeIn(context.Background(), b, "test.echo", validRequest(), map[string]any{"country": "DE", "quantity": 1}); err != nil {
 			t.Fatal(err)
 		}
 		err := inv.CommitBatch(context.Background(), b)

@@ -3,6 +3,7 @@ package toolkit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -41,19 +42,47 @@ type Snapshot struct {
 	TraceID string
 }
 
-// EvidenceSink stores snapshots. The invoker calls Record after output
-// validation and sanitising and puts the returned id into the envelope; an
-// error fails the call (evidence first: no evidence, no answer).
+// EvidenceSink is the evidence store as the invoker sees it, one snapshot
+// per step (docs/evidence.md#one-snapshot-per-step). The invoker records
+// after output validation and sanitising and puts the snapshot id into the
+// envelope; an error fails the call (evidence first: no evidence, no
+// answer).
+//
+// RecordStep writes s, or answers with the snapshot the step already holds.
+// StageStep does everything RecordStep does but the I/O, and CommitSteps
+// writes staged steps in one round trip and one transaction, all or
+// nothing, failing to match ErrStepRecorded when a step already holds a
+// snapshot (docs/evidence.md#staged-batches). A sink that writes every
+// snapshot at once embeds Unstaged.
 type EvidenceSink interface {
-	Record(ctx context.Context, s Snapshot) (snapshotID string, err error)
+	RecordStep(ctx context.Context, s Snapshot) (Recorded, error)
+	StageStep(s Snapshot) (Staged, error)
+	CommitSteps(ctx context.Context, steps []Staged) error
 }
+
+// ErrNotStaged is what StageStep answers when the sink writes every
+// snapshot at once: a batch then records the step through RecordStep.
+var ErrNotStaged = errors.New("toolkit: this evidence sink does not stage steps")
+
+// Unstaged is the staging half of an EvidenceSink that writes every
+// snapshot at once: StageStep answers ErrNotStaged, and there is never
+// anything to commit.
+type Unstaged struct{}
+
+// StageStep implements EvidenceSink: nothing is ever staged.
+func (Unstaged) StageStep(Snapshot) (Staged, error) { return nil, ErrNotStaged }
+
+// CommitSteps implements EvidenceSink: there is nothing to write.
+func (Unstaged) CommitSteps(context.Context, []Staged) error { return nil }
 
 // DiscardEvidence is a sink for tools whose spec does not require evidence
 // and for unit tests of tool logic. It stores nothing and returns no id.
-type DiscardEvidence struct{}
+type DiscardEvidence struct{ Unstaged }
 
-// Record implements EvidenceSink.
-func (DiscardEvidence) Record(context.Context, Snapshot) (string, error) { return "", nil }
+// RecordStep implements EvidenceSink.
+func (DiscardEvidence) RecordStep(context.Context, Snapshot) (Recorded, error) {
+	return Recorded{}, nil
+}
 
 // Recorded is the snapshot a step's answer is evidenced by. Reused says
 // the step already held it (a retried attempt, a local activity run again
@@ -68,12 +97,4 @@ type Recorded struct {
 	Status         Status
 	RulesetVersion string
 	CreatedAt      time.Time
-}
-
-// StepRecorder is an EvidenceSink that keeps one snapshot per step (the
-// evidence store): the invoker prefers it, and answers a step that already
-// has a snapshot with that snapshot's answer.
-type StepRecorder interface {
-	EvidenceSink
-	RecordStep(ctx context.Context, s Snapshot) (Recorded, error)
 }

@@ -16,15 +16,16 @@ import (
 // unit test of a tool. Production workers use the PostgreSQL store
 // (package evidence), which also chains and encrypts them.
 type memoryEvidence struct {
-	mu    sync.Mutex
-	snaps []toolkit.Snapshot
+	toolkit.Unstaged // writes every snapshot at once
+	mu               sync.Mutex
+	snaps            []toolkit.Snapshot
 }
 
-func (m *memoryEvidence) Record(_ context.Context, s toolkit.Snapshot) (string, error) {
+func (m *memoryEvidence) RecordStep(_ context.Context, s toolkit.Snapshot) (toolkit.Recorded, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.snaps = append(m.snaps, s)
-	return fmt.Sprintf("ev_example_%d", len(m.snaps)), nil
+	return toolkit.Recorded{SnapshotID: fmt.Sprintf("ev_example_%d", len(m.snaps))}, nil
 }
 
 // Define a tool (its spec, its two JSON Schemas and a handler), register

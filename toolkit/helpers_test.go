@@ -54,15 +54,16 @@ func validRequest() Request {
 
 // recordingSink keeps every snapshot it is given.
 type recordingSink struct {
+	Unstaged
 	mu    sync.Mutex
 	snaps []Snapshot
 }
 
-func (s *recordingSink) Record(_ context.Context, snap Snapshot) (string, error) {
+func (s *recordingSink) RecordStep(_ context.Context, snap Snapshot) (Recorded, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.snaps = append(s.snaps, snap)
-	return "ev_test" + string(rune('a'+len(s.snaps))), nil
+	return Recorded{SnapshotID: "ev_test" + string(rune('a'+len(s.snaps)))}, nil
 }
 
 func (s *recordingSink) count() int {

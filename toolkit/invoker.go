@@ -55,9 +55,14 @@ func (inv *Invoker) Registry() *Registry { return inv.reg }
 // no retry changes) of a registered tool, the refusal is recorded instead
 // (recordRefusal, docs/tools.md#pipeline).
 func (inv *Invoker) Invoke(ctx context.Context, name string, req Request, input any) (*Response, error) {
+	return inv.invoke(ctx, nil, name, req, input)
+}
+
+// invoke is Invoke, staging the snapshot in b when b is not nil.
+func (inv *Invoker) invoke(ctx context.Context, b *Batch, name string, req Request, input any) (*Response, error) {
 	start := inv.now()
 	ctx, observed := inv.obs.Call(ctx, name)
-	c := &toolCall{name: name, req: req, input: input, call: CallFrom(ctx), start: start}
+	c := &toolCall{name: name, req: req, input: input, call: CallFrom(ctx), start: start, batch: b}
 	if c.req.CorrelationID == "" {
 		c.req.CorrelationID = correlationID(c.call)
 	}
@@ -133,6 +138,7 @@ type toolCall struct {
 	input    any
 	call     CallContext
 	start    time.Time
+	batch    *Batch // stages the snapshot when set (InvokeIn)
 	spec     *Spec
 	rawIn    json.RawMessage
 	ran      bool
@@ -373,7 +379,7 @@ func (inv *Invoker) record(ctx context.Context, c *toolCall, resp *Response, ev 
 	if ev.redacted {
 		snap.RawOutput = ev.raw
 	}
-	rec, err := inv.recordStep(ctx, snap)
+	rec, err := inv.recordStep(ctx, c.batch, snap)
 	if err != nil {
 		if te := (*Error)(nil); errors.As(err, &te) {
 			return te
@@ -399,18 +405,13 @@ func (inv *Invoker) record(ctx context.Context, c *toolCall, resp *Response, ev 
 	return nil
 }
 
-// recordStep stores snap through the sink, one snapshot per step when the
-// sink keeps steps (the evidence store), or stages it in the context's
-// batch (docs/evidence.md#staged-batches).
-func (inv *Invoker) recordStep(ctx context.Context, snap Snapshot) (Recorded, error) {
-	if b := inv.batchFor(ctx); b != nil {
-		return b.stage(snap)
+// recordStep stores snap through the sink, or stages it in b
+// (docs/evidence.md#staged-batches).
+func (inv *Invoker) recordStep(ctx context.Context, b *Batch, snap Snapshot) (Recorded, error) {
+	if b != nil {
+		return b.stage(ctx, snap)
 	}
-	if sr, ok := inv.sink.(StepRecorder); ok {
-		return sr.RecordStep(ctx, snap)
-	}
-	id, err := inv.sink.Record(ctx, snap)
-	return Recorded{SnapshotID: id}, err
+	return inv.sink.RecordStep(ctx, snap)
 }
 
 // adopt makes resp the answer the step's snapshot already holds: a step

@@ -67,8 +67,8 @@ func TestRefusalWithoutEvidenceIsNotGiven(t *testing.T) {
 	}
 }
 
-type failingSink struct{}
+type failingSink struct{ Unstaged }
 
-func (failingSink) Record(context.Context, Snapshot) (string, error) {
-	return "", errors.New("evidence database down")
+func (failingSink) RecordStep(context.Context, Snapshot) (Recorded, error) {
+	return Recorded{}, errors.New("evidence database down")
 }

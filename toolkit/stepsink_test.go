@@ -10,13 +10,9 @@ import (
 // stepSink keeps the first snapshot of each step (by activity id) and
 // answers later ones with it, as the evidence store does.
 type stepSink struct {
+	Unstaged
 	steps map[string]Recorded
 	rows  int
-}
-
-func (s *stepSink) Record(ctx context.Context, snap Snapshot) (string, error) {
-	rec, err := s.RecordStep(ctx, snap)
-	return rec.SnapshotID, err
 }
 
 func (s *stepSink) RecordStep(_ context.Context, snap Snapshot) (Recorded, error) {

@@ -65,7 +65,7 @@ func exercised(t *testing.T) *Telemetry {
 	_, phase := tel.Tools.Phase(ctx, "quote_tax", toolkit.PhasePreflight)
 	phase(nil)
 	done(toolkit.Outcome{Tool: "quote_tax", Status: toolkit.StatusError, Code: toolkit.Forbidden, Denied: true, BytesIn: 10, BytesOut: 10})
-	if _, err := tel.Product.Evidence(toolkit.DiscardEvidence{}).Record(context.Background(), toolkit.Snapshot{}); err != nil {
+	if _, err := tel.Product.Evidence(toolkit.DiscardEvidence{}).RecordStep(context.Background(), toolkit.Snapshot{}); err != nil {
 		t.Fatal(err)
 	}
 	tel.Product.Audit("success")

@@ -48,19 +48,12 @@ func newProduct(m metric.Meter) (*Product, error) {
 	return p, nil
 }
 
-// Evidence wraps an evidence sink so every write is counted and timed. The
-// wrapper is a toolkit.StepRecorder: the invoker finds a step's stored
-// answer through it (one snapshot per step, docs/evidence.md), and a
-// wrapper that hid RecordStep would let a re-run step answer differently
-// from its evidence. When the sink can stage steps (the evidence store),
-// so can the wrapper, and only then: toolkit.Invoker.NewBatch asks the
-// wrapper (docs/evidence.md#staged-batches).
-func (p *Product) Evidence(sink toolkit.EvidenceSink) toolkit.StepRecorder {
-	e := evidenceSink{sink: sink, p: p}
-	if st, ok := sink.(toolkit.StepStager); ok {
-		return stagingSink{evidenceSink: e, stager: st}
-	}
-	return e
+// Evidence wraps an evidence sink so every write is counted and timed:
+// a recorded step as one write, a committed batch as one write per
+// snapshot, timed once. Staging is passed through (no I/O, nothing to
+// count).
+func (p *Product) Evidence(sink toolkit.EvidenceSink) toolkit.EvidenceSink {
+	return evidenceSink{sink: sink, p: p}
 }
 
 type evidenceSink struct {
@@ -68,24 +61,22 @@ type evidenceSink struct {
 	p    *Product
 }
 
-func (e evidenceSink) Record(ctx context.Context, s toolkit.Snapshot) (string, error) {
-	rec, err := e.RecordStep(ctx, s)
-	return rec.SnapshotID, err
-}
-
-// RecordStep passes the step to the wrapped sink, as a step when it keeps
-// steps (the evidence store).
 func (e evidenceSink) RecordStep(ctx context.Context, s toolkit.Snapshot) (toolkit.Recorded, error) {
 	start := time.Now()
-	var rec toolkit.Recorded
-	var err error
-	if sr, ok := e.sink.(toolkit.StepRecorder); ok {
-		rec, err = sr.RecordStep(ctx, s)
-	} else {
-		rec.SnapshotID, err = e.sink.Record(ctx, s)
-	}
+	rec, err := e.sink.RecordStep(ctx, s)
 	e.observe(ctx, 1, start, err)
 	return rec, err
+}
+
+func (e evidenceSink) StageStep(s toolkit.Snapshot) (toolkit.Staged, error) {
+	return e.sink.StageStep(s)
+}
+
+func (e evidenceSink) CommitSteps(ctx context.Context, steps []toolkit.Staged) error {
+	start := time.Now()
+	err := e.sink.CommitSteps(ctx, steps)
+	e.observe(ctx, len(steps), start, err)
+	return err
 }
 
 // observe counts n snapshots written (or not, err) and times the write.
@@ -97,27 +88,6 @@ func (e evidenceSink) observe(ctx context.Context, n int, start time.Time, err e
 	ctx = context.WithoutCancel(ctx)
 	e.p.evidenceWrites.Add(ctx, int64(n), metric.WithAttributes(attribute.String("outcome", outcome)))
 	e.p.evidenceTime.Record(ctx, time.Since(start).Seconds())
-}
-
-// stagingSink is the wrapper of a sink that stages steps: staging is
-// passed through (no I/O, nothing to count), a commit is counted as one
-// write per snapshot and timed as one write.
-type stagingSink struct {
-	evidenceSink
-	stager toolkit.StepStager
-}
-
-var _ toolkit.StepStager = stagingSink{}
-
-func (e stagingSink) StageStep(s toolkit.Snapshot) (toolkit.Staged, error) {
-	return e.stager.StageStep(s)
-}
-
-func (e stagingSink) CommitSteps(ctx context.Context, steps []toolkit.Staged) error {
-	start := time.Now()
-	err := e.stager.CommitSteps(ctx, steps)
-	e.observe(ctx, len(steps), start, err)
-	return err
 }
 
 // Audit counts one closed audit row; outcome is success, failed or

@@ -146,11 +146,9 @@ type httpStatus int
 func (s httpStatus) ServeHTTP(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(int(s)) }
 
 // stepSink keeps the first answer of each step, like the evidence store.
-type stepSink struct{ first map[string]toolkit.Recorded }
-
-func (s *stepSink) Record(ctx context.Context, snap toolkit.Snapshot) (string, error) {
-	rec, err := s.RecordStep(ctx, snap)
-	return rec.SnapshotID, err
+type stepSink struct {
+	toolkit.Unstaged
+	first map[string]toolkit.Recorded
 }
 
 func (s *stepSink) RecordStep(_ context.Context, snap toolkit.Snapshot) (toolkit.Recorded, error) {
@@ -172,11 +170,7 @@ func TestEvidenceWrapperKeepsSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sink toolkit.EvidenceSink = tel.Product.Evidence(&stepSink{first: map[string]toolkit.Recorded{}})
-	sr, ok := sink.(toolkit.StepRecorder)
-	if !ok {
-		t.Fatal("the wrapped sink is not a StepRecorder: the invoker would not find a step's stored answer")
-	}
+	sr := tel.Product.Evidence(&stepSink{first: map[string]toolkit.Recorded{}})
 	call := toolkit.Snapshot{Tool: "t", ToolVersion: "1", Status: toolkit.StatusOK}
 	call.Call.WorkflowID, call.Call.ActivityID = "wf", "1"
 	first, second := call, call
@@ -217,20 +211,15 @@ func (s *stageSink) CommitSteps(_ context.Context, steps []toolkit.Staged) error
 	return nil
 }
 
-// The evidence wrapper must not hide staging either (docs/evidence.md#staged-batches):
-// the invoker asks the wrapper whether it can stage, and the wrapper of a
-// sink that cannot must say no.
+// The evidence wrapper must not hide staging either (docs/evidence.md#staged-batches),
+// and the wrapper of a sink that cannot stage must say so.
 func TestEvidenceWrapperKeepsStaging(t *testing.T) {
 	tel, err := New(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	inner := &stageSink{stepSink: stepSink{first: map[string]toolkit.Recorded{}}}
-	var sink toolkit.EvidenceSink = tel.Product.Evidence(inner)
-	st, ok := sink.(toolkit.StepStager)
-	if !ok {
-		t.Fatal("the wrapped sink is not a StepStager: the invoker would write every snapshot alone")
-	}
+	st := tel.Product.Evidence(inner)
 	snap := toolkit.Snapshot{Tool: "t", ToolVersion: "1", Status: toolkit.StatusOK}
 	var steps []toolkit.Staged
 	for _, id := range []string{"1", "2", "3"} {
@@ -247,7 +236,7 @@ func TestEvidenceWrapperKeepsStaging(t *testing.T) {
 	if got := Sum(scrape(t, tel), "evidence_writes_total", map[string]string{"outcome": "ok"}); got != 3 {
 		t.Errorf("evidence_writes_total{outcome=ok} = %v, want 3", got)
 	}
-	if _, ok := tel.Product.Evidence(&stepSink{first: map[string]toolkit.Recorded{}}).(toolkit.StepStager); ok {
-		t.Error("the wrapper of a sink that cannot stage claims it can")
+	if _, err := tel.Product.Evidence(&stepSink{first: map[string]toolkit.Recorded{}}).StageStep(snap); !errors.Is(err, toolkit.ErrNotStaged) {
+		t.Errorf("the wrapper of a sink that cannot stage claims it can (%v)", err)
 	}
 }
