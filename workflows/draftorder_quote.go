@@ -56,7 +56,7 @@ func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 		return d.outcome(firstFailure(perr, serr))
 	}
 	if err := d.chooseShipping(); err != nil {
-		return nil, err
+		return d.outcome(err)
 	}
 	cf := d.startCompliance(ctx)
 	q, qenv, perr := pf.Get(ctx)
@@ -92,13 +92,17 @@ func (d *draftOrder) quoteAllAir(ctx workflow.Context) (*DraftOrderResult, error
 	if end := d.blocked(); end != nil {
 		return end, nil
 	}
-	return nil, d.chooseShipping()
+	if err := d.chooseShipping(); err != nil {
+		return d.outcome(err)
+	}
+	return nil, nil
 }
 
 // blocked ends the draft order when the compliance verdict is block.
 func (d *draftOrder) blocked() *DraftOrderResult {
 	if d.compliance != nil && d.compliance.Verdict == commerce.VerdictBlock {
-		return d.end(StateComplianceBlocked, toolkit.ComplianceBlocked, "compliance blocked the basket: "+strings.Join(d.compliance.Reasons, ", "))
+		return d.end(StateComplianceBlocked, toolkit.ComplianceBlocked, "compliance blocked the basket: "+strings.Join(d.compliance.Reasons, ", ")).
+			withDetail("reasons", d.compliance.Reasons).withDetail("ruleset_version", d.compliance.Ruleset)
 	}
 	return nil
 }
@@ -166,7 +170,7 @@ func (d *draftOrder) startShipping(ctx workflow.Context) toolFuture[commerce.Shi
 func (d *draftOrder) chooseShipping() error {
 	i := commerce.ChooseOption(d.shipping.Options, d.in.ShippingService)
 	if i < 0 {
-		return invalidInput("no shipping option to %s", d.in.ShipTo.Country)
+		return noShippingOption(d.in.ShipTo.Country)
 	}
 	d.option = &d.shipping.Options[i]
 	return nil
@@ -196,7 +200,7 @@ func (d *draftOrder) requote(ctx workflow.Context) (*DraftOrderResult, error) {
 		return d.outcome(err)
 	}
 	if err := d.chooseShipping(); err != nil {
-		return nil, err
+		return d.outcome(err)
 	}
 	if end, err := d.recheckCompliance(ctx); end != nil || err != nil {
 		return end, err

@@ -387,15 +387,6 @@ func TestInvalidAddress(t *testing.T) {
 	}
 }
 
-func TestInfrastructureFailureFailsTheWorkflow(t *testing.T) {
-	f := newFixture(t)
-	f.failures["EstimateDutiesAndTaxes"] = toolkit.Errorf(toolkit.NotFound, "no tax rules for XX")
-	f.env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
-	if err := f.env.GetWorkflowError(); toolkit.CodeOf(err) != toolkit.NotFound {
-		t.Fatalf("workflow error = %v", err)
-	}
-}
-
 func TestInputIsChecked(t *testing.T) {
 	f := newFixture(t)
 	f.in.Request.IdempotencyKey = "another-key-1" // not the workflow id's key
