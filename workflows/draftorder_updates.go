@@ -193,7 +193,7 @@ func (d *draftOrder) confirmTotal(ctx workflow.Context, in ConfirmInput) (Confir
 		return ConfirmAnswer{}, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%s ended without a result", id))
 	case !d.createdFor(in.QuoteHash):
 		return ConfirmAnswer{}, activities.ApplicationError(toolkit.Errorf(toolkit.Conflict, "%s ended (%s): %s", id, d.result.State, d.result.Message).
-			WithDetail("state", d.result.State))
+			WithDetail("state", d.result.State).WithDetail("result_error", d.result.Error))
 	}
 	return ConfirmAnswer{AlreadyDone: !ask.first, Result: *d.result}, nil
 }
