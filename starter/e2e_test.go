@@ -77,11 +77,14 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 	// The printed command, as printed.
 	args := strings.Fields(started.ConfirmCommand)[1:]
 	r = runCLI(t, "", args...)
-	if r.code != 0 || !strings.Contains(r.stdout, workflows.StateDraftCreated) {
+	if r.code != 0 || !strings.Contains(r.stdout, workflows.StateDraftCreated) || !strings.Contains(r.stdout, "created by this call") {
 		t.Fatalf("confirm: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var res workflows.DraftOrderResult
-	if r := jsonOut(t, &res, args...); r.code != 0 || res.State != workflows.StateDraftCreated || res.DraftOrder.QuoteHash != hash {
+	// Again: the same draft order, and --json says this call found it
+	// created rather than created it.
+	var res confirmOutput
+	if r := jsonOut(t, &res, args...); r.code != 0 || res.State != workflows.StateDraftCreated || res.DraftOrder.QuoteHash != hash ||
+		!res.AlreadyDone || res.CreatedByThisCall {
 		t.Fatalf("confirm again (idempotent): exit %d %+v", r.code, res)
 	}
 	runCLI(t, "", "draft-order", "cancel", id).oneLineErr(t, "cancel after creation", exitRefused, "CONFLICT", "already ended")
