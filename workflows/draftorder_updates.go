@@ -112,8 +112,8 @@ func (d *draftOrder) id(ctx workflow.Context) string {
 
 // nextAction answers once the action differs from in.Seen (and, with
 // UntilEnd, the run ended), or the run is over: a run that failed (an
-// unknown SKU is NOT_FOUND) answers with its error, not with the state it
-// failed in, so the caller of Update-with-Start gets the code.
+// input its start check refused) answers with its error, not with the
+// state it failed in, so the caller of Update-with-Start gets the code.
 func (d *draftOrder) nextAction(ctx workflow.Context, in NextActionInput) (DraftOrderStatus, error) {
 	err := workflow.Await(ctx, func() bool {
 		if d.over || d.result != nil {
