@@ -33,7 +33,10 @@ func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline t
 	}
 	opts, err := workflows.ToolCallStartOptions(c.taskQueue, call)
 	if err != nil {
-		err = errf(toolkit.InvalidArgument, "%v", err)
+		// The id's refusal names the field (details.fields); keep it.
+		if te, ok := err.(*toolkit.Error); !ok || te.Code != toolkit.InvalidArgument {
+			err = errf(toolkit.InvalidArgument, "%v", err)
+		}
 		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
 	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, workflows.ToolCallWorkflowName, workflows.ToolCallInput{Call: call})

@@ -51,12 +51,14 @@ func ToolCallID(call toolkit.ToolCall) (string, error) {
 	if err := CheckUserID(call.Request.UserID); err != nil {
 		return "", err
 	}
-	key := call.Request.IdempotencyKey
+	key, field := call.Request.IdempotencyKey, "idempotency_key"
 	if key == "" {
-		key = call.Request.RequestID
+		key, field = call.Request.RequestID, "request_id"
 	}
-	if err := CheckIdempotencyKey(key); err != nil {
-		return "", fmt.Errorf("request_id or idempotency_key: %w", err)
+	if err := checkKey(field, key); err != nil {
+		// The message names the field the caller sent, the one that
+		// keys this call.
+		return "", refuse("request."+field, "%v: it keys the tool call", err)
 	}
 	return ToolCallIDPrefix + call.Request.UserID + "/" + key, nil
 }
