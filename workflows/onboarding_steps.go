@@ -150,7 +150,6 @@ func (o *onboardingRun) ensureRelink(ctx workflow.Context) {
 func (o *onboardingRun) serveDashboard(ctx workflow.Context) {
 	st := o.st
 	for st.PendingDashboard > 0 {
-		st.PendingDashboard--
 		st.DashboardSeq++
 		idem := fmt.Sprintf("dashboard-%d", st.DashboardSeq)
 		req, step := o.request(ctx, "dashboard", idem)
@@ -158,7 +157,9 @@ func (o *onboardingRun) serveDashboard(ctx workflow.Context) {
 			tool: stripetools.ToolLoginLink, req: req,
 			args:    stripetools.LoginLinkInput{StripeAccountID: st.StripeAccountID},
 			summary: stripetools.ToolLoginLink,
+			wrap:    o.outlivingFlow(stripetools.ToolLoginLink), // onboarding_outlive.go
 		}).Get(ctx)
+		st.PendingDashboard-- // pending until answered, an outage included
 		if err != nil {
 			o.stepError(ctx, step, err)
 			continue
