@@ -26,8 +26,8 @@ func TestShortKeyIsRefusedNamingTheFieldSent(t *testing.T) {
 	input := json.RawMessage(`{"currency":"EUR","items":[{"sku":"` + tshirt.SKU + `","quantity":1}]}`)
 	actor := toolkit.Actor{Type: toolkit.ActorAgent, ID: "shop-agent"}
 	cases := []struct {
-		name        string
-		req         toolkit.Request
+		name            string
+		req             toolkit.Request
 		field, notField string
 	}{
 		{"short request_id", toolkit.Request{RequestID: "r-1", Actor: actor, UserID: "u_client"}, "request_id", "idempotency_key"},
