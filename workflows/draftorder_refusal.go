@@ -12,8 +12,7 @@ import (
 // whole error object that says why and what to do, and the evidence of the
 // answer (docs/errors.md#draft-order-outcomes). A failed run is left for
 // what is no outcome at all: an input the start check refuses (which no
-// client starts), a cancelled run, and, in runs recorded before
-// outageChange, an outage.
+// client starts) and a cancelled run.
 
 // Final states of refusals that have no state of their own before.
 const (
