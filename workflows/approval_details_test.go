@@ -223,6 +223,12 @@ func TestFinalStateIsSearchable(t *testing.T) {
 			f.failures["QuoteShipping"] = toolkit.Errorf(toolkit.AddressInvalid, "postal_code does not match DE format")
 		},
 		StateDraftCreated: func(f *fixture) { f.at(time.Minute, f.confirmPublished) },
+		StateNotFound: func(f *fixture) {
+			f.failures["GetQuote"] = toolkit.Errorf(toolkit.NotFound, "unknown or discontinued sku: [SKU-NOPE]")
+		},
+		StateRefused: func(f *fixture) {
+			f.failures["QuoteShipping"] = toolkit.Errorf(toolkit.InvalidArgument, "no service carries a parcel this heavy")
+		},
 	}
 	for want, setup := range cases {
 		f := newFixture(t)
