@@ -10,7 +10,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // TestShortKeyIsRefusedNamingTheFieldSent (docs/envelope.md#idempotency): a
@@ -49,7 +49,7 @@ func TestShortKeyIsRefusedNamingTheFieldSent(t *testing.T) {
 		if key == "" {
 			key = c2.req.RequestID
 		}
-		if _, derr := c.Temporal().DescribeWorkflowExecution(ctx, workflows.ToolCallIDPrefix+"u_client/"+key, ""); derr == nil {
+		if _, derr := c.Temporal().DescribeWorkflowExecution(ctx, toolcall.ToolCallIDPrefix+"u_client/"+key, ""); derr == nil {
 			t.Fatalf("%s: a run was started", c2.name)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // TestMCPDraftOrderRefusalCarriesTheWholeError (docs/mcp.md#draft-order-tools):
@@ -73,7 +73,7 @@ func TestMCPDraftOrderRefusalCarriesTheWholeError(t *testing.T) {
 // the tool's, field by field, and the text says what to do.
 func wantSameRefusal(t *testing.T, tool string, res *mcp.CallToolResult, v gateway.DraftOrderView, want *toolkit.Error) {
 	t.Helper()
-	if !res.IsError || v.OK || v.Status != toolkit.StatusError || v.State != workflows.StateNotFound || v.Error == nil {
+	if !res.IsError || v.OK || v.Status != toolkit.StatusError || v.State != draftorder.StateNotFound || v.Error == nil {
 		t.Fatalf("%s: isError %v, %+v", tool, res.IsError, v)
 	}
 	got := v.Error
@@ -105,7 +105,7 @@ func TestAttackRefusalDetailsEchoNoPlantedData(t *testing.T) {
 		args := map[string]any{"idempotency_key": key}
 		if tool == gateway.ToolDraftStart {
 			args = map[string]any{"idempotency_key": key, "currency": "GBP", "wait_seconds": 30,
-				"items": []any{map[string]any{"sku": "TEE-ORG-M-WHT", "quantity": 1}},
+				"items":   []any{map[string]any{"sku": "TEE-ORG-M-WHT", "quantity": 1}},
 				"ship_to": map[string]any{"name": email, "line1": injected, "city": "London", "postal_code": "12345", "country": "GB"}}
 		}
 		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -114,7 +114,7 @@ func TestAttackRefusalDetailsEchoNoPlantedData(t *testing.T) {
 		}
 		var v gateway.DraftOrderView
 		remarshal(t, res.StructuredContent, &v)
-		if !res.IsError || v.State != workflows.StateAddressInvalid || v.Error == nil || v.Error.Details["fields"] == nil {
+		if !res.IsError || v.State != draftorder.StateAddressInvalid || v.Error == nil || v.Error.Details["fields"] == nil {
 			t.Fatalf("%s: %+v", tool, v)
 		}
 		raw, _ := json.Marshal(res)

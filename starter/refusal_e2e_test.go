@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // TestRefusalThroughTheCLI: a draft order of an unknown SKU ends NOT_FOUND
@@ -31,7 +31,7 @@ func TestRefusalThroughTheCLI(t *testing.T) {
 	}
 	wantCLIRefusal(t, "start --json", started.Status.Result)
 
-	var st workflows.DraftOrderStatus
+	var st draftorder.DraftOrderStatus
 	if r := jsonOut(t, &st, "draft-order", "status", started.WorkflowID); r.code != 0 {
 		t.Fatalf("status: exit %d: %s", r.code, r.stderr)
 	}
@@ -45,9 +45,9 @@ func TestRefusalThroughTheCLI(t *testing.T) {
 	}
 }
 
-func wantCLIRefusal(t *testing.T, what string, res *workflows.DraftOrderResult) {
+func wantCLIRefusal(t *testing.T, what string, res *draftorder.DraftOrderResult) {
 	t.Helper()
-	if res == nil || res.State != workflows.StateNotFound || res.Error == nil || res.Error.Code != toolkit.NotFound {
+	if res == nil || res.State != draftorder.StateNotFound || res.Error == nil || res.Error.Code != toolkit.NotFound {
 		t.Fatalf("%s: result %+v", what, res)
 	}
 	skus, _ := res.Error.Details["skus"].([]any)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // confirmOutput is confirm's --json output: the result, as before, and who
@@ -16,7 +16,7 @@ import (
 // needs to know whether its call made the draft or found it made
 // (docs/backend.md#from-a-shell).
 type confirmOutput struct {
-	workflows.DraftOrderResult
+	draftorder.DraftOrderResult
 	// CreatedByThisCall: this confirmation was the one taken; the draft
 	// order was created for it.
 	CreatedByThisCall bool `json:"created_by_this_call"`
@@ -26,7 +26,7 @@ type confirmOutput struct {
 }
 
 // emitConfirmed prints the answer of a confirmation the workflow took.
-func (a *app) emitConfirmed(id string, ans workflows.ConfirmAnswer) {
+func (a *app) emitConfirmed(id string, ans draftorder.ConfirmAnswer) {
 	out := confirmOutput{DraftOrderResult: ans.Result, CreatedByThisCall: !ans.AlreadyDone, AlreadyDone: ans.AlreadyDone}
 	a.emit(out, func(w io.Writer) {
 		if ans.AlreadyDone {

@@ -50,12 +50,12 @@ func CheckUserID(userID string) error {
 
 // CheckIdempotencyKey refuses a key the envelope schema would refuse, or a
 // bare number (which is how a phone or document number would arrive).
-func CheckIdempotencyKey(key string) error { return checkKey("idempotency_key", key) }
+func CheckIdempotencyKey(key string) error { return CheckKey("idempotency_key", key) }
 
-// checkKey is CheckIdempotencyKey for the field that carries the key:
+// CheckKey is CheckIdempotencyKey for the field that carries the key:
 // idempotency_key, or request_id where a read's request id is its key
-// (ToolCallID). The message names the field the caller sent.
-func checkKey(field, key string) error {
+// (toolcall.ToolCallID). The message names the field the caller sent.
+func CheckKey(field, key string) error {
 	if !idempotencyKeyPattern.MatchString(key) {
 		return fmt.Errorf("%s must be 8 to 128 of A-Z a-z 0-9 . _ : -", field)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // matrixOrder is one draft order of the matrix and the outcome it must
@@ -30,7 +30,7 @@ import (
 // business outcome, as long as it is a result).
 type matrixOrder struct {
 	label string
-	in    workflows.DraftOrderInput
+	in    draftorder.DraftOrderInput
 	want  string
 }
 
@@ -112,11 +112,11 @@ func TestDraftOrderMatrixLeavesNoFailedRun(t *testing.T) {
 	// The control: a failed run is found by the same query.
 	bad := matrixInput("control-fail", commerce.LineItem{SKU: "TEE-ORG-M-WHT", Quantity: 1}, deAddress(), "EUR", "")
 	bad.Items = nil
-	opts, err := workflows.DraftOrderStartOptions(st.TaskQueue, bad)
+	opts, err := draftorder.DraftOrderStartOptions(st.TaskQueue, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := tc.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, bad)
+	run, err := tc.ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,13 +157,13 @@ func matrixOrders(t *testing.T) []matrixOrder {
 	expiring := matrixInput("expired", tee, deAddress(), "EUR", "")
 	expiring.ConfirmWindow = 2 * time.Second
 	return append(out,
-		matrixOrder{"unknown sku", matrixInput("unknown-sku", commerce.LineItem{SKU: "NO-SUCH-SKU-MATRIX", Quantity: 1}, deAddress(), "EUR", ""), workflows.StateNotFound},
-		matrixOrder{"more than any warehouse holds", matrixInput("out-of-stock", commerce.LineItem{SKU: "WCH-AUTO-40-STL", Quantity: 999}, deAddress(), "EUR", ""), workflows.StateOutOfStock},
-		matrixOrder{"invalid GB postcode", matrixInput("bad-postcode", tee, badPostcode, "GBP", ""), workflows.StateAddressInvalid},
-		matrixOrder{"power bank by air", matrixInput("blocked", commerce.LineItem{SKU: "VC-PB20K-BLK", Quantity: 1}, usAddress, "USD", commerce.ServiceExpress), workflows.StateComplianceBlocked},
-		matrixOrder{"dry run", dry, workflows.StateDryRunValidated},
-		matrixOrder{"cancelled", matrixInput("cancelled", tee, deAddress(), "EUR", ""), workflows.StateCancelled},
-		matrixOrder{"expired confirmation", expiring, workflows.StateExpired},
+		matrixOrder{"unknown sku", matrixInput("unknown-sku", commerce.LineItem{SKU: "NO-SUCH-SKU-MATRIX", Quantity: 1}, deAddress(), "EUR", ""), draftorder.StateNotFound},
+		matrixOrder{"more than any warehouse holds", matrixInput("out-of-stock", commerce.LineItem{SKU: "WCH-AUTO-40-STL", Quantity: 999}, deAddress(), "EUR", ""), draftorder.StateOutOfStock},
+		matrixOrder{"invalid GB postcode", matrixInput("bad-postcode", tee, badPostcode, "GBP", ""), draftorder.StateAddressInvalid},
+		matrixOrder{"power bank by air", matrixInput("blocked", commerce.LineItem{SKU: "VC-PB20K-BLK", Quantity: 1}, usAddress, "USD", commerce.ServiceExpress), draftorder.StateComplianceBlocked},
+		matrixOrder{"dry run", dry, draftorder.StateDryRunValidated},
+		matrixOrder{"cancelled", matrixInput("cancelled", tee, deAddress(), "EUR", ""), draftorder.StateCancelled},
+		matrixOrder{"expired confirmation", expiring, draftorder.StateExpired},
 	)
 }
 
@@ -171,9 +171,9 @@ func deAddress() commerce.Address {
 	return commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}
 }
 
-func matrixInput(label string, item commerce.LineItem, to commerce.Address, currency, service string) workflows.DraftOrderInput {
+func matrixInput(label string, item commerce.LineItem, to commerce.Address, currency, service string) draftorder.DraftOrderInput {
 	key := uniqueKey("matrix-" + strings.NewReplacer("/", "-", " ", "-").Replace(label))
-	return workflows.DraftOrderInput{
+	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{UserID: "u_matrix", IdempotencyKey: key, Currency: currency,
 			Client: toolkit.Client{App: "backend", Version: "test"}},
 		Items: []commerce.LineItem{item}, ShipTo: to, ShippingService: service,
@@ -192,11 +192,11 @@ func driveMatrixOrder(ctx context.Context, c *client.Client, o matrixOrder) (str
 	st := h.Status
 	switch {
 	case st.Result != nil:
-	case o.want == workflows.StateCancelled || st.Approvals.Pending != nil:
+	case o.want == draftorder.StateCancelled || st.Approvals.Pending != nil:
 		if err := c.Cancel(ctx, h.WorkflowID, "matrix"); err != nil {
 			return h.WorkflowID, "", fmt.Errorf("cancel: %w", err)
 		}
-	case o.want == workflows.StateExpired:
+	case o.want == draftorder.StateExpired:
 	case st.Confirmation != nil:
 		if _, err := c.ConfirmResult(ctx, h.WorkflowID, st.Confirmation.QuoteHash); err != nil {
 			return h.WorkflowID, "", fmt.Errorf("confirm: %w", err)
