@@ -114,7 +114,7 @@ func New(opts Options) (*Gateway, error) {
 		opts: opts, log: opts.Logger, specs: map[string]toolkit.Spec{}, budgets: newBudgets(),
 		authFailures: newAuthThrottle(opts.AuthFailureBurst, opts.AuthFailureRefill),
 		names:        map[string]bool{}, handlers: map[string]mcp.ToolHandler{},
-		direct:       directTools(opts.Direct, opts.Specs),
+		direct: directTools(opts.Direct, opts.Specs),
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "cartwright commerce tools", Version: Version},
 		&mcp.ServerOptions{
