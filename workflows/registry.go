@@ -17,12 +17,13 @@ type bound struct{ specs toolSpecs }
 func Registry(specs []toolkit.Spec) map[string]any {
 	b := bound{specs: newToolSpecs(specs)}
 	return map[string]any{
-		DraftOrderWorkflowName:       b.DraftOrder,
-		OnboardingWorkflowName:       b.Onboarding,
-		ReconcileWorkflowName:        Reconcile,
-		ArchiveHistoriesWorkflowName: ArchiveHistories,
-		ToolCallWorkflowName:         b.ToolCall,
-		ListToolsWorkflowName:        ListTools,
+		DraftOrderWorkflowName:         b.DraftOrder,
+		OnboardingWorkflowName:         b.Onboarding,
+		ReconcileWorkflowName:          Reconcile,
+		ArchiveHistoriesWorkflowName:   ArchiveHistories,
+		ToolCallWorkflowName:           b.ToolCall,
+		ToolCallLocalFirstWorkflowName: b.ToolCallLocalFirst,
+		ListToolsWorkflowName:          ListTools,
 	}
 }
 

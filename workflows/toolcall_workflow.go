@@ -121,14 +121,36 @@ const ReleasedKeyType = "TOOL_CALL_NOT_KEPT"
 // details when res is not to be kept under the key. The marker is asked
 // only for such an answer, so runs that keep theirs record nothing new.
 func keyOrRelease(ctx workflow.Context, res ToolCallResult) (ToolCallResult, error) {
-	e := res.Envelope.Error
-	if res.Envelope.OK || e == nil || !(e.CanRetry || e.Code == toolkit.InvalidArgument) {
+	if keepsAnswer(res) {
 		return res, nil
 	}
 	if workflow.GetVersion(ctx, changeReleaseKey, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return res, nil
 	}
-	return ToolCallResult{}, temporal.NewApplicationErrorWithOptions(
+	return ToolCallResult{}, releasedKey(res)
+}
+
+// keptOrReleased is keyOrRelease for a workflow type that has always
+// given back the key of an answer not to be kept (ToolCallLocalFirst).
+func keptOrReleased(res ToolCallResult) (ToolCallResult, error) {
+	if keepsAnswer(res) {
+		return res, nil
+	}
+	return ToolCallResult{}, releasedKey(res)
+}
+
+// keepsAnswer: the key holds an answer, or a refusal neither retryable
+// nor INVALID_ARGUMENT (docs/envelope.md#idempotency).
+func keepsAnswer(res ToolCallResult) bool {
+	e := res.Envelope.Error
+	return res.Envelope.OK || e == nil || !(e.CanRetry || e.Code == toolkit.InvalidArgument)
+}
+
+// releasedKey is the failure that ends a ToolCall run without holding its
+// key, with res in its details.
+func releasedKey(res ToolCallResult) error {
+	e := res.Envelope.Error
+	return temporal.NewApplicationErrorWithOptions(
 		fmt.Sprintf("%s: %s: %s (the key is free for the next call)", res.Envelope.Tool, e.Code, e.Message),
 		ReleasedKeyType, temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{res}})
 }
