@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -62,6 +63,9 @@ func startGateway(ctx context.Context, t *testing.T, b *benchStack, direct bool)
 		env = append(env, k+"="+v)
 	}
 	env = append(env, "CARTWRIGHT_MCP_ADDR="+addr, fmt.Sprintf("CARTWRIGHT_MCP_DIRECT_READS=%v", direct))
+	if v := os.Getenv("CARTWRIGHT_BENCH_GATEWAY_GOGC"); v != "" { // an experiment's knob, not the product's
+		env = append(env, "GOGC="+v)
+	}
 	p.start(t, exec.Command(bin, "mcp", "serve"), env)
 	deadline := time.Now().Add(2 * time.Minute)
 	for !strings.Contains(p.tail(8192), "MCP gateway on") {
