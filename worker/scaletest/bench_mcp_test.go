@@ -62,7 +62,9 @@ func startGateway(ctx context.Context, t *testing.T, b *benchStack, direct bool)
 	for k, v := range b.env {
 		env = append(env, k+"="+v)
 	}
-	env = append(env, "CARTWRIGHT_MCP_ADDR="+addr, fmt.Sprintf("CARTWRIGHT_MCP_DIRECT_READS=%v", direct))
+	// 12 connections serve 20 clients on 2 cores; fewer than the
+	// worker's 24, since the bench shares PostgreSQL's connections.
+	env = append(env, "CARTWRIGHT_MCP_ADDR="+addr, fmt.Sprintf("CARTWRIGHT_MCP_DIRECT_READS=%v", direct), "CARTWRIGHT_PG_MAX_CONNS=12")
 	if v := os.Getenv("CARTWRIGHT_BENCH_GATEWAY_GOGC"); v != "" { // an experiment's knob, not the product's
 		env = append(env, "GOGC="+v)
 	}
@@ -246,6 +248,9 @@ func benchMCP(ctx context.Context, t *testing.T, b *benchStack, cfg mcpConfig, r
 			t.Fatal(err)
 		}
 		res.mcp = append(res.mcp, m)
+		if u, err := g.proc.usage(); err == nil {
+			res.gatewayRSSMiB = u.PeakRSSMiB
+		}
 		g.proc.stop()
 	}
 	sealer, err := evidence.NewAESGCMFromBase64(evidencetest.KeyID, evidencetest.Key())

@@ -21,6 +21,7 @@ type benchResult struct {
 	// answer and CONFLICT were checked, sameKeyBad those that broke.
 	mcp                 []mcpCalls
 	sameKey, sameKeyBad int
+	gatewayRSSMiB       float64
 	directAudit         evidence.DirectReport
 	directAuditTook     time.Duration
 
@@ -210,6 +211,7 @@ func (r *benchResult) mcpRows() string {
 	if write1 != nil {
 		fmt.Fprintf(&b, "| MCP write tool, one at a time (p50) | %.1f ms | ≤ 40 ms | %s |\n", pct(write1.lat, 50), goal(pct(write1.lat, 50) <= 40))
 	}
+	fmt.Fprintf(&b, "| gateway peak RSS (VmHWM, direct reads) | %.0f MiB | — | |\n", r.gatewayRSSMiB)
 	fmt.Fprintf(&b, "| same key → same answer, other arguments → CONFLICT | %d keys, %d broken | all | %s |\n", r.sameKey, r.sameKeyBad, goal(r.sameKeyBad == 0))
 	a := r.directAudit
 	fmt.Fprintf(&b, "| direct calls audited (`AuditDirect`: chains, bindings, envelopes) | %d calls, %d snapshots in %d chains in %.1f s, %s | CLEAN | %s |\n",
