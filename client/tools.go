@@ -10,6 +10,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // CallTool runs one tool durably through the generic tool-call workflow
@@ -19,9 +20,9 @@ import (
 // same run and the same answer. Every answer is an envelope: a refusal
 // (COMPLIANCE_BLOCKED, OUT_OF_STOCK …) is an envelope with ok=false, its
 // error and its evidence, and a nil error. The error is for a call that
-// did not get an answer (invalid call, unreachable server, deadline, a run
-// recorded before refusals were envelopes); the envelope then carries the
-// same error, so a caller printing it prints an envelope either way.
+// did not get an answer (invalid call, unreachable server, deadline); the
+// envelope then carries the same error, so a caller printing it prints an
+// envelope either way.
 //
 // The key means one request (docs/envelope.md#idempotency): a call refused
 // before it could run (an internal tool, an input its schema refuses)
@@ -32,12 +33,12 @@ func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline t
 	if err := checkCallable(call); err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
-	opts, err := workflows.ToolCallStartOptions(c.taskQueue, call)
+	opts, err := toolcall.ToolCallStartOptions(c.taskQueue, call)
 	if err != nil {
 		err = errf(toolkit.InvalidArgument, "%v", err)
 		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
-	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, workflows.ToolCallLocalFirstWorkflowName, workflows.ToolCallInput{Call: call})
+	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, toolcall.ToolCallLocalFirstWorkflowName, toolcall.ToolCallInput{Call: call})
 	if err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), h, err
 	}
@@ -64,11 +65,11 @@ func (c *Client) ListTools(ctx context.Context, deadline time.Time) ([]toolkit.S
 	opts := sdkclient.StartWorkflowOptions{
 		ID: "list-tools/" + hex.EncodeToString(b), TaskQueue: c.taskQueue, StaticSummary: "list tools",
 	}
-	h, err := c.start(ctx, opts, workflows.ListToolsWorkflowName, workflows.ListToolsInput{})
+	h, err := c.start(ctx, opts, toolcall.ListToolsWorkflowName, toolcall.ListToolsInput{})
 	if err != nil {
 		return nil, err
 	}
-	var res workflows.ListToolsResult
+	var res toolcall.ListToolsResult
 	err = c.wait(ctx, h.WorkflowID, deadline, &res)
 	return res.Tools, err
 }

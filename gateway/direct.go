@@ -8,7 +8,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // DirectReads answers read-only tool calls without a workflow
@@ -54,7 +54,7 @@ func (g *Gateway) runDirect(ctx context.Context, spec toolkit.Spec, call toolkit
 	if err := toolkit.BuiltinSchemas().CheckToolInput(call.Tool, call.Input, nil); err != nil {
 		return toolkit.ErrorResponse(call.Tool, spec.Version, err), err
 	}
-	fp, err := workflows.ToolCallFingerprint(call)
+	fp, err := toolcall.ToolCallFingerprint(call)
 	if err != nil {
 		err = toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 		return toolkit.ErrorResponse(call.Tool, spec.Version, err), err

@@ -16,7 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // Tests of docs/mcp.md#direct-reads: read-only calls answered by the
@@ -46,7 +46,7 @@ func TestDirectReadSameKey(t *testing.T) {
 		t.Fatalf("first call: %+v", first.Error)
 	}
 	var nf *serviceerror.NotFound
-	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, workflows.ToolCallIDPrefix+s.actor.UserID()+"/"+key, ""); !errors.As(err, &nf) {
+	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, toolcall.ToolCallIDPrefix+s.actor.UserID()+"/"+key, ""); !errors.As(err, &nf) {
 		t.Fatalf("a read ran as a workflow (%v)", err)
 	}
 	rec, err := s.Store.Get(ctx, first.SnapshotID())
@@ -63,7 +63,7 @@ func TestDirectReadSameKey(t *testing.T) {
 		t.Fatalf("the same request again: %s %s", again.SnapshotID(), again.Data)
 	}
 	res, other := call(t, sess, commerce.ToolGetQuote, quoteArgs(key, 2))
-	digest, _ := workflows.ToolCallFingerprint(toolkit.ToolCall{Tool: commerce.ToolGetQuote,
+	digest, _ := toolcall.ToolCallFingerprint(toolkit.ToolCall{Tool: commerce.ToolGetQuote,
 		Input: mustJSON(t, quoteArgs("", 1)), Request: toolkit.Request{UserID: s.actor.UserID()}})
 	if !res.IsError {
 		t.Fatalf("other arguments under the key answered %+v", other)

@@ -11,7 +11,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // TestToolCallLocalFirstIsOneWorkflowTask (docs/performance.md#tool-calls-local-first):
@@ -52,7 +52,7 @@ func TestToolCallLocalFirstIsOneWorkflowTask(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if wt := desc.WorkflowExecutionInfo.Type.Name; wt != workflows.ToolCallLocalFirstWorkflowName {
+		if wt := desc.WorkflowExecutionInfo.Type.Name; wt != toolcall.ToolCallLocalFirstWorkflowName {
 			t.Fatalf("%s ran as %s", c.what, wt)
 		}
 		tasks, activities, markers := 0, 0, 0

@@ -25,6 +25,8 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/registry"
 )
 
 // stack is one test's slice of the real stack.
@@ -55,8 +57,8 @@ func newStackWith(t testing.TB, opts wiringtest.Options) *stack {
 }
 
 // input is a draft order of items to a German address for user u_e2e.
-func input(key string, items ...commerce.LineItem) workflows.DraftOrderInput {
-	return workflows.DraftOrderInput{
+func input(key string, items ...commerce.LineItem) draftorder.DraftOrderInput {
+	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{
 			RequestID: "req-" + key, UserID: "u_e2e", IdempotencyKey: key, Currency: "EUR", Locale: "de-DE",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_e2e"},
@@ -75,7 +77,7 @@ func uniqueKey(prefix string) string {
 }
 
 // start starts (or attaches to) the draft order of in.
-func (s *stack) start(ctx context.Context, in workflows.DraftOrderInput) client.WorkflowRun {
+func (s *stack) start(ctx context.Context, in draftorder.DraftOrderInput) client.WorkflowRun {
 	s.t.Helper()
 	run, err := s.startE(ctx, in)
 	if err != nil {
@@ -86,17 +88,17 @@ func (s *stack) start(ctx context.Context, in workflows.DraftOrderInput) client.
 
 // startE is start for goroutines other than the test's, which must not
 // call Fatal.
-func (s *stack) startE(ctx context.Context, in workflows.DraftOrderInput) (client.WorkflowRun, error) {
-	opts, err := workflows.DraftOrderStartOptions(s.queue, in)
+func (s *stack) startE(ctx context.Context, in draftorder.DraftOrderInput) (client.WorkflowRun, error) {
+	opts, err := draftorder.DraftOrderStartOptions(s.queue, in)
 	if err != nil {
 		return nil, err
 	}
-	return s.tc.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	return s.tc.ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, in)
 }
 
 // status queries a run.
-func (s *stack) status(ctx context.Context, id string) (workflows.DraftOrderStatus, error) {
-	var st workflows.DraftOrderStatus
+func (s *stack) status(ctx context.Context, id string) (draftorder.DraftOrderStatus, error) {
+	var st draftorder.DraftOrderStatus
 	v, err := s.tc.QueryWorkflow(ctx, id, "", workflows.QueryStatus)
 	if err != nil {
 		return st, err
@@ -105,7 +107,7 @@ func (s *stack) status(ctx context.Context, id string) (workflows.DraftOrderStat
 }
 
 // awaitState polls the status query until the run is in state.
-func (s *stack) awaitState(ctx context.Context, id, state string) workflows.DraftOrderStatus {
+func (s *stack) awaitState(ctx context.Context, id, state string) draftorder.DraftOrderStatus {
 	s.t.Helper()
 	for {
 		st, err := s.status(ctx, id)
@@ -164,12 +166,13 @@ func cli(t testing.TB, args ...string) string {
 	return string(out)
 }
 
-// verifyEvidence checks every completed activity of the run: its result
-// names an evidence snapshot, the snapshot belongs to this workflow and
-// tool, and its stored hash is the canonical hash of the data the history
-// holds (toolkit.CanonicalHash(envelope.data), of envelope.error for a
-// refusal). Local activities (their markers) count like regular ones. It
-// returns how many it checked.
+// verifyEvidence checks every tool answer of the run's completed
+// activities: it names an evidence snapshot, the snapshot belongs to this
+// workflow and tool, and its stored hash is the canonical hash of the data
+// the history holds (toolkit.CanonicalHash(envelope.data), of
+// envelope.error for a refusal). Local activities (their markers) count
+// like regular ones, and a quote round's result holds one answer per call
+// (calls[].envelope). It returns how many answers it checked.
 func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 	s.t.Helper()
 	iter := s.tc.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
@@ -185,35 +188,55 @@ func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 			continue
 		}
 		var res struct {
-			Envelope toolkit.Response `json:"envelope"`
+			Envelope *toolkit.Response `json:"envelope"`
+			Calls    []struct {
+				Envelope toolkit.Response `json:"envelope"`
+			} `json:"calls"`
 		}
 		if err := dc.FromPayloads(result, &res); err != nil {
 			s.t.Fatalf("event %d: decode activity result: %v", ev.GetEventId(), err)
 		}
-		env := res.Envelope
-		snapID := env.SnapshotID()
-		if snapID == "" {
-			s.t.Fatalf("event %d: %s result names no evidence snapshot", ev.GetEventId(), env.Tool)
+		envs := []toolkit.Response{}
+		if res.Envelope != nil {
+			envs = append(envs, *res.Envelope)
 		}
-		snap, err := s.store.Get(ctx, snapID)
-		if err != nil {
-			s.t.Fatalf("event %d: snapshot %s: %v", ev.GetEventId(), snapID, err)
+		for _, c := range res.Calls {
+			envs = append(envs, c.Envelope)
 		}
-		evidenced := any(env.Data)
-		if !env.OK {
-			evidenced = env.Error // a refusal's evidence is its error object
+		if len(envs) == 0 {
+			s.t.Fatalf("event %d: an activity result without a tool answer", ev.GetEventId())
 		}
-		hash, err := toolkit.CanonicalHash(evidenced)
-		if err != nil {
-			s.t.Fatal(err)
+		for _, env := range envs {
+			s.checkSnapshot(ctx, ev.GetEventId(), id, env)
+			n++
 		}
-		if snap.OutputHash != hash || env.Evidence.Sources[0].Hash != hash || snap.Tool != env.Tool || snap.WorkflowID != id {
-			s.t.Fatalf("event %d: snapshot %s (tool %s, workflow %s, hash %s) does not match the history (tool %s, hash %s)",
-				ev.GetEventId(), snapID, snap.Tool, snap.WorkflowID, snap.OutputHash, env.Tool, hash)
-		}
-		n++
 	}
 	return n
+}
+
+// checkSnapshot checks one tool answer of event against its snapshot.
+func (s *stack) checkSnapshot(ctx context.Context, event int64, id string, env toolkit.Response) {
+	s.t.Helper()
+	snapID := env.SnapshotID()
+	if snapID == "" {
+		s.t.Fatalf("event %d: %s result names no evidence snapshot", event, env.Tool)
+	}
+	snap, err := s.store.Get(ctx, snapID)
+	if err != nil {
+		s.t.Fatalf("event %d: snapshot %s: %v", event, snapID, err)
+	}
+	evidenced := any(env.Data)
+	if !env.OK {
+		evidenced = env.Error // a refusal's evidence is its error object
+	}
+	hash, err := toolkit.CanonicalHash(evidenced)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if snap.OutputHash != hash || env.Evidence.Sources[0].Hash != hash || snap.Tool != env.Tool || snap.WorkflowID != id {
+		s.t.Fatalf("event %d: snapshot %s (tool %s, workflow %s, hash %s) does not match the history (tool %s, hash %s)",
+			event, snapID, snap.Tool, snap.WorkflowID, snap.OutputHash, env.Tool, hash)
+	}
 }
 
 // toolResult is the result of a completed activity: a regular one's, or a
@@ -260,7 +283,7 @@ func (s *stack) replay(ctx context.Context, id, runID string) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	workflows.Register(r, s.specs)
+	registry.Register(r, s.specs)
 	// The original ids matter: the workflow checks its id against the
 	// user and key, and correlation ids derive from both.
 	err = r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{
