@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
@@ -94,6 +95,10 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 		t.Fatalf("audit: exit %d, %+v\n%s", r.code, rep, r.stderr)
 	}
 	runCLI(t, "", "audit", "draft-order/u_cli/never-started-1").oneLineErr(t, "audit of a missing workflow", exitCannot, "NOT_FOUND")
+	var drep evidence.DirectReport
+	if r := jsonOut(t, &drep, "audit", "--direct-since", "1h"); r.code != 0 || !drep.Clean {
+		t.Fatalf("audit --direct-since: exit %d, %+v\n%s", r.code, drep, r.stderr)
+	}
 }
 
 // TestApprovalThroughTheCLI: support staff's commands, a refused approver
