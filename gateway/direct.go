@@ -107,15 +107,19 @@ func (g *Gateway) runDirect(ctx context.Context, spec toolkit.Spec, call toolkit
 func (g *Gateway) directOnce(ctx context.Context, call toolkit.ToolCall, fp string) (toolkit.Response, *evidence.DirectAnswer, error) {
 	d := g.opts.Direct
 	b := d.Invoker.NewBatch()
+	cannotStage := toolkit.Errorf(toolkit.UpstreamError, "the gateway's evidence sink cannot stage snapshots")
 	if b == nil {
-		err := toolkit.Errorf(toolkit.UpstreamError, "the gateway's evidence sink cannot stage snapshots")
-		return toolkit.ErrorResponse(call.Tool, "", err), nil, err
+		return toolkit.ErrorResponse(call.Tool, "", cannotStage), nil, cannotStage
 	}
-	cctx := toolkit.WithBatch(toolkit.WithCall(ctx, toolkit.CallContext{ActivityType: evidence.DirectActivityType}), b)
-	resp, err := d.Invoker.Invoke(cctx, call.Tool, call.Request, json.RawMessage(call.Input))
+	cctx := toolkit.WithCall(ctx, toolkit.CallContext{ActivityType: evidence.DirectActivityType})
+	resp, err := d.Invoker.InvokeIn(cctx, b, call.Tool, call.Request, json.RawMessage(call.Input))
 	steps := b.Take()
 	if err != nil && toolkit.AsError(err).Code.Retryable() {
 		return *resp, nil, err // nothing is written for a failure worth retrying
+	}
+	if len(steps) == 0 && resp.SnapshotID() != "" {
+		// The sink wrote the snapshot itself: no binding to the key.
+		return toolkit.ErrorResponse(call.Tool, "", cannotStage), nil, cannotStage
 	}
 	if len(steps) != 1 {
 		// No snapshot (a tool the registry does not have): nothing to keep.
