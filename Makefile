@@ -35,7 +35,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-stress test-unit test-integration test-integration-ui test-ui test-scale test-faults test-faults-short test-down fuzz lint clean bench cluster-tools cluster cluster-down cluster-status test-faults-cluster
+.PHONY: help tools build dev down status test test-stress test-unit test-integration test-integration-ui test-ui test-scale test-faults test-faults-short test-down fuzz lint clean bench cluster-tools cluster cluster-down cluster-status test-cluster test-faults-cluster
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -78,6 +78,12 @@ $(CLUSTER_TOOL_BINS) &: build/tools/go.mod build/tools/go.sum
 # the Web UI against it. Safe to repeat: starts only what is down.
 cluster: tools cluster-tools ## Temporal's frontend/history/matching/worker on PostgreSQL + mTLS, our services on it
 	scripts/cluster.sh up
+
+# Checks a running make cluster (brought up first): four processes on
+# PostgreSQL, plaintext and foreign certificates refused, a draft order
+# through it, the Web UI against it (worker/clustertest).
+test-cluster: cluster ## make cluster, then worker/clustertest against it
+	CARTWRIGHT_CLUSTER_ENV=$(CURDIR)/.data/cluster/env go test -count=1 -v ./worker/clustertest/
 
 cluster-down: ## stop everything make cluster started
 	scripts/cluster.sh down
