@@ -100,13 +100,16 @@ private_pg_down() {
 	runuser -u postgres -- "$(pg_bin)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
 }
 
-# cluster_pg_restart: the fault tests' PostgreSQL restart (private only:
-# the shared one belongs to every stack on the machine).
-cluster_pg_restart() {
-	[ "$CLUSTER_PG" = private ] || die "pg-restart needs CLUSTER_PG=private (the shared PostgreSQL is everyone's)"
-	log "restarting the private PostgreSQL"
-	runuser -u postgres -- "$(pg_bin)/pg_ctl" -D "$DATA_DIR/pg/data" -m fast -w \
-		-o "-p $PG_PORT -k $DATA_DIR/pg -c listen_addresses=127.0.0.1 -c max_connections=300" restart >/dev/null
+# cluster_pg_stop / cluster_pg_start: the fault tests' PostgreSQL outage
+# (private only: the shared one belongs to every stack on the machine).
+cluster_pg_stop() {
+	[ "$CLUSTER_PG" = private ] || die "pg-stop needs CLUSTER_PG=private (the shared PostgreSQL is everyone's)"
+	private_pg_down
+}
+
+cluster_pg_start() {
+	[ "$CLUSTER_PG" = private ] || die "pg-start needs CLUSTER_PG=private"
+	private_pg_up
 }
 
 cluster_pg_up() {
@@ -410,6 +413,10 @@ write_cluster_env() {
 		export CARTWRIGHT_CLUSTER_DIR='$DATA_DIR'
 		export CARTWRIGHT_CLUSTER_PG_ADMIN_DSN='$(cluster_admin_dsn)'
 	EOT
+	# The fault tests put a proxy of theirs before stripe-mock.
+	if [ -n "${CLUSTER_STRIPE_API_BASE:-}" ]; then
+		echo "export STRIPE_API_BASE='$CLUSTER_STRIPE_API_BASE'" >>"$ENV_FILE"
+	fi
 	# write_env locked the folder to 700; the private PostgreSQL (the
 	# postgres OS user) must still reach $DATA_DIR/pg. Secrets stay 600.
 	chmod 711 "$DATA_DIR"
@@ -530,6 +537,13 @@ cluster_up() {
 		die "the cluster did not become healthy; logs in $LOG_DIR"
 	fi
 	ensure_namespace
+	if [ "${CLUSTER_APPS:-1}" = 0 ]; then
+		# Temporal alone (the bench's cluster): no stripe-mock, no
+		# cartwright processes, nothing idle beside what is measured.
+		write_cluster_env
+		log "Temporal cluster up (CLUSTER_APPS=0: no cartwright processes)"
+		return 0
+	fi
 	start_stripe_mock "$STRIPE_PORT"
 	write_cluster_env
 	migrate_app_db
@@ -578,6 +592,16 @@ cluster_status() {
 		if pid_alive "$n" "$b"; then echo "$n: running (pid $(cat "$PID_DIR/$n.pid"))"; else echo "$n: down"; fi
 	done
 	if pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; then echo "postgres ($CLUSTER_PG): up on :$PG_PORT"; else echo "postgres ($CLUSTER_PG): down"; fi
+}
+
+# cluster_stop SVC: a graceful stop (SIGTERM) of one service, for a
+# rolling restart (`up` starts it again).
+cluster_stop() {
+	case $1 in
+	frontend | history | matching | worker) stop_pid "$1" "$BIN/temporal-server" ;;
+	cartwright-worker) stop_pid "$1" "$CBIN/cartwright-worker" ;;
+	*) die "stop: unknown service '$1'" ;;
+	esac
 }
 
 # cluster_kill SVC: SIGKILL, by its pid file, a process this cluster

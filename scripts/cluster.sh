@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cluster.sh up|down|status|env|kill SVC|pg-restart — Temporal's own server
+# cluster.sh up|down|status|env|kill SVC|stop SVC|pg-stop|pg-start — Temporal's own server
 # as a cluster (docs/operators.md#a-temporal-cluster-make-cluster): frontend,
 # history, matching and worker as four `temporal-server` processes on
 # PostgreSQL (persistence and SQL visibility), mTLS on the frontend and
@@ -12,7 +12,8 @@
 #   status      what runs
 #   env         print the environment file (`. .data/cluster/env`)
 #   kill SVC    SIGKILL one service by its pid file (the fault tests)
-#   pg-restart  restart the cluster's private PostgreSQL (CLUSTER_PG=private)
+#   stop SVC    stop one service gracefully (a rolling restart: stop, up)
+#   pg-stop, pg-start  stop or start the private PostgreSQL (CLUSTER_PG=private)
 #
 # Knobs (the defaults are `make cluster`'s):
 #   CLUSTER_DIR        state, pids, logs, certificates (.data/cluster)
@@ -23,13 +24,17 @@
 #                      which the fault tests may restart without touching
 #                      anyone else's databases
 #   CLUSTER_UI         1 (default) starts the Web UI, 0 does not
+#   CLUSTER_APPS       1 (default) starts stripe-mock and cartwright's
+#                      processes, 0 Temporal alone (the bench's cluster)
+#   CLUSTER_STRIPE_API_BASE  the worker's Stripe (default: the cluster's
+#                      stripe-mock); the fault tests put their proxy there
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=scripts/cluster-lib.sh
 . "$(dirname "$0")/cluster-lib.sh"
 
-[ $# -ge 1 ] || die "usage: $0 up|down|status|env|kill SVC|pg-restart"
+[ $# -ge 1 ] || die "usage: $0 up|down|status|env|kill SVC|stop SVC|pg-stop|pg-start"
 load_cluster
 case $1 in
 up) cluster_up ;;
@@ -43,6 +48,11 @@ kill)
 	[ $# -eq 2 ] || die "usage: $0 kill frontend|history|matching|worker|cartwright-worker|mcp"
 	cluster_kill "$2"
 	;;
-pg-restart) cluster_pg_restart ;;
+stop)
+	[ $# -eq 2 ] || die "usage: $0 stop frontend|history|matching|worker|cartwright-worker"
+	cluster_stop "$2"
+	;;
+pg-stop) cluster_pg_stop ;;
+pg-start) cluster_pg_start ;;
 *) die "unknown command '$1'" ;;
 esac

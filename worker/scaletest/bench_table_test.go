@@ -57,6 +57,23 @@ func medianOf(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// sortedServices names the server processes the batches measured, the
+// busiest (summed over the batches) first.
+func sortedServices(ds []drafts) []string {
+	total := map[string]float64{}
+	for _, d := range ds {
+		for name, v := range d.services {
+			total[name] += v
+		}
+	}
+	names := make([]string, 0, len(total))
+	for name := range total {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool { return total[names[i]] > total[names[j]] })
+	return names
+}
+
 // goal marks a figure against its goal.
 func goal(ok bool) string {
 	if ok {
@@ -106,7 +123,19 @@ func (r *benchResult) table() string {
 			fs, fw = append(fs, f["Floor6"].ServerCPU), append(fw, f["Floor6"].WorkerCPU)
 			ls, lw = append(ls, f["Floor6Local"].ServerCPU), append(lw, f["Floor6Local"].WorkerCPU)
 		}
-		fmt.Fprintf(&b, "| Temporal dev server | %d | %.1f | %.1f | %.1f |\n", c, medianOf(ds), medianOf(fs), medianOf(ls))
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f |\n", serverLabel(), c, medianOf(ds), medianOf(fs), medianOf(ls))
+		if services := sortedServices(r.drafts[c]); len(services) > 1 {
+			for _, name := range services {
+				var sd, sf, sl []float64
+				for _, d := range r.drafts[c] {
+					sd = append(sd, d.services[name])
+				}
+				for _, f := range r.floor[c] {
+					sf, sl = append(sf, f["Floor6"].Services[name]), append(sl, f["Floor6Local"].Services[name])
+				}
+				fmt.Fprintf(&b, "| – %s | %d | %.1f | %.1f | %.1f |\n", name, c, medianOf(sd), medianOf(sf), medianOf(sl))
+			}
+		}
 		fmt.Fprintf(&b, "| worker | %d | %.1f | %.1f | %.1f |\n", c, medianOf(dw), medianOf(fw), medianOf(lw))
 	}
 	var all1 []time.Duration

@@ -86,12 +86,13 @@ func TestBenchAgainstFloor(t *testing.T) {
 					if _, err := runDrafts(ctx, b.cl, floorWarmup(n), c, oneLine); err != nil {
 						t.Fatal(err)
 					}
-					server, worker := serverCPU(), procCPU(b.worker.cmd.Process.Pid)
+					by, worker := serverCPUBy(), procCPU(b.worker.cmd.Process.Pid)
 					d, err := runDrafts(ctx, b.cl, n, c, oneLine)
 					if err != nil {
 						t.Fatal(err)
 					}
-					d.serverCPU = perOrder(serverCPU()-server, n)
+					d.services = perOrderBy(by, serverCPUBy(), n)
+					d.serverCPU = sumOf(d.services)
 					d.workerCPU = perOrder(procCPU(b.worker.cmd.Process.Pid)-worker, n)
 					res.addDrafts(c, d)
 				},
@@ -176,6 +177,8 @@ type drafts struct {
 	// serverCPU and workerCPU are the dev server's and the worker's CPU
 	// per order while the batch ran (ms; the client's is not counted).
 	serverCPU, workerCPU float64
+	// services is serverCPU by process of a cluster (benchServices).
+	services map[string]float64
 }
 
 func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }
