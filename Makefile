@@ -81,9 +81,10 @@ cluster: tools cluster-tools ## Temporal's frontend/history/matching/worker on P
 
 # Checks a running make cluster (brought up first): four processes on
 # PostgreSQL, plaintext and foreign certificates refused, a draft order
-# through it, the Web UI against it (worker/clustertest).
-test-cluster: cluster ## make cluster, then worker/clustertest against it
-	CARTWRIGHT_CLUSTER_ENV=$(CURDIR)/.data/cluster/env go test -count=1 -v ./worker/clustertest/
+# through it, the Web UI against it (worker/clustertest); then a Worker
+# Versioning rollout on it (worker/scaletest TestDeployBesideRunningBuild).
+test-cluster: cluster ## make cluster, then worker/clustertest and the Worker Versioning rollout against it
+	scripts/test-cluster.sh
 
 cluster-down: ## stop everything make cluster started
 	scripts/cluster.sh down
@@ -161,9 +162,12 @@ BENCH_ROUNDS ?= 2
 BENCH_N1 ?= 40
 BENCH_N16 ?= 200
 BENCH_KILL ?= 1
-bench: tools ## draft orders vs the Temporal floor at 1 and 16 in flight, one table; audits; worker SIGKILLed
+# BENCH_TARGET=cluster: on Temporal's four services, a private PostgreSQL and
+# mTLS (a cluster of its own, .data/cluster-bench, ports 7425-7446), CPU per service.
+BENCH_TARGET ?= dev
+bench: tools $(if $(filter cluster,$(BENCH_TARGET)),cluster-tools) ## draft orders vs the Temporal floor at 1 and 16 in flight, one table; audits; worker SIGKILLed (BENCH_TARGET=dev|cluster)
 	CARTWRIGHT_BENCH_ROUNDS=$(BENCH_ROUNDS) CARTWRIGHT_BENCH_N1=$(BENCH_N1) CARTWRIGHT_BENCH_N16=$(BENCH_N16) \
-	  CARTWRIGHT_BENCH_KILL=$(BENCH_KILL) scripts/test.sh bench
+	  CARTWRIGHT_BENCH_KILL=$(BENCH_KILL) BENCH_TARGET=$(BENCH_TARGET) scripts/test.sh bench
 
 fuzz: ## run each FUZZ_TARGETS target for FUZZ_TIME
 	scripts/test.sh fuzz
