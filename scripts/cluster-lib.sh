@@ -438,7 +438,9 @@ readyz() { curl -fsS -o /dev/null --max-time 2 "http://$HEALTH_ADDR/readyz"; }
 # built from this checkout; restarted when its binary changed.
 start_cartwright_worker() {
 	local sum
-	go_build "$CBIN/cartwright-worker" ./worker
+	# CLUSTER_NO_BUILD=1 (the fault matrix's restarts): the binary built by
+	# the first `up` stays; nothing to rebuild between two kills.
+	[ "${CLUSTER_NO_BUILD:-0}" = 1 ] && [ -x "$CBIN/cartwright-worker" ] || go_build "$CBIN/cartwright-worker" ./worker
 	sum=$(sha256sum "$CBIN/cartwright-worker" | cut -d' ' -f1)
 	if pid_alive cartwright-worker "$CBIN/cartwright-worker"; then
 		if [ "$sum" = "$(cat "$PID_DIR/cartwright-worker.sha256" 2>/dev/null)" ]; then
@@ -460,7 +462,7 @@ start_cartwright_worker() {
 # start_cluster_mcp: the MCP gateway, and the dev agent's token once.
 start_cluster_mcp() {
 	local sum out
-	go_build "$BIN/starter" ./starter
+	[ "${CLUSTER_NO_BUILD:-0}" = 1 ] && [ -x "$BIN/starter" ] || go_build "$BIN/starter" ./starter
 	if [ ! -s "$DATA_DIR/mcp-dev.token" ]; then
 		# shellcheck disable=SC1090 # generated file
 		out=$(. "$ENV_FILE" && "$BIN/starter" mcp token create --actor dev-agent) || die "could not create the dev agent's MCP token"
@@ -546,7 +548,12 @@ cluster_up() {
 	fi
 	start_stripe_mock "$STRIPE_PORT"
 	write_cluster_env
-	migrate_app_db
+	if [ "${CLUSTER_NO_BUILD:-0}" = 1 ] && [ -x "$BIN/starter" ]; then
+		# shellcheck disable=SC1090 # generated file
+		(. "$ENV_FILE" && CARTWRIGHT_PG_OWNER_DSN=$(owner_dsn) "$BIN/starter" migrate >/dev/null) || die "starter migrate failed"
+	else
+		migrate_app_db
+	fi
 	start_cartwright_worker
 	start_cluster_mcp
 	start_ui

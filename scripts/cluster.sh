@@ -26,6 +26,8 @@
 #   CLUSTER_UI         1 (default) starts the Web UI, 0 does not
 #   CLUSTER_APPS       1 (default) starts stripe-mock and cartwright's
 #                      processes, 0 Temporal alone (the bench's cluster)
+#   CLUSTER_NO_BUILD   1: reuse the worker and starter binaries an earlier
+#                      `up` built (the fault matrix's restarts)
 #   CLUSTER_STRIPE_API_BASE  the worker's Stripe (default: the cluster's
 #                      stripe-mock); the fault tests put their proxy there
 set -euo pipefail

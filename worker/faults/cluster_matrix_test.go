@@ -43,19 +43,24 @@ type clusterCtl struct {
 	log    string
 }
 
-func (c clusterCtl) run(args ...string) {
-	c.t.Helper()
+// run runs one command; a failure is reported (t.Errorf: faults run in a
+// goroutine of their own) and the matrix goes on, its orders then showing
+// what the failed restart cost.
+func (c clusterCtl) run(args ...string) bool {
 	f, err := os.OpenFile(c.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		c.t.Fatal(err)
+		c.t.Errorf("cluster.sh log: %v", err)
+		return false
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "\n### %s cluster.sh %s\n", time.Now().Format(time.TimeOnly), strings.Join(args, " "))
 	cmd := exec.Command(c.script, args...)
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Run(); err != nil {
-		c.t.Fatalf("cluster.sh %s: %v (log %s)", strings.Join(args, " "), err, c.log)
+		c.t.Errorf("cluster.sh %s: %v (log %s)", strings.Join(args, " "), err, c.log)
+		return false
 	}
+	return true
 }
 
 // TestFaultMatrixCluster is the fault matrix on Temporal's real topology
@@ -136,10 +141,14 @@ func newClusterStack(t *testing.T, script string) (*stack, clusterCtl) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	ctl.run("up")
 	if os.Getenv("CLUSTER_KEEP") != "1" {
-		t.Cleanup(func() { ctl.run("down") })
+		t.Cleanup(func() { _ = ctl.run("down") })
 	}
+	if !ctl.run("up") {
+		t.FailNow()
+	}
+	// The restarts below reuse the binaries this first `up` built.
+	t.Setenv("CLUSTER_NO_BUILD", "1")
 	t.Setenv("CARTWRIGHT_CLUSTER_ENV", filepath.Join(dir, "env"))
 	env := testenv.ClusterEnv(t)
 	t.Setenv("CARTWRIGHT_LOG_LEVEL", "warn")
