@@ -86,12 +86,12 @@ func goal(ok bool) string {
 // per concurrency the median over rounds of draft orders/s, Floor6's and
 // Floor6Local's, and the ratio to Floor6, then the draft-order figures the
 // issue sets goals for.
-func (r *benchResult) table() string {
+func (r *benchResult) table(levels []int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| in flight | draft orders/s | Floor6 wf/s | Floor6Local wf/s | draft ÷ Floor6 | draft ÷ Floor6Local | rounds (draft ÷ Floor6 each) |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
 	ratio16 := 0.0
-	for _, c := range []int{1, 16} {
+	for _, c := range levels {
 		var dw, fw, lw, each []float64
 		for i, d := range r.drafts[c] {
 			dw = append(dw, d.perSecond())
@@ -114,7 +114,7 @@ func (r *benchResult) table() string {
 			ratio, medianOf(dw)/medianOf(lw), strings.Join(rounds, ", "))
 	}
 	fmt.Fprintf(&b, "\n| CPU per workflow, ms (median of rounds) | in flight | draft order | Floor6 | Floor6Local |\n|---|---|---|---|---|\n")
-	for _, c := range []int{1, 16} {
+	for _, c := range levels {
 		var ds, dw, fs, fw, ls, lw []float64
 		for _, d := range r.drafts[c] {
 			ds, dw = append(ds, d.serverCPU), append(dw, d.workerCPU)

@@ -26,10 +26,19 @@ import (
 type benchConfig struct {
 	rounds, n1, n16, cart, audit int
 	kill                         bool
+	// levels are the in-flight counts measured: 1 and 16, and any more
+	// CARTWRIGHT_BENCH_MORE names ("32,64": where a server saturates).
+	levels []int
 }
 
 func benchConfigFromEnv(t *testing.T) benchConfig {
-	c := benchConfig{rounds: 2, n1: 40, n16: 200, cart: 10, audit: 50, kill: os.Getenv("CARTWRIGHT_BENCH_KILL") != "0"}
+	c := benchConfig{rounds: 2, n1: 40, n16: 200, cart: 10, audit: 50, kill: os.Getenv("CARTWRIGHT_BENCH_KILL") != "0",
+		levels: []int{1, 16}}
+	for _, f := range strings.Split(os.Getenv("CARTWRIGHT_BENCH_MORE"), ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 16 {
+			c.levels = append(c.levels, n)
+		}
+	}
 	for name, dst := range map[string]*int{
 		"CARTWRIGHT_BENCH_ROUNDS": &c.rounds, "CARTWRIGHT_BENCH_N1": &c.n1, "CARTWRIGHT_BENCH_N16": &c.n16,
 		"CARTWRIGHT_BENCH_CART": &c.cart, "CARTWRIGHT_BENCH_AUDIT": &c.audit,
@@ -72,10 +81,11 @@ func TestBenchAgainstFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for r := 0; r < cfg.rounds; r++ {
-		for _, c := range []int{1, 16} {
+		for _, c := range cfg.levels {
 			n := cfg.n1
-			if c == 16 {
-				n = cfg.n16
+			if c >= 16 {
+				// Past 16 in flight, the same number of batches of c.
+				n = cfg.n16 * c / 16
 			}
 			steps := []func(){
 				func() { res.add(c, runFloor(ctx, t, fb, c, n)) },
@@ -133,7 +143,7 @@ func TestBenchAgainstFloor(t *testing.T) {
 	// Every draft order of the run so far audits CLEAN.
 	res.audited, res.auditTook = auditRun(ctx, t, b, cfg.audit)
 	res.loadAfter = loadAverage()
-	table := res.table()
+	table := res.table(cfg.levels)
 	fmt.Print(table)
 	if out := os.Getenv("CARTWRIGHT_BENCH_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
