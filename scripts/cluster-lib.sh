@@ -363,6 +363,12 @@ cluster_healthy() {
 	tctl operator cluster health 2>/dev/null | grep -q SERVING
 }
 
+# service_up SVC: the process runs and its membership port answers (it
+# opens once the service passed its start-up).
+service_up() {
+	pid_alive "$1" "$BIN/temporal-server" && port_open 127.0.0.1 "${MEMBER_PORT[$1]}"
+}
+
 start_temporal_service() {
 	local svc=$1
 	if pid_alive "$svc" "$BIN/temporal-server"; then
@@ -531,13 +537,24 @@ cluster_up() {
 	ensure_certs
 	write_dynamic_config
 	local svc
+	# One at a time, each until its membership port answers: on a fresh
+	# database the first process writes the cluster metadata, and four
+	# starting at once race for it (the losers exit: "Failed to apply
+	# cluster metadata").
 	for svc in "${TEMPORAL_SERVICES[@]}"; do
 		start_temporal_service "$svc"
+		wait_until 90 "temporal $svc (membership :${MEMBER_PORT[$svc]})" service_up "$svc" || {
+			tail -n 20 "$LOG_DIR/$svc.log" >&2
+			die "temporal $svc did not come up; log above"
+		}
 	done
 	if ! wait_until 120 "Temporal frontend (127.0.0.1:$FRONTEND_PORT, mTLS)" cluster_healthy; then
 		for svc in "${TEMPORAL_SERVICES[@]}"; do tail -n 5 "$LOG_DIR/$svc.log" >&2; done
 		die "the cluster did not become healthy; logs in $LOG_DIR"
 	fi
+	for svc in "${TEMPORAL_SERVICES[@]}"; do
+		pid_alive "$svc" "$BIN/temporal-server" || { tail -n 20 "$LOG_DIR/$svc.log" >&2; die "temporal $svc exited; log above"; }
+	done
 	ensure_namespace
 	if [ "${CLUSTER_APPS:-1}" = 0 ]; then
 		# Temporal alone (the bench's cluster): no stripe-mock, no
