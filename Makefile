@@ -182,5 +182,5 @@ lint: tools ## gofmt, go vet, staticcheck, workflowcheck, the Helm chart (helm l
 	$(BIN)/workflowcheck ./...
 	scripts/lint-deploy.sh
 
-clean: down test-down ## stop everything and delete .data/ and .bin/
+clean: down test-down cluster-down ## stop everything and delete .data/ and .bin/
 	rm -rf .data $(BIN)
