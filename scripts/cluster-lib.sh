@@ -529,7 +529,19 @@ start_ui() {
 
 # ------------------------------------------------------------- commands
 
+# ensure_debian_tools: openssl (the certificates) and curl (the readiness
+# checks) from Debian's packages when absent.
+ensure_debian_tools() {
+	local missing=() t
+	for t in openssl curl; do command -v "$t" >/dev/null || missing+=("$t"); done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing ${missing[*]} from Debian's packages"
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
 cluster_up() {
+	ensure_debian_tools
 	ensure_tools
 	ensure_cluster_tools
 	cluster_pg_up
