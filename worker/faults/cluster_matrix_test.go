@@ -41,6 +41,9 @@ type clusterCtl struct {
 	t      *testing.T
 	script string
 	log    string
+	// makeUp: `up` runs `make cluster` (after the first, which the
+	// script runs directly).
+	makeUp bool
 }
 
 // run runs one command; a failure is reported (t.Errorf: faults run in a
@@ -55,6 +58,10 @@ func (c clusterCtl) run(args ...string) bool {
 	defer f.Close()
 	fmt.Fprintf(f, "\n### %s cluster.sh %s\n", time.Now().Format(time.TimeOnly), strings.Join(args, " "))
 	cmd := exec.Command(c.script, args...)
+	if len(args) == 1 && args[0] == "up" && c.makeUp {
+		// `make cluster` itself, as an operator restarts what is down.
+		cmd = exec.Command("make", "-s", "-C", filepath.Dir(filepath.Dir(c.script)), "cluster")
+	}
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Run(); err != nil {
 		c.t.Errorf("cluster.sh %s: %v (log %s)", strings.Join(args, " "), err, c.log)
@@ -68,7 +75,7 @@ func (c clusterCtl) run(args ...string) bool {
 // cluster of its own (four temporal-server processes, mTLS, a private
 // PostgreSQL), cartwright's worker on it, and draft orders and onboardings
 // in flight while it SIGKILLs history, matching, the frontend and our
-// worker (each restarted by `cluster.sh up`, what `make cluster` runs),
+// worker (each restarted by `make cluster`, which starts what is down),
 // restarts all four one by one, and stops PostgreSQL. Every order and
 // onboarding completes, one draft row each, no evidence gaps, every audit
 // CLEAN.
@@ -91,7 +98,7 @@ func TestFaultMatrixCluster(t *testing.T) {
 	add(s.baseline(t))
 	for _, svc := range []string{"history", "matching", "frontend", "cartwright-worker"} {
 		for k := 0; k < sz.killsPerService; k++ {
-			add(s.clusterFault(t, sz, "SIGKILL "+svc+", restarted by cluster.sh up", func() {
+			add(s.clusterFault(t, sz, "SIGKILL "+svc+", restarted by make cluster", func() {
 				ctl.run("kill", svc)
 				time.Sleep(2 * time.Second)
 				ctl.run("up")
@@ -147,8 +154,10 @@ func newClusterStack(t *testing.T, script string) (*stack, clusterCtl) {
 	if !ctl.run("up") {
 		t.FailNow()
 	}
-	// The restarts below reuse the binaries this first `up` built.
+	// The restarts below are `make cluster`, reusing the binaries this
+	// first `up` built.
 	t.Setenv("CLUSTER_NO_BUILD", "1")
+	ctl.makeUp = true
 	t.Setenv("CARTWRIGHT_CLUSTER_ENV", filepath.Join(dir, "env"))
 	env := testenv.ClusterEnv(t)
 	t.Setenv("CARTWRIGHT_LOG_LEVEL", "warn")
