@@ -11,15 +11,17 @@ import (
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // StartDraftOrder starts the draft order of in, or attaches to the one the
 // same user and idempotency key already started: one key never yields two
 // runs or two draft orders. It returns with the draft order's first
 // answer (DraftOrderHandle.Status): the published total to confirm, the
-// staff decision it waits for, or its end; a run that failed (a tool's
-// NOT_FOUND for an unknown SKU) is that error, with the handle naming the
-// run. Start and answer are one round
+// staff decision it waits for, or its end (a refusal such as an unknown
+// SKU's NOT_FOUND is an end, Status.Result with its whole error); a run
+// that failed (an input started past Check) is that error, with the
+// handle naming the run. Start and answer are one round
 // trip (Update-with-Start: the next_action update rides on the start), so
 // nothing polls; it waits as long as ctx allows.
 //
@@ -29,30 +31,30 @@ import (
 // thresholds are filled from the client's Defaults, so the values are in
 // the history.
 //
-// The key is bound to the order (workflows.DraftOrderStartOptions): a key
+// The key is bound to the order (draftorder.DraftOrderStartOptions): a key
 // whose run completed keeps that run (Attached, its result as Status); a
 // key whose run failed, was terminated or timed out starts a new run; a
 // key already used for another basket, address, currency, service or
 // incoterm is CONFLICT naming the key, and its run is left alone.
-func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInput) (DraftOrderHandle, error) {
+func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.DraftOrderInput) (DraftOrderHandle, error) {
 	var h DraftOrderHandle
 	in.ApplyDefaults(c.defaults)
 	in, err := in.Check()
 	if err != nil {
 		return h, err
 	}
-	opts, err := workflows.DraftOrderStartOptions(c.taskQueue, in)
+	opts, err := draftorder.DraftOrderStartOptions(c.taskQueue, in)
 	if err != nil {
 		return h, errf(toolkit.InvalidArgument, "%v", err)
 	}
 	fp := opts.Memo[workflows.MemoInputFingerprint].(string)
 	h.WorkflowID = opts.ID
-	op := c.tc.NewWithStartWorkflowOperation(opts, workflows.DraftOrderWorkflowName, in)
+	op := c.tc.NewWithStartWorkflowOperation(opts, draftorder.DraftOrderWorkflowName, in)
 	pctx, probe := withStartProbe(withTrace(ctx, in.Request.Trace))
 	uh, err := c.tc.UpdateWithStartWorkflow(pctx, sdkclient.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
 		UpdateOptions: sdkclient.UpdateWorkflowOptions{
-			UpdateName: workflows.UpdateNextAction, Args: []any{workflows.NextActionInput{}},
+			UpdateName: draftorder.UpdateNextAction, Args: []any{draftorder.NextActionInput{}},
 			WaitForStage: sdkclient.WorkflowUpdateStageCompleted,
 		},
 	})
@@ -97,8 +99,8 @@ func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInp
 }
 
 // resultStatus is the status of a completed run known only by its result.
-func resultStatus(res workflows.DraftOrderResult, in workflows.DraftOrderInput) workflows.DraftOrderStatus {
-	return workflows.DraftOrderStatus{
+func resultStatus(res draftorder.DraftOrderResult, in draftorder.DraftOrderInput) draftorder.DraftOrderStatus {
+	return draftorder.DraftOrderStatus{
 		State: res.State, Destination: in.ShipTo.Country, Currency: in.Currency, Total: res.Total,
 		DraftOrder: res.DraftOrder, Evidence: res.Evidence, Result: &res,
 	}

@@ -3,11 +3,6 @@ package gateway_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +15,8 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // Attack tests of docs/envelope.md#idempotency: one idempotency key is one
@@ -59,7 +55,7 @@ func TestAttackKeyReuseOverToolCall(t *testing.T) {
 	if err != nil || !env.OK {
 		t.Fatalf("first call: %v %+v", err, env.Error)
 	}
-	digest, _ := workflows.ToolCallFingerprint(first)
+	digest, _ := toolcall.ToolCallFingerprint(first)
 	env2, h, err := s.client.CallTool(ctx, loginLinkCall(key, "acct_1CwAcmeGoods0001"), time.Now().Add(time.Minute))
 	requireKeyConflict(t, "other account, same key", toolkit.AsError(err), "stripe.create_login_link", key, digest)
 	if env2.OK || env2.Error == nil || env2.Error.Code != toolkit.Conflict || string(env2.Data) != "" {
@@ -113,7 +109,7 @@ func TestAttackKeyReuseOverMCP(t *testing.T) {
 	}
 	requireKeyConflict(t, "MCP draft order, other basket", v.Error, "draft_order.start", dkey, "")
 
-	in := workflows.DraftOrderInput{Request: toolkit.Request{UserID: s.actor.UserID(), IdempotencyKey: dkey,
+	in := draftorder.DraftOrderInput{Request: toolkit.Request{UserID: s.actor.UserID(), IdempotencyKey: dkey,
 		RequestID: "req-" + dkey, Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: s.actor.ID}},
 		Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 5}}, Currency: "EUR",
 		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}}
@@ -136,7 +132,7 @@ func TestAttackSchemaInvalidStartsNothing(t *testing.T) {
 	if te := toolkit.AsError(err); te == nil || te.Code != toolkit.InvalidArgument || env.OK || h.WorkflowID != "" {
 		t.Fatalf("quantity 0: %v %+v %+v", err, env.Error, h)
 	}
-	id, _ := workflows.ToolCallID(bad)
+	id, _ := toolcall.ToolCallID(bad)
 	var nf *serviceerror.NotFound
 	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, id, ""); !errors.As(err, &nf) {
 		t.Fatalf("workflow %s exists after a refused input (%v)", id, err)
@@ -153,7 +149,7 @@ func TestAttackSchemaInvalidStartsNothing(t *testing.T) {
 	if !res.IsError || env.Error == nil || env.Error.Code != toolkit.InvalidArgument {
 		t.Fatalf("quantity 0 over MCP: %+v", env)
 	}
-	mid := workflows.ToolCallIDPrefix + s.actor.UserID() + "/" + mkey
+	mid := toolcall.ToolCallIDPrefix + s.actor.UserID() + "/" + mkey
 	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, mid, ""); !errors.As(err, &nf) {
 		t.Fatalf("workflow %s exists after a refused input over MCP (%v)", mid, err)
 	}
@@ -164,42 +160,19 @@ func TestAttackSchemaInvalidStartsNothing(t *testing.T) {
 	}
 }
 
-// stripeSwitch forwards to stripe-mock, or answers 503 while down: an
-// outage that ends.
-type stripeSwitch struct {
-	down  atomic.Bool
-	proxy *httputil.ReverseProxy
-}
-
-func (s *stripeSwitch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.down.Load() {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte(`{"error": {"type": "api_error", "message": "Stripe is down (test)"}}`))
-		return
-	}
-	s.proxy.ServeHTTP(w, r)
-}
-
 // TestAttackOutageDoesNotHoldTheKey: a call that failed on a Stripe outage
 // (retryable) leaves its key free: once Stripe is back, the same key runs
 // again and answers, over ToolCall and MCP.
 func TestAttackOutageDoesNotHoldTheKey(t *testing.T) {
-	upstream, err := url.Parse(testenv.StripeAPIBase())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sw := &stripeSwitch{proxy: httputil.NewSingleHostReverseProxy(upstream)}
-	srv := httptest.NewServer(sw)
-	t.Cleanup(srv.Close)
-	st := wiringtest.StartWith(t, wiringtest.Options{Configure: func(c *config.Config) { c.StripeAPIBase = srv.URL }})
+	sw := testenv.NewStripeSwitch(t)
+	st := wiringtest.StartWith(t, wiringtest.Options{Configure: func(c *config.Config) { c.StripeAPIBase = sw.URL }})
 	st.Env(t)
 	s := gatewayOn(t, st)
 	sess := s.connect(t, s.token, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	sw.down.Store(true)
+	sw.Down(true)
 	key := newKey("outage")
 	c := loginLinkCall(key, "acct_1CwJaneCrafts001")
 	env, _, err := s.client.CallTool(ctx, c, time.Now().Add(time.Minute))
@@ -212,7 +185,7 @@ func TestAttackOutageDoesNotHoldTheKey(t *testing.T) {
 		t.Fatalf("during the outage over MCP: %+v", env)
 	}
 
-	sw.down.Store(false)
+	sw.Down(false)
 	env, h, err := s.client.CallTool(ctx, c, time.Now().Add(time.Minute))
 	if err != nil || !env.OK || h.Attached {
 		t.Fatalf("the same key after the outage: %v %+v attached=%v", err, env.Error, h.Attached)

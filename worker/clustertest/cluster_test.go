@@ -24,7 +24,7 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // cluster is what the tests know of the running cluster, from its
@@ -247,7 +247,7 @@ func TestDraftOrderThroughTheCluster(t *testing.T) {
 	}
 	defer cl.Close()
 	key := "cluster-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	h, err := cl.StartDraftOrder(ctx, workflows.DraftOrderInput{
+	h, err := cl.StartDraftOrder(ctx, draftorder.DraftOrderInput{
 		Request: toolkit.Request{UserID: "u_cluster", IdempotencyKey: key, Currency: "EUR",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_cluster"},
 			Client: toolkit.Client{App: "backend", Version: "clustertest"}},
@@ -262,7 +262,7 @@ func TestDraftOrderThroughTheCluster(t *testing.T) {
 		t.Fatalf("no total to confirm: %+v %v", st, err)
 	}
 	ans, err := cl.ConfirmResult(ctx, h.WorkflowID, st.Confirmation.QuoteHash)
-	if err != nil || ans.Result.State != workflows.StateDraftCreated {
+	if err != nil || ans.Result.State != draftorder.StateDraftCreated {
 		t.Fatalf("confirm: %+v %v", ans, err)
 	}
 	pool, err := pgxpool.New(ctx, c.env["CARTWRIGHT_CLUSTER_PG_ADMIN_DSN"])
