@@ -71,16 +71,21 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"shipping.service_level"})
 	}
+	now := t.now()
+	fx, _, err := t.fx.Rates(ctx, now)
+	if err != nil {
+		return nil, err
+	}
 	q := tax.Input{
 		Destination: tax.Destination{Country: dest.Country, Region: dest.Region}, ShipFrom: shipFrom, Channel: tax.Channel(channel),
 		Currency: in.Currency, Shipping: in.Shipping.Cost.Amount, Incoterm: tax.Incoterm(in.Incoterm),
 		// The rules in force now; the evidence keeps the answer, so an
 		// audit does not need to recompute it later.
-		At: t.now(),
+		At: now,
 		// Thresholds are compared with the same FX table that priced the
 		// order, so the two answers agree.
 		Convert: func(amount int64, from, to string) (int64, error) {
-			m, err := t.fx.Convert(Money{Amount: amount, Currency: from}, to)
+			m, err := fx.Convert(Money{Amount: amount, Currency: from}, to)
 			return m.Amount, err
 		},
 	}
@@ -106,7 +111,7 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 	if err != nil {
 		return nil, taxError(err)
 	}
-	out := dutiesFrom(res, dest, t.fx.Version())
+	out := dutiesFrom(res, dest, fx.Version())
 	out.ShipFrom = shipFrom
 	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}, nil
 }

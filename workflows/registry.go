@@ -23,6 +23,7 @@ func Registry(specs []toolkit.Spec) map[string]any {
 		ArchiveHistoriesWorkflowName: ArchiveHistories,
 		ToolCallWorkflowName:         b.ToolCall,
 		ListToolsWorkflowName:        ListTools,
+		FetchFXRatesWorkflowName:     FetchFXRates,
 	}
 }
 
