@@ -67,7 +67,9 @@ func TestFXFeedScheduleStoresAndPricesCiteTheDate(t *testing.T) {
 	}
 
 	id := "test-fx-" + s.TaskQueue
-	t.Cleanup(func() { _ = s.Temporal.ScheduleClient().GetHandle(context.Background(), id).Delete(context.Background()) })
+	t.Cleanup(func() {
+		_ = s.Temporal.ScheduleClient().GetHandle(context.Background(), id).Delete(context.Background())
+	})
 	if err := schedules.EnsureFXRatesSchedule(ctx, s.Temporal, schedules.FXRatesSchedule{ID: id, TaskQueue: s.TaskQueue, Every: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
