@@ -117,6 +117,23 @@ func TestFXFeedScheduleStoresAndPricesCiteTheDate(t *testing.T) {
 		t.Errorf("evidence %s %s", snap.RulesetVersion, snap.Output)
 	}
 
+	// A caller who may start workflows cannot point the fetch elsewhere:
+	// the URL is configuration, an input naming another is ignored.
+	var evilHits atomic.Int64
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { evilHits.Add(1) }))
+	defer evil.Close()
+	forged, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "test-fx-forged-" + s.TaskQueue, TaskQueue: s.TaskQueue},
+		workflows.FetchFXRatesWorkflowName, map[string]any{"url": evil.URL, "feed_url": evil.URL, "URL": evil.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := forged.Get(ctx, &res); err != nil || res.Outcome != workflows.FXRatesStored || res.Stored.Source != strings.TrimSuffix(srv.URL, "/")+"/stats/eurofxref/eurofxref-daily.xml" {
+		t.Fatalf("forged input: %v %+v", err, res)
+	}
+	if evilHits.Load() != 0 {
+		t.Fatalf("the worker fetched the URL an input named (%d requests)", evilHits.Load())
+	}
+
 	// Ten days on, with no newer day: UPSTREAM_ERROR naming the date.
 	_, stale := s.AddWorker(t, wiringtest.Options{Clock: func() time.Time { return fresh.AddDate(0, 0, 8) }, Configure: feedURL})
 	_, _, err = quote(stale.Invoker)
