@@ -70,9 +70,8 @@ func InputSHA256(raw []byte) string {
 // PrefetchSHA256 is RoundCall.InputSHA256 of args (raw is its JSON): the
 // input's SHA-256, where a total's is taken without the evidence refs it
 // is sealed with. The refs are the snapshot ids of the same round's own
-// answers, so they match whenever the rest does; leaving them out keeps
-// the rounds recorded before totals were sealed matching on replay
-// (docs/quote-seals.md#the-seal).
+// answers, so they match whenever the rest does; the rounds of the
+// captured histories are hashed without them (docs/quote-seals.md#the-seal).
 func PrefetchSHA256(args any, raw []byte) string {
 	if a, ok := args.(commerce.ComputeTotalArgs); ok && a.Evidence != nil {
 		a.Evidence = nil

@@ -18,7 +18,7 @@ type prefetchedKey struct{}
 type prefetched map[string]activities.RoundCall
 
 // prefetchRound makes the first quote round's calls in one local activity
-// (GenerationQuoteRound; docs/performance.md#quote-round) and returns ctx
+// (docs/performance.md#quote-round) and returns ctx
 // carrying their answers. The workflow then quotes exactly as before:
 // every call it makes (callTool) takes the prefetched answer of its step
 // when the round made that call with the very input the workflow would

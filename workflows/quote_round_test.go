@@ -22,7 +22,7 @@ var roundTools = func() []string {
 }()
 
 func TestQuoteRoundAnswersTheFirstRound(t *testing.T) {
-	f, _ := onGeneration(t)
+	f, _ := asStarted(t)
 	f.at(time.Minute, f.confirmPublished)
 	res := f.run()
 	if res.State != StateDraftCreated || len(res.Evidence) != 6 {
@@ -49,7 +49,7 @@ func TestQuoteRoundAnswersTheFirstRound(t *testing.T) {
 }
 
 func TestQuoteRoundThatFailsLeavesTheCallsToTheWorkflow(t *testing.T) {
-	f, _ := onGeneration(t)
+	f, _ := asStarted(t)
 	// Pricing's first attempt meets an outage: the round fails (one
 	// attempt, no retries) and the workflow makes every call itself.
 	f.fail("GetQuote", toolkit.Errorf(toolkit.UpstreamError, "database unavailable"), 1)
@@ -68,7 +68,7 @@ func TestQuoteRoundThatFailsLeavesTheCallsToTheWorkflow(t *testing.T) {
 }
 
 func TestQuoteRoundStopsWhereSupportStaffDecide(t *testing.T) {
-	f, _ := onGeneration(t)
+	f, _ := asStarted(t)
 	f.verdict.Confidence = 0.79 // below the approval threshold
 	f.at(time.Minute, func() { f.approval("approve", "carol.admin", "") })
 	f.at(2*time.Minute, f.confirmPublished)
@@ -88,7 +88,7 @@ func TestQuoteRoundStopsWhereSupportStaffDecide(t *testing.T) {
 }
 
 func TestQuoteRoundAnswerForAnotherInputIsNotTaken(t *testing.T) {
-	f, _ := onGeneration(t)
+	f, _ := asStarted(t)
 	// A round whose shipping call had another input than the workflow's
 	// (a round that computed differently): the workflow does not take it
 	// and asks shipping itself; a later answer is still taken when its
