@@ -63,6 +63,9 @@ func (a *FXRates) refuse(step string, err error) error {
 	case errors.Is(err, fxrates.ErrMalformed):
 		te = toolkit.Errorf(toolkit.UpstreamError, "%v", err).WithDetail("upstream_code", "fx_feed_refused")
 		return nonRetryable(te)
+	case errors.Is(err, fxrates.ErrNotConfigured):
+		te = toolkit.Errorf(toolkit.UpstreamError, "%v", err).WithDetail("upstream_code", "fx_feed_not_configured")
+		return nonRetryable(te)
 	case errors.Is(err, fxrates.ErrChanged):
 		te = toolkit.Errorf(toolkit.Conflict, "%v", err)
 	case errors.Is(err, fxrates.ErrUnavailable):

@@ -129,7 +129,9 @@ func TestFetchRefusesWhatIsNotTheFeed(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (Fetcher{URL: "file:///etc/passwd"}).Fetch(ctx, jan2); err == nil {
-		t.Fatal("a file URL was fetched")
+	for _, u := range []string{"file:///etc/passwd", "", "gopher://127.0.0.1:70/"} {
+		if _, err := (Fetcher{URL: u}).Fetch(ctx, jan2); !errors.Is(err, ErrNotConfigured) {
+			t.Fatalf("%q: %v", u, err)
+		}
 	}
 }

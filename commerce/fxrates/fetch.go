@@ -22,6 +22,10 @@ type Fetcher struct {
 	Timeout time.Duration
 }
 
+// ErrNotConfigured: the worker has no feed URL (CARTWRIGHT_FX_FEED_URL),
+// or not an http(s) one.
+var ErrNotConfigured = errors.New("fxrates: no exchange-rate feed configured (CARTWRIGHT_FX_FEED_URL)")
+
 // ErrUnavailable wraps a fetch that did not get a feed (network, status):
 // worth retrying, unlike ErrMalformed.
 var ErrUnavailable = errors.New("fxrates: feed unavailable")
@@ -42,7 +46,7 @@ type Feed struct {
 func (f Fetcher) Fetch(ctx context.Context, now time.Time) (Feed, error) {
 	u, err := url.Parse(f.URL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return Feed{}, fmt.Errorf("fxrates: feed URL must be http(s)://host/…")
+		return Feed{}, fmt.Errorf("%w: the URL must be http(s)://host/…", ErrNotConfigured)
 	}
 	timeout := f.Timeout
 	if timeout <= 0 {
