@@ -58,10 +58,10 @@ func fallbackSource(t FXTable) staticSource {
 	return staticSource{table: t, info: info}
 }
 
-// LatestRates is where FeedFX reads the newest stored day
-// (fxrates.PGStore).
+// LatestRates is where FeedFX reads the newest stored day dated at or
+// before a moment (fxrates.PGStore).
 type LatestRates interface {
-	Latest(ctx context.Context) (fxrates.Day, error)
+	LatestOnOrBefore(ctx context.Context, at time.Time) (fxrates.Day, error)
 }
 
 // FeedFX prices with the latest stored ECB day, refusing rates older than
@@ -79,12 +79,12 @@ type FeedFX struct {
 	day     fxrates.Day
 	table   *StaticFX
 	readAt  time.Time
-	hasRead bool
+	readFor string // the UTC date the cached day was read for
 }
 
 // Rates implements FXSource.
 func (f *FeedFX) Rates(ctx context.Context, now time.Time) (FXTable, FXRates, error) {
-	day, table, err := f.latest(ctx)
+	day, table, err := f.latest(ctx, now)
 	if errors.Is(err, fxrates.ErrNoRates) {
 		return nil, FXRates{}, toolkit.Errorf(toolkit.UpstreamError, "no exchange rates stored yet").
 			WithDetail("upstream_code", "fx_rates_missing").
@@ -104,32 +104,32 @@ func (f *FeedFX) Rates(ctx context.Context, now time.Time) (FXTable, FXRates, er
 	return table, FXRates{Source: FXSourceFeed, Date: date, Base: fxrates.Base}, nil
 }
 
-// latest reads the newest day (cached briefly, by the wall clock: the
-// cache saves database reads, the age check uses the caller's now) and its
-// table.
-func (f *FeedFX) latest(ctx context.Context) (fxrates.Day, *StaticFX, error) {
-	now := time.Now()
+// latest reads the newest day in force at at (never one dated after it)
+// and its table, cached briefly by the wall clock: the cache saves
+// database reads, the age check uses the caller's now.
+func (f *FeedFX) latest(ctx context.Context, at time.Time) (fxrates.Day, *StaticFX, error) {
+	wall, on := time.Now(), at.UTC().Format(time.DateOnly)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ttl := f.CacheFor
 	if ttl <= 0 {
 		ttl = 30 * time.Second
 	}
-	if f.hasRead && now.Sub(f.readAt) < ttl && now.Sub(f.readAt) >= 0 {
+	if f.readFor == on && wall.Sub(f.readAt) < ttl && wall.Sub(f.readAt) >= 0 {
 		return f.day, f.table, nil
 	}
-	day, err := f.Store.Latest(ctx)
+	day, err := f.Store.LatestOnOrBefore(ctx, at)
 	if err != nil {
 		return fxrates.Day{}, nil, err
 	}
-	if !f.hasRead || !day.Date.Equal(f.day.Date) {
+	if f.table == nil || !day.Date.Equal(f.day.Date) {
 		t, err := FeedTable(day)
 		if err != nil {
 			return fxrates.Day{}, nil, err
 		}
 		f.table = t
 	}
-	f.day, f.readAt, f.hasRead = day, now, true
+	f.day, f.readAt, f.readFor = day, wall, on
 	return f.day, f.table, nil
 }
 

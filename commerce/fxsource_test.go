@@ -19,11 +19,13 @@ import (
 // own test: commerce/fxrates).
 type dayStore struct{ days []fxrates.Day }
 
-func (s *dayStore) Latest(context.Context) (fxrates.Day, error) {
-	if len(s.days) == 0 {
-		return fxrates.Day{}, fxrates.ErrNoRates
+func (s *dayStore) LatestOnOrBefore(_ context.Context, at time.Time) (fxrates.Day, error) {
+	for i := len(s.days) - 1; i >= 0; i-- {
+		if !s.days[i].Date.After(at) {
+			return s.days[i], nil
+		}
 	}
-	return s.days[len(s.days)-1], nil
+	return fxrates.Day{}, fxrates.ErrNoRates
 }
 
 // recordedDay is the recorded ECB feed of 2024-12-31 (commerce/fxrates/testdata).
@@ -140,4 +142,20 @@ func TestFallbackTableIsNamedInTheQuote(t *testing.T) {
 func moneyVersion(t *testing.T) string {
 	t.Helper()
 	return money.RulesetVersion()
+}
+
+// A price at a moment uses the rates in force then: a day dated later (a
+// test clock in the past, a feed's tomorrow) is never used early.
+func TestFeedFXNeverUsesALaterDay(t *testing.T) {
+	day := recordedDay(t)
+	later := fxrates.Day{Date: day.Date.AddDate(0, 0, 5), Rates: map[string]string{"USD": "2", "GBP": "1"}}
+	f := &FeedFX{Store: &dayStore{days: []fxrates.Day{day, later}}, MaxAge: 120 * time.Hour}
+	_, info, err := f.Rates(context.Background(), time.Date(2025, 1, 2, 10, 0, 0, 0, time.UTC))
+	if err != nil || info.Date != "2024-12-31" {
+		t.Fatalf("%v %+v", err, info)
+	}
+	_, info, err = f.Rates(context.Background(), time.Date(2025, 1, 5, 16, 0, 0, 0, time.UTC))
+	if err != nil || info.Date != "2025-01-05" {
+		t.Fatalf("%v %+v", err, info)
+	}
 }

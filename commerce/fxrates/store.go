@@ -77,8 +77,16 @@ func (s PGStore) Save(ctx context.Context, f Feed) (SaveResult, error) {
 
 // Latest returns the newest stored day, or ErrNoRates.
 func (s PGStore) Latest(ctx context.Context) (Day, error) {
+	return s.LatestOnOrBefore(ctx, time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC))
+}
+
+// LatestOnOrBefore returns the newest stored day dated at or before at's
+// UTC date (the rates in force at that moment), or ErrNoRates.
+func (s PGStore) LatestOnOrBefore(ctx context.Context, at time.Time) (Day, error) {
 	var d Day
-	err := s.Pool.QueryRow(ctx, `SELECT rate_date, rates FROM fx_rate_days ORDER BY rate_date DESC LIMIT 1`).Scan(&d.Date, &d.Rates)
+	on := at.UTC().Format(time.DateOnly)
+	err := s.Pool.QueryRow(ctx, `SELECT rate_date, rates FROM fx_rate_days WHERE rate_date <= $1::date
+		ORDER BY rate_date DESC LIMIT 1`, on).Scan(&d.Date, &d.Rates)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Day{}, ErrNoRates
 	}
