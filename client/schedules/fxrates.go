@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 )
 
 // FXRatesScheduleID is the one exchange-rate schedule of a namespace.
@@ -26,8 +26,8 @@ type FXRatesSchedule struct {
 // day around 16:00 CET; reading every hour stores a new day within the
 // hour, and a day already stored is a no-op.
 func (s FXRatesSchedule) pass() everyPass {
-	return everyPass{id: cmp.Or(s.ID, FXRatesScheduleID), workflow: workflows.FetchFXRatesWorkflowName, taskQueue: s.TaskQueue,
-		input: workflows.FetchFXRatesInput{}, every: s.Every, timeout: 10 * time.Minute,
+	return everyPass{id: cmp.Or(s.ID, FXRatesScheduleID), workflow: maintenance.FetchFXRatesWorkflowName, taskQueue: s.TaskQueue,
+		input: maintenance.FetchFXRatesInput{}, every: s.Every, timeout: 10 * time.Minute,
 		note: "cartwright exchange rates: reads the ECB reference-rate feed into PostgreSQL (created by the worker)"}
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/client/schedules"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 )
 
 func TestEnsureFXRatesScheduleIsIdempotent(t *testing.T) {
@@ -36,7 +36,7 @@ func TestEnsureFXRatesScheduleIsIdempotent(t *testing.T) {
 	if got := desc.Schedule.Spec.Intervals; len(got) != 1 || got[0].Every != 30*time.Minute {
 		t.Fatalf("intervals after update: %+v", got)
 	}
-	if act, ok := desc.Schedule.Action.(*client.ScheduleWorkflowAction); !ok || act.Workflow != workflows.FetchFXRatesWorkflowName ||
+	if act, ok := desc.Schedule.Action.(*client.ScheduleWorkflowAction); !ok || act.Workflow != maintenance.FetchFXRatesWorkflowName ||
 		act.TaskQueue != "test-no-worker" {
 		t.Fatalf("action: %+v", desc.Schedule.Action)
 	}

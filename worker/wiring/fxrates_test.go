@@ -20,7 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 )
 
 // The exchange-rate feed end to end (docs/operators.md#exchange-rates): a
@@ -95,8 +95,8 @@ func TestFXFeedScheduleStoresAndPricesCiteTheDate(t *testing.T) {
 			}
 		}
 	}
-	var res workflows.FetchFXRatesResult
-	if err := run(1).Get(ctx, &res); err != nil || res.Outcome != workflows.FXRatesStored || res.Stored.Latest != "2024-12-31" {
+	var res maintenance.FetchFXRatesResult
+	if err := run(1).Get(ctx, &res); err != nil || res.Outcome != maintenance.FXRatesStored || res.Stored.Latest != "2024-12-31" {
 		t.Fatalf("fetch run: %v %+v", err, res)
 	}
 
@@ -123,11 +123,11 @@ func TestFXFeedScheduleStoresAndPricesCiteTheDate(t *testing.T) {
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { evilHits.Add(1) }))
 	defer evil.Close()
 	forged, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "test-fx-forged-" + s.TaskQueue, TaskQueue: s.TaskQueue},
-		workflows.FetchFXRatesWorkflowName, map[string]any{"url": evil.URL, "feed_url": evil.URL, "URL": evil.URL})
+		maintenance.FetchFXRatesWorkflowName, map[string]any{"url": evil.URL, "feed_url": evil.URL, "URL": evil.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := forged.Get(ctx, &res); err != nil || res.Outcome != workflows.FXRatesStored || res.Stored.Source != strings.TrimSuffix(srv.URL, "/")+"/stats/eurofxref/eurofxref-daily.xml" {
+	if err := forged.Get(ctx, &res); err != nil || res.Outcome != maintenance.FXRatesStored || res.Stored.Source != strings.TrimSuffix(srv.URL, "/")+"/stats/eurofxref/eurofxref-daily.xml" {
 		t.Fatalf("forged input: %v %+v", err, res)
 	}
 	if evilHits.Load() != 0 {
@@ -144,7 +144,7 @@ func TestFXFeedScheduleStoresAndPricesCiteTheDate(t *testing.T) {
 	// A hostile feed (a new day with a negative rate): the run fails and
 	// nothing is stored.
 	body.Store(strings.Replace(strings.Replace(string(recorded), "time='2024-12-31'", "time='2025-01-02'", 1), "rate='1.0389'", "rate='-1.0389'", 1))
-	if err := run(2).Get(ctx, &res); err != nil || res.Outcome != workflows.FXRatesRefused || res.Error == nil ||
+	if err := run(2).Get(ctx, &res); err != nil || res.Outcome != maintenance.FXRatesRefused || res.Error == nil ||
 		res.Error.Code != toolkit.UpstreamError || res.Error.Details["upstream_code"] != "fx_feed_refused" {
 		t.Fatalf("hostile run: %v %+v", err, res)
 	}
