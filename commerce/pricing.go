@@ -13,14 +13,19 @@ import (
 const QuoteTTL = 15 * time.Minute
 
 func quoteSpec() toolkit.Spec {
-	return lookupSpec(ToolGetQuote, QuoteTTL, "catalog-postgres",
+	s := lookupSpec(ToolGetQuote, QuoteTTL, "catalog-postgres",
 		"Price a basket of catalog SKUs in one currency, with live stock. Use it first when building an order, "+
 			"and again when a quote has expired. Success: every line priced (unit price converted from the catalog base "+
-			"price with the ECB rate table, line total exact in minor units), a quote_id, expires_at (15 min) and a "+
+			"price with the ECB reference rates, line total exact in minor units), a quote_id, expires_at (15 min) and a "+
 			"price_hash. Pass expected_price_hash to re-quote what the user already saw. Common failures: NOT_FOUND "+
 			"(unknown or discontinued SKU), OUT_OF_STOCK (quantity above available stock, details name the SKU and "+
 			"what is available), PRICE_CHANGED (prices differ from expected_price_hash; details carry the new price_hash "+
-			"and lines; show them and ask the user again), INVALID_ARGUMENT (currency without an exchange rate).")
+			"and lines; show them and ask the user again), INVALID_ARGUMENT (currency without an exchange rate), "+
+			"UPSTREAM_ERROR (the exchange rates are older than allowed; details name rate_date). fx_rates names the "+
+			"rates' source and reference date.")
+	// 1.1.0: the answer names its exchange rates (fx_rates).
+	s.Version = "1.1.0"
+	return s
 }
 
 // priceKey is the priced content a PriceHash covers.
@@ -59,7 +64,11 @@ func (t *tools) getQuote(ctx context.Context, call *toolkit.Call) (*toolkit.Outp
 		return nil, err
 	}
 	now := t.now()
-	q := Quote{Currency: in.Currency, ExpiresAt: now.Add(QuoteTTL).Truncate(time.Second), FXVersion: t.fx.Version(), ShipFrom: shipFrom}
+	fx, rates, err := t.fx.Rates(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	q := Quote{Currency: in.Currency, ExpiresAt: now.Add(QuoteTTL).Truncate(time.Second), FXVersion: fx.Version(), FXRates: &rates, ShipFrom: shipFrom}
 	var short []map[string]any
 	for _, it := range in.Items {
 		p := products[it.SKU]
@@ -67,7 +76,7 @@ func (t *tools) getQuote(ctx context.Context, call *toolkit.Call) (*toolkit.Outp
 			short = append(short, map[string]any{"sku": it.SKU, "requested": it.Quantity, "available": avail, "warehouse": shipFrom})
 			continue
 		}
-		unit, err := t.fx.Convert(p.BasePrice, in.Currency)
+		unit, err := fx.Convert(p.BasePrice, in.Currency)
 		if err != nil {
 			return nil, err
 		}

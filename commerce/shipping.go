@@ -62,9 +62,14 @@ func (t *tools) quoteShipping(ctx context.Context, call *toolkit.Call) (*toolkit
 	if err != nil {
 		return nil, shippingError(err)
 	}
-	out := ShippingQuote{ExpiresAt: t.now().Add(ShippingTTL).Truncate(time.Second), RulesetVersion: version + "+" + t.fx.Version(), ShipFrom: shipFrom}
+	now := t.now()
+	fx, _, err := t.fx.Rates(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	out := ShippingQuote{ExpiresAt: now.Add(ShippingTTL).Truncate(time.Second), RulesetVersion: version + "+" + fx.Version(), ShipFrom: shipFrom}
 	for _, o := range opts {
-		cost, err := t.fx.Convert(Money{Amount: o.Cost, Currency: o.Currency}, in.Currency)
+		cost, err := fx.Convert(Money{Amount: o.Cost, Currency: o.Currency}, in.Currency)
 		if err != nil {
 			return nil, err
 		}

@@ -69,6 +69,9 @@ type Quote struct {
 	PriceHash string `json:"price_hash"`
 	// FXVersion names the exchange-rate table used (goes into evidence).
 	FXVersion string `json:"fx_version"`
+	// FXRates says where the rates came from (the ECB feed or the
+	// fallback table) and their reference date (docs/tools.md#exchange-rates).
+	FXRates *FXRates `json:"fx_rates,omitempty"`
 	// ShipFrom is the warehouse whose stock the quote checked.
 	ShipFrom string `json:"ship_from,omitempty"`
 }
