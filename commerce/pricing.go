@@ -63,8 +63,16 @@ func (t *tools) getQuote(ctx context.Context, call *toolkit.Call) (*toolkit.Outp
 	var short []map[string]any
 	for _, it := range in.Items {
 		p := products[it.SKU]
-		if avail := p.AvailableAt(shipFrom); it.Quantity > avail {
-			short = append(short, map[string]any{"sku": it.SKU, "requested": it.Quantity, "available": avail, "warehouse": shipFrom})
+		// A line of a split basket names its own warehouse.
+		from, lineFrom := shipFrom, ""
+		if it.ShipFrom != "" {
+			if from, err = warehouse("items.ship_from", it.ShipFrom); err != nil {
+				return nil, err
+			}
+			lineFrom = from
+		}
+		if avail := p.AvailableAt(from); it.Quantity > avail {
+			short = append(short, map[string]any{"sku": it.SKU, "requested": it.Quantity, "available": avail, "warehouse": from})
 			continue
 		}
 		unit, err := t.fx.Convert(p.BasePrice, in.Currency)
@@ -79,6 +87,7 @@ func (t *tools) getQuote(ctx context.Context, call *toolkit.Call) (*toolkit.Outp
 			SKU: p.SKU, Title: p.Title, Quantity: it.Quantity, UnitPrice: unit,
 			LineTotal: Money{Amount: total, Currency: in.Currency},
 			HSCode:    p.HSCode, Origin: p.Origin, Category: p.Category, WeightGrams: p.WeightGrams, Dims: p.Dims,
+			ShipFrom: lineFrom,
 		})
 	}
 	if len(short) > 0 {
