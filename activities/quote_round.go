@@ -19,6 +19,9 @@ const (
 	StepCompliance = "compliance"
 	StepDuties     = "duties"
 	StepTotal      = "total"
+	// StepOrigins is the origin choice, first, of an order that chooses
+	// its warehouse (docs/tools.md#origin-choice).
+	StepOrigins = "origins"
 )
 
 // RoundStep is one step of a quote round and the tool it calls.
@@ -32,6 +35,10 @@ var QuoteRoundSteps = []RoundStep{
 	{StepTotal, commerce.ToolComputeTotal},
 }
 
+// OriginStep is the step a round of an order that chooses its warehouse
+// makes first (QuoteRoundInput.Origin "auto").
+var OriginStep = RoundStep{StepOrigins, commerce.ToolChooseOrigins}
+
 // QuoteRoundInput is a draft order's first quote round as the workflow
 // would make it: the order's facts and the request envelope of each step
 // (correlation ids included), keyed by step.
@@ -43,6 +50,9 @@ type QuoteRoundInput struct {
 	Incoterm           string                     `json:"incoterm"`
 	ApprovalConfidence float64                    `json:"approval_confidence"`
 	Requests           map[string]toolkit.Request `json:"requests"`
+	// Origin is DraftOrderInput.Origin: "auto" chooses the warehouse
+	// first (StepOrigins); "" ships from DE.
+	Origin string `json:"origin,omitempty"`
 }
 
 // QuoteRoundResult is every call the round made, in order, with its
@@ -130,11 +140,26 @@ type RoundCaller func(ctx context.Context, tool string, req toolkit.Request, inp
 // it on the invoker, and workflow tests on their fakes.
 func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (QuoteRoundResult, error) {
 	r := &round{ctx: ctx, exec: call, in: in}
+	var plan *commerce.OriginPlan
+	if in.Origin == "auto" {
+		plan = &commerce.OriginPlan{}
+		if !r.call(StepOrigins, commerce.ToolChooseOrigins, commerce.ChooseOriginsArgs{Items: in.Items, Destination: in.ShipTo,
+			Currency: in.Currency, ShippingService: in.ShippingService, Incoterm: in.Incoterm}, plan) {
+			return r.result()
+		}
+		if plan.Split {
+			return runSplitRound(r, *plan)
+		}
+	}
+	shipFrom := ""
+	if plan != nil && len(plan.Parcels) > 0 {
+		shipFrom = plan.Parcels[0].ShipFrom
+	}
 	var quote commerce.Quote
 	var ship commerce.ShippingQuote
-	pok := r.call(StepPricing, commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: in.Items, Currency: in.Currency}, &quote)
+	pok := r.call(StepPricing, commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: in.Items, Currency: in.Currency, ShipFrom: shipFrom}, &quote)
 	sok := r.call(StepShipping, commerce.ToolQuoteShipping,
-		commerce.QuoteShippingArgs{Items: in.Items, Destination: in.ShipTo, Currency: in.Currency}, &ship)
+		commerce.QuoteShippingArgs{Items: in.Items, Destination: in.ShipTo, Currency: in.Currency, ShipFrom: shipFrom}, &ship)
 	if r.err != nil || !pok || !sok {
 		return r.result()
 	}
@@ -143,13 +168,8 @@ func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (Q
 		return r.result()
 	}
 	option := ship.Options[i]
-	var verdict commerce.ComplianceVerdict
-	if !r.call(StepCompliance, commerce.ToolCheckCompliance,
-		commerce.CheckComplianceArgs{Items: in.Items, Destination: in.ShipTo, TransportMode: option.TransportMode}, &verdict) {
+	if !r.cleared(option.TransportMode) {
 		return r.result()
-	}
-	if verdict.Verdict == commerce.VerdictBlock || verdict.NeedsApproval(in.ApprovalConfidence) {
-		return r.result() // the workflow ends or asks support staff first
 	}
 	var duties commerce.DutiesAndTaxes
 	if !r.call(StepDuties, commerce.ToolDutiesAndTaxes, commerce.DutiesAndTaxesArgs{Lines: quote.Lines, Shipping: option,
@@ -160,10 +180,56 @@ func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (Q
 	args := commerce.ComputeTotalArgs{Quote: quote, Shipping: option, Duties: duties, ShippingExpiresAt: &shipExp}
 	// Sealed with the evidence it rests on, as the workflow asks it
 	// (docs/quote-seals.md#the-seal).
-	args.Evidence = &commerce.EvidenceRefs{PricingSnapshotID: r.snapshotOf(StepPricing),
-		ComplianceSnapshotID: r.snapshotOf(StepCompliance)}
+	args.Evidence = r.refs()
 	r.call(StepTotal, commerce.ToolComputeTotal, args, nil)
 	return r.result()
+}
+
+// runSplitRound is the rest of a round whose origin choice split the
+// basket, as the workflow makes it (workflows/draftorder_origin.go):
+// pricing with each line at its parcel's warehouse, compliance for the
+// parcels' strictest transport mode, and the total over the parcels.
+func runSplitRound(r *round, plan commerce.OriginPlan) (QuoteRoundResult, error) {
+	in := r.in
+	items := make([]commerce.LineItem, len(in.Items))
+	for i, it := range in.Items {
+		items[i] = commerce.LineItem{SKU: it.SKU, Quantity: it.Quantity, ShipFrom: plan.ShipFromOf(it.SKU)}
+	}
+	var quote commerce.Quote
+	if !r.call(StepPricing, commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: items, Currency: in.Currency}, &quote) {
+		return r.result()
+	}
+	mode := plan.Parcels[0].Shipping.TransportMode
+	for _, p := range plan.Parcels {
+		if p.Shipping.TransportMode == "air" {
+			mode = "air"
+		}
+	}
+	if !r.cleared(mode) {
+		return r.result()
+	}
+	exp := plan.ExpiresAt
+	r.call(StepTotal, commerce.ToolComputeTotal, commerce.ComputeTotalArgs{Quote: quote, Parcels: plan.Parcels,
+		ShippingExpiresAt: &exp, Evidence: r.refs()}, nil)
+	return r.result()
+}
+
+// cleared checks compliance for mode and reports whether the round goes
+// on: not after a refusal, a block, or a verdict support staff must
+// clear (the workflow ends or asks them first).
+func (r *round) cleared(mode string) bool {
+	var verdict commerce.ComplianceVerdict
+	if !r.call(StepCompliance, commerce.ToolCheckCompliance,
+		commerce.CheckComplianceArgs{Items: r.in.Items, Destination: r.in.ShipTo, TransportMode: mode}, &verdict) {
+		return false
+	}
+	return verdict.Verdict != commerce.VerdictBlock && !verdict.NeedsApproval(r.in.ApprovalConfidence)
+}
+
+// refs are the snapshots a round's total is sealed with.
+func (r *round) refs() *commerce.EvidenceRefs {
+	return &commerce.EvidenceRefs{PricingSnapshotID: r.snapshotOf(StepPricing),
+		ComplianceSnapshotID: r.snapshotOf(StepCompliance), OriginsSnapshotID: r.snapshotOf(StepOrigins)}
 }
 
 // round is one QuoteRound's calls so far.

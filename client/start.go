@@ -39,6 +39,10 @@ func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInp
 	in.ApplyDefaults(c.defaults)
 	// The run's code path, fixed at its start (workflows/generation.go).
 	in.Generation = workflows.CurrentGeneration
+	// The order chooses its warehouse (docs/tools.md#origin-choice).
+	if in.Origin == "" {
+		in.Origin = workflows.OriginAuto
+	}
 	in, err := in.Check()
 	if err != nil {
 		return h, err

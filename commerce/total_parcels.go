@@ -113,4 +113,3 @@ func totalParcel(i int, p ParcelQuote, cur string, byS map[string]QuoteLine, see
 func splitError(format string, args ...any) *toolkit.Error {
 	return toolkit.Errorf(toolkit.InvalidArgument, format, args...).WithDetail("fields", []string{"parcels"})
 }
-

@@ -48,6 +48,9 @@ type DraftOrderView struct {
 	DraftOrder    *commerce.DraftOrder         `json:"draft_order,omitempty"`
 	Evidence      []workflows.EvidenceRef      `json:"evidence"`
 	Compliance    *workflows.ComplianceSummary `json:"compliance,omitempty"`
+	// Origins: where the order ships from, as parcels, and why (every
+	// warehouse considered, its landed cost, why it lost).
+	Origins *workflows.OriginsSummary `json:"origins,omitempty"`
 }
 
 // ConfirmationAsk is a NEEDS_USER_CONFIRMATION answer.
@@ -115,6 +118,8 @@ func draftOutputSchema() map[string]any {
 				},
 			},
 			"total": obj, "draft_order": obj, "compliance": obj,
+			"origins": map[string]any{"type": "object", "required": []any{"origins", "split", "rule", "parcels", "landed_cost", "candidates", "snapshot_id"},
+				"description": "where the order ships from (one parcel per warehouse) and why: every warehouse considered, its landed cost, why it lost"},
 			"evidence": map[string]any{"type": "array", "items": obj},
 		},
 	}
@@ -337,7 +342,7 @@ func view(tool, id, key string, st workflows.DraftOrderStatus) DraftOrderView {
 	v := DraftOrderView{
 		OK: true, Status: toolkit.StatusOK, Tool: tool, WorkflowID: id, State: st.State,
 		AwaitingStaff: st.Approvals.Pending != nil, Total: st.Total, DraftOrder: st.DraftOrder,
-		Evidence: st.Evidence, Compliance: st.Compliance,
+		Evidence: st.Evidence, Compliance: st.Compliance, Origins: st.Origins,
 	}
 	switch {
 	case st.Result != nil:

@@ -78,6 +78,11 @@ type DraftOrderInput struct {
 	// ApprovalConfidence: a compliance confidence below it needs support
 	// staff (default 0.80, docs/approvals.md#confidence-threshold).
 	ApprovalConfidence float64 `json:"approval_confidence,omitempty"`
+	// Origin is how the order chooses its warehouse: OriginAuto, set by
+	// client.StartDraftOrder, chooses by stock and landed cost and splits
+	// when it must (docs/tools.md#origin-choice); "" (a run started by
+	// hand, or before origins were chosen) ships everything from DE.
+	Origin string `json:"origin,omitempty"`
 	// Generation is the code path of the run (generation.go): the start
 	// sets it (client.StartDraftOrder: CurrentGeneration), callers do not.
 	// It is not part of the order's fingerprint.
@@ -128,6 +133,8 @@ type DraftOrderResult struct {
 	DraftOrder *commerce.DraftOrder `json:"draft_order,omitempty"`
 	// Total is the last total computed (the confirmed one on success).
 	Total *commerce.Total `json:"total,omitempty"`
+	// Origins is where the order ships from and why, when it chose.
+	Origins *OriginsSummary `json:"origins,omitempty"`
 	// Approval is the support-staff decision, when one was needed.
 	Approval *ApprovalOutcome `json:"approval,omitempty"`
 	// Evidence lists the snapshot of every tool call of the run.
@@ -175,10 +182,13 @@ type DraftOrderStatus struct {
 	Rejected     SignalLog            `json:"rejected_signals"`
 	Compliance   *ComplianceSummary   `json:"compliance,omitempty"`
 	Total        *commerce.Total      `json:"total,omitempty"`
-	DraftOrder   *commerce.DraftOrder `json:"draft_order,omitempty"`
-	Requotes     int                  `json:"requotes"`
-	Evidence     []EvidenceRef        `json:"evidence"`
-	Result       *DraftOrderResult    `json:"result,omitempty"`
+	// Origins is where the order ships from and why
+	// (docs/tools.md#origin-choice); nil for an order that did not choose.
+	Origins    *OriginsSummary      `json:"origins,omitempty"`
+	DraftOrder *commerce.DraftOrder `json:"draft_order,omitempty"`
+	Requotes   int                  `json:"requotes"`
+	Evidence   []EvidenceRef        `json:"evidence"`
+	Result     *DraftOrderResult    `json:"result,omitempty"`
 }
 
 // DraftOrder (registered as DraftOrderWorkflowName) prices a basket (pricing, shipping and compliance in parallel,

@@ -46,6 +46,12 @@ func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 	if !d.byMode && workflow.GetVersion(ctx, changeComplianceMode, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return d.quoteAllAir(ctx)
 	}
+	if end, err := d.chooseOrigins(ctx); end != nil || err != nil {
+		return end, err
+	}
+	if d.split() {
+		return d.quoteSplit(ctx)
+	}
 	pf := d.startPricing(ctx, "", "pricing")
 	sf := d.startShipping(ctx)
 	s, senv, serr := sf.Get(ctx)
@@ -156,7 +162,7 @@ func (d *draftOrder) startShipping(ctx workflow.Context) toolFuture[commerce.Shi
 		tool:    commerce.ToolQuoteShipping,
 		wrap:    d.outliving(commerce.ToolQuoteShipping),
 		req:     d.request(ctx, d.step("shipping")),
-		args:    commerce.QuoteShippingArgs{Items: d.in.Items, Destination: d.in.ShipTo, Currency: d.in.Currency},
+		args:    commerce.QuoteShippingArgs{Items: d.in.Items, Destination: d.in.ShipTo, Currency: d.in.Currency, ShipFrom: d.shipFrom()},
 		summary: fmt.Sprintf("%s: %s to %s", commerce.ToolQuoteShipping, d.basket(), d.in.ShipTo.Country),
 	})
 }
@@ -179,10 +185,24 @@ func (d *draftOrder) chooseShipping() error {
 func (d *draftOrder) requote(ctx workflow.Context) (*DraftOrderResult, error) {
 	d.round++
 	d.requotes++
+	// An order that chooses its origin chooses again: stock and prices
+	// may have moved since (docs/tools.md#origin-choice).
+	if end, err := d.chooseOrigins(ctx); end != nil || err != nil {
+		return end, err
+	}
+	split := d.split()
 	pf := d.startPricing(ctx, d.quote.PriceHash, "pricing")
-	sf := d.startShipping(ctx)
+	var sf toolFuture[commerce.ShippingQuote]
+	if !split {
+		sf = d.startShipping(ctx)
+	}
 	q, qenv, perr := pf.Get(ctx)
-	s, senv, serr := sf.Get(ctx)
+	var s commerce.ShippingQuote
+	var senv toolkit.Response
+	var serr error
+	if !split {
+		s, senv, serr = sf.Get(ctx)
+	}
 	if toolkit.CodeOf(perr) == toolkit.PriceChanged {
 		// The tool confirmed the change; ask once more without the
 		// expectation to get the new quote itself.
@@ -191,12 +211,18 @@ func (d *draftOrder) requote(ctx workflow.Context) (*DraftOrderResult, error) {
 	} else {
 		d.keepQuote("pricing", q, qenv, perr)
 	}
-	d.keepShipping(s, senv, serr)
+	if split {
+		d.useParcels()
+	} else {
+		d.keepShipping(s, senv, serr)
+	}
 	if err := firstFailure(perr, serr); err != nil {
 		return d.outcome(err)
 	}
-	if err := d.chooseShipping(); err != nil {
-		return nil, err
+	if !split {
+		if err := d.chooseShipping(); err != nil {
+			return nil, err
+		}
 	}
 	if end, err := d.recheckCompliance(ctx); end != nil || err != nil {
 		return end, err
@@ -237,7 +263,7 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) t
 		tool:    commerce.ToolGetQuote,
 		wrap:    d.outliving(commerce.ToolGetQuote),
 		req:     d.request(ctx, d.step(name)),
-		args:    commerce.GetQuoteArgs{Items: d.in.Items, Currency: d.in.Currency, ExpectedPriceHash: expected},
+		args:    commerce.GetQuoteArgs{Items: d.pricingItems(), Currency: d.in.Currency, ExpectedPriceHash: expected, ShipFrom: d.shipFrom()},
 		summary: fmt.Sprintf("%s: %s %s in %s", commerce.ToolGetQuote, verb, d.basket(), d.in.Currency),
 	})
 }
@@ -245,6 +271,9 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) t
 // price computes duties and taxes on the quote and shipping option, then the
 // total the user will confirm.
 func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
+	if d.split() {
+		return d.priceSplit(ctx)
+	}
 	dt, env, err := callTool[commerce.DutiesAndTaxes](ctx, d.specs, toolCall{
 		tool: commerce.ToolDutiesAndTaxes,
 		wrap: d.outliving(commerce.ToolDutiesAndTaxes),

@@ -90,6 +90,9 @@ func (in DraftOrderInput) Check() (DraftOrderInput, error) {
 	if err := checkGeneration(in.Generation); err != nil {
 		return in, err
 	}
+	if in.Origin != "" && in.Origin != OriginAuto {
+		return in, refuse("origin", "origin %q is invalid: %q (choose the warehouse) or empty (ship from DE)", in.Origin, OriginAuto)
+	}
 	if err := checkRequest(in.Request); err != nil {
 		return in, err
 	}

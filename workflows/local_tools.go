@@ -41,6 +41,7 @@ var localTools = map[string]bool{
 	commerce.ToolCheckCompliance: true,
 	commerce.ToolDutiesAndTaxes:  true,
 	commerce.ToolComputeTotal:    true,
+	commerce.ToolChooseOrigins:   true,
 }
 
 // localToolsKey marks a workflow context whose run is on changeLocalTools.

@@ -31,12 +31,16 @@ func (d *draftOrder) prefetchRound(ctx workflow.Context) workflow.Context {
 	in := activities.QuoteRoundInput{
 		Items: d.in.Items, ShipTo: d.in.ShipTo, Currency: d.in.Currency, ShippingService: d.in.ShippingService,
 		Incoterm: d.in.Incoterm, ApprovalConfidence: d.in.ApprovalConfidence,
-		Requests: map[string]toolkit.Request{},
+		Requests: map[string]toolkit.Request{}, Origin: d.in.Origin,
 	}
 	// Every step gets its request; the attempt may take as long as the
 	// five tools' timeouts together.
 	var timeout time.Duration
-	for _, st := range activities.QuoteRoundSteps {
+	steps := activities.QuoteRoundSteps
+	if d.choosesOrigin() {
+		steps = append([]activities.RoundStep{activities.OriginStep}, steps...)
+	}
+	for _, st := range steps {
 		in.Requests[st.Step] = d.request(ctx, roundStep(d.round+1, st.Step))
 		if spec, err := d.specs.get(st.Tool); err == nil {
 			timeout += spec.Timeout
