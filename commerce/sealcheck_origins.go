@@ -22,14 +22,16 @@ func (t *tools) checkOrigins(ctx context.Context, id, wf string, total Total, qu
 		return sealRefusal("evidence_expired", "the origin choice %s is past its TTL", snap.SnapshotID)
 	}
 	var plan OriginPlan
-	if err := json.Unmarshal(snap.Output, &plan); err != nil || !shipsAsPlanned(plan, total, quote) {
+	if err := json.Unmarshal(snap.Output, &plan); err != nil || !ShipsAsPlanned(plan, total, quote) {
 		return sealRefusal("origin_not_chosen", "the total does not ship as origin choice %s decided", snap.SnapshotID)
 	}
 	return nil
 }
 
-// shipsAsPlanned reports whether total (priced by quote) ships as plan.
-func shipsAsPlanned(plan OriginPlan, total Total, quote Quote) bool {
+// ShipsAsPlanned reports whether total (priced by quote) ships as plan:
+// what the write requires, and what the audit checks again
+// (docs/audit.md#origin-choice).
+func ShipsAsPlanned(plan OriginPlan, total Total, quote Quote) bool {
 	if len(plan.Parcels) == 0 {
 		return false
 	}
