@@ -39,7 +39,7 @@ type AddressSealer interface {
 func draftSpec() toolkit.Spec {
 	return toolkit.Spec{
 		Name:    ToolCreateDraftOrder,
-		Version: "1.0.0",
+		Version: "1.1.0",
 		Description: "Create the draft order for a total the user has confirmed. Use it only after the user confirmed the " +
 			"exact total: pass the total from checkout.compute_total, the confirmed quote_hash and the shipping address; " +
 			"the request needs an idempotency_key (one draft per user and key, a repeat returns the same draft) and may " +

@@ -13,7 +13,7 @@ import (
 const QuoteTTL = 15 * time.Minute
 
 func quoteSpec() toolkit.Spec {
-	return lookupSpec(ToolGetQuote, QuoteTTL, "catalog-postgres",
+	s := lookupSpec(ToolGetQuote, QuoteTTL, "catalog-postgres",
 		"Price a basket of catalog SKUs in one currency, with live stock. Use it first when building an order, "+
 			"and again when a quote has expired. Success: every line priced (unit price converted from the catalog base "+
 			"price with the ECB rate table, line total exact in minor units), a quote_id, expires_at (15 min) and a "+
@@ -21,6 +21,9 @@ func quoteSpec() toolkit.Spec {
 			"(unknown or discontinued SKU), OUT_OF_STOCK (quantity above available stock, details name the SKU and "+
 			"what is available), PRICE_CHANGED (prices differ from expected_price_hash; details carry the new price_hash "+
 			"and lines; show them and ask the user again), INVALID_ARGUMENT (currency without an exchange rate).")
+	// 1.1: a line may name the warehouse that ships it (a split basket).
+	s.Version = "1.1.0"
+	return s
 }
 
 // priceKey is the priced content a PriceHash covers.

@@ -12,7 +12,7 @@ import (
 func totalSpec() toolkit.Spec {
 	return toolkit.Spec{
 		Name:    ToolComputeTotal,
-		Version: "1.0.0",
+		Version: "1.1.0",
 		Description: "Add up an order exactly: the quote's lines, the chosen shipping option, and the duty and tax estimate, " +
 			"all in integer minor units of one currency. Use it after pricing, shipping and duties, and show its result " +
 			"to the user for confirmation. Success: a breakdown (lines, subtotal, shipping, duty, tax, grand_total, " +
