@@ -189,17 +189,17 @@ func (d *draftOrder) originDetails() string {
 	}
 	var b strings.Builder
 	if p.Split {
-		fmt.Fprintf(&b, "\n\nShips in %d parcels (no warehouse holds the whole basket):", len(p.Parcels))
+		b.WriteString(fmt.Sprintf("\n\nShips in %d parcels (no warehouse holds the whole basket):", len(p.Parcels)))
 	} else {
-		fmt.Fprintf(&b, "\n\nShips from %s:", p.Parcels[0].ShipFrom)
+		b.WriteString(fmt.Sprintf("\n\nShips from %s:", p.Parcels[0].ShipFrom))
 	}
 	for _, pq := range p.Parcels {
 		skus := make([]string, len(pq.Items))
 		for i, it := range pq.Items {
 			skus[i] = it.SKU
 		}
-		fmt.Fprintf(&b, "\n- %s: %s, %s by %s, %d-%d days, landed %s", pq.ShipFrom, strings.Join(skus, ", "),
-			pq.Shipping.ServiceLevel, pq.Shipping.Carrier, pq.Shipping.MinDays, pq.Shipping.MaxDays, pq.Landed.Total.Display())
+		b.WriteString(fmt.Sprintf("\n- %s: %s, %s by %s, %d-%d days, landed %s", pq.ShipFrom, strings.Join(skus, ", "),
+			pq.Shipping.ServiceLevel, pq.Shipping.Carrier, pq.Shipping.MinDays, pq.Shipping.MaxDays, pq.Landed.Total.Display()))
 	}
 	cands := p.Candidates
 	if p.Split {
@@ -209,7 +209,7 @@ func (d *draftOrder) originDetails() string {
 		if c.Chosen {
 			continue
 		}
-		fmt.Fprintf(&b, "\n- not %s: %s (%s)", strings.Join(c.Origins, "+"), strings.ReplaceAll(c.Rejected, "_", " "), c.Reason)
+		b.WriteString(fmt.Sprintf("\n- not %s: %s (%s)", strings.Join(c.Origins, "+"), strings.ReplaceAll(c.Rejected, "_", " "), c.Reason))
 	}
 	return b.String()
 }
