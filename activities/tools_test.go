@@ -78,6 +78,9 @@ func TestLegacyActivityKeepsItsContract(t *testing.T) {
 	structs := []any{&activities.Commerce{}, &activities.Onboarding{}, &activities.Approval{}}
 	tools := append(append(commerce.Specs(), onboarding.Specs()...), support.Specs()...)
 	for _, spec := range tools {
+		if spec.Name == commerce.ToolChooseOrigins {
+			continue // newer than the tool activity: no run ever called it per tool
+		}
 		la, ok := activities.LegacyActivityOf(spec.Name)
 		found := false
 		for _, s := range structs {
