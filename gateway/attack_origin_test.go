@@ -40,7 +40,7 @@ func TestDraftOrderOverMCPNamesItsOrigins(t *testing.T) {
 	// The answer asks for the user's confirmation (an isError answer
 	// with NEEDS_USER_CONFIRMATION and the total to show).
 	if v.Error == nil || v.Error.Code != toolkit.NeedsUserConfirmation || v.Origins == nil || !slices.Equal(v.Origins.Origins, []string{"US"}) || len(v.Origins.Candidates) != 3 ||
-		v.Origins.SnapshotID == "" || v.Total == nil || v.Total.ShipFrom != "US" || v.Total.Duty.Amount != 0 {
+		v.Origins.SnapshotID == "" || v.Confirmation == nil || !slices.Equal(v.Confirmation.ShowUser.ShipsFrom, []string{"US"}) || v.Total == nil || v.Total.ShipFrom != "US" || v.Total.Duty.Amount != 0 {
 		t.Fatalf("draft_order.start: error %+v, origins %+v, total %+v", v.Error, v.Origins, v.Total)
 	}
 }

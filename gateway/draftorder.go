@@ -66,6 +66,8 @@ type ShowUser struct {
 	ConfirmBy      time.Time      `json:"confirm_by"`
 	PriceChanged   bool           `json:"price_changed"`
 	QuoteExpiresAt time.Time      `json:"quote_expires_at"`
+	// ShipsFrom: the warehouses the order ships from, one per parcel.
+	ShipsFrom []string `json:"ships_from,omitempty"`
 }
 
 // Send is the exact call that confirms.
@@ -361,7 +363,7 @@ func view(tool, id, key string, st workflows.DraftOrderStatus) DraftOrderView {
 			WithRecovery("show confirmation.show_user to the user and ask them to confirm the exact total", ToolDraftConfirm)
 		v.Confirmation = &ConfirmationAsk{
 			ShowUser: ShowUser{GrandTotal: c.GrandTotal, DueOnDelivery: c.DueOnDelivery, ConfirmBy: c.ConfirmBy,
-				PriceChanged: c.PriceChanged, QuoteExpiresAt: c.QuoteExpiresAt},
+				PriceChanged: c.PriceChanged, QuoteExpiresAt: c.QuoteExpiresAt, ShipsFrom: c.ShipsFrom},
 			Send: Send{Tool: ToolDraftConfirm, Arguments: map[string]any{"idempotency_key": key, "quote_hash": c.QuoteHash}},
 		}
 	case st.Approvals.Pending != nil:

@@ -156,6 +156,9 @@ type PendingConfirmation struct {
 	PriceChanged bool `json:"price_changed"`
 	// PreviousQuoteHash is the hash the user confirmed before the change.
 	PreviousQuoteHash string `json:"previous_quote_hash,omitempty"`
+	// ShipsFrom are the warehouses the total ships from, one per parcel
+	// (an order that chose its origin; Status.Origins says why).
+	ShipsFrom []string `json:"ships_from,omitempty"`
 	// Example is a ready-to-send confirm payload.
 	Example string `json:"example"`
 }
