@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/commerce"
@@ -36,5 +37,35 @@ func TestSplitDraftOrderAuditsItsOriginChoice(t *testing.T) {
 	}
 	if !checked {
 		t.Fatalf("the audit checked no origin choice %s: %+v", res.Origins.SnapshotID, rep.Activities)
+	}
+}
+
+// A split order confirmed after its quotes expired chooses its origins
+// again in the re-quote (made call by call, without the quote round),
+// totals the parcels again, and still audits clean.
+func TestSplitDraftOrderRequoted(t *testing.T) {
+	s := newRealStack(t)
+	requoteTQ := s.startWorker(t, shortQuotes(4*time.Second))
+	paris := commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
+	basket := []commerce.LineItem{{SKU: "JKT-DOWN-M-BLK", Quantity: 1}, {SKU: "COF-ETH-YIR-1KG", Quantity: 1}, {SKU: "KNF-SANTOKU-18", Quantity: 1}}
+	in := orderInput(uniqueKey("audit-split-rq"), basket, paris, "EUR")
+	in.Origin, in.Generation = workflows.OriginAuto, workflows.CurrentGeneration
+	_, res := s.runDraftOrder(t, requoteTQ, in, driver{confirmLate: true})
+	requireState(t, res, workflows.StateDraftCreated)
+	if len(res.Total.Parcels) != 2 {
+		t.Fatalf("%d parcels after the re-quote", len(res.Total.Parcels))
+	}
+	steps := map[string]bool{}
+	for _, e := range res.Evidence {
+		steps[e.Step] = true
+	}
+	if !steps["q1/origins"] || !steps["q2/origins"] || !steps["q2/total"] {
+		t.Fatalf("evidence steps %v: want the origins chosen in both rounds", steps)
+	}
+	id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
+	logReport(t, rep)
+	if code := audit.ExitCode(rep, err); code != audit.ExitClean {
+		t.Fatalf("re-quoted split order: exit %d (%v), findings %v", code, err, rep.Findings)
 	}
 }
