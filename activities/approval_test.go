@@ -2,6 +2,7 @@ package activities_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// approvalEnv runs activities.Approval against a fresh database holding the
+// approvalEnv runs the tool activity against a fresh database holding the
 // staff roster of migration 00005 and a real evidence store.
 func approvalEnv(t *testing.T) (*testsuite.TestActivityEnvironment, *evidence.Store) {
 	t.Helper()
@@ -30,13 +31,46 @@ func approvalEnv(t *testing.T) (*testsuite.TestActivityEnvironment, *evidence.St
 	}
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
-	env.RegisterActivity(&activities.Approval{Invoker: toolkit.NewInvoker(reg, store, zap.NewNop())})
+	env.RegisterActivity(&activities.Tools{Invoker: toolkit.NewInvoker(reg, store, zap.NewNop())})
 	return env, store
+}
+
+// recordInput is one support.record_approval call: the request envelope
+// (actor = the approver) and the decision to check and record.
+type recordInput struct {
+	Request toolkit.Request
+	Args    support.RecordApprovalArgs
+}
+
+// record calls support.record_approval through the tool activity; a
+// refusal is the error of its code.
+func record(t *testing.T, env *testsuite.TestActivityEnvironment, in recordInput) (support.ApprovalRecord, toolkit.Response, error) {
+	t.Helper()
+	var rec support.ApprovalRecord
+	raw, err := json.Marshal(in.Args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := env.ExecuteActivity("CallTool", activities.CallToolInput{Call: toolkit.ToolCall{Tool: support.RecordApprovalTool, Request: in.Request, Input: raw}})
+	if err != nil {
+		return rec, toolkit.Response{}, err
+	}
+	var res activities.CallToolResult
+	if err := val.Get(&res); err != nil {
+		t.Fatal(err)
+	}
+	if !res.Envelope.OK {
+		return rec, res.Envelope, res.Envelope.Error
+	}
+	if err := res.Envelope.Decode(&rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec, res.Envelope, nil
 }
 
 // approvalInput is approver's decision as the workflow passes it: sealed by
 // the codec server for approver, when it is a decision it would seal.
-func approvalInput(decision, approver, reason string) activities.RecordApprovalInput {
+func approvalInput(decision, approver, reason string) recordInput {
 	in := unsealedInput(decision, approver, reason)
 	if d, err := sealtest.As(approver).SealDecision(context.Background(),
 		support.Decision{ApprovalID: in.Args.ApprovalID, Decision: decision, Reason: reason}); err == nil {
@@ -46,10 +80,10 @@ func approvalInput(decision, approver, reason string) activities.RecordApprovalI
 }
 
 // unsealedInput names approver without a seal: a raw signal.
-func unsealedInput(decision, approver, reason string) activities.RecordApprovalInput {
-	return activities.RecordApprovalInput{
+func unsealedInput(decision, approver, reason string) recordInput {
+	return recordInput{
 		Request: toolkit.Request{
-			RequestID: "req-approval-test", UserID: "u_123",
+			RequestID: "req-approval-test", UserID: "u_123", IdempotencyKey: "approval:apr_0123456789abcdef:1",
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: approver},
 		},
 		Args: support.RecordApprovalArgs{
@@ -61,25 +95,21 @@ func unsealedInput(decision, approver, reason string) activities.RecordApprovalI
 
 func TestRecordApprovalActiveStaffLeavesEvidence(t *testing.T) {
 	env, store := approvalEnv(t)
-	val, err := env.ExecuteActivity("RecordApproval", approvalInput("approve", "alice.support", "battery is packed in equipment"))
+	rec, envelope, err := record(t, env, approvalInput("approve", "alice.support", "battery is packed in equipment"))
 	if err != nil {
-		t.Fatalf("RecordApproval: %v", err)
-	}
-	var res activities.RecordApprovalResult
-	if err := val.Get(&res); err != nil {
-		t.Fatal(err)
+		t.Fatalf("record_approval: %v", err)
 	}
 	want := support.ApprovalRecord{
 		Flow: "draft_order", Subject: "compliance review", ApprovalID: "apr_0123456789abcdef", Decision: "approve",
 		Approver: "alice.support", ApproverRole: "support", Reason: "battery is packed in equipment", StaffVerified: true,
 	}
-	got := res.Record
+	got := rec
 	seal := got.Seal
 	got.Seal = nil
-	if got != want || seal == nil || !strings.HasPrefix(seal.SealID, "seal_") || sealtest.Ring().VerifyRecord(res.Record) != nil {
-		t.Fatalf("record = %+v (seal %+v), want %+v with a verified seal", res.Record, seal, want)
+	if got != want || seal == nil || !strings.HasPrefix(seal.SealID, "seal_") || sealtest.Ring().VerifyRecord(rec) != nil {
+		t.Fatalf("record = %+v (seal %+v), want %+v with a verified seal", rec, seal, want)
 	}
-	id := res.Envelope.SnapshotID()
+	id := envelope.SnapshotID()
 	if id == "" {
 		t.Fatal("no evidence snapshot in the envelope")
 	}
@@ -87,7 +117,7 @@ func TestRecordApprovalActiveStaffLeavesEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatalf("read snapshot %s: %v", id, err)
 	}
-	hash, err := toolkit.CanonicalHash(res.Envelope.Data)
+	hash, err := toolkit.CanonicalHash(envelope.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,19 +130,19 @@ func TestRecordApprovalRefusesWhoMayNotDecide(t *testing.T) {
 	env, _ := approvalEnv(t)
 	cases := []struct {
 		name string
-		in   activities.RecordApprovalInput
+		in   recordInput
 		want toolkit.Code
 	}{
 		{"unknown approver", approvalInput("approve", "mallory.nobody", ""), toolkit.NotFound},
 		{"active staff, typed, unsealed", unsealedInput("approve", "carol.admin", ""), toolkit.Unauthorized},
 		{"inactive approver", approvalInput("approve", "dave.former", ""), toolkit.Forbidden},
 		{"rejection without reason", approvalInput("reject", "bob.compliance", ""), toolkit.InvalidArgument},
-		{"malformed approval id", func() activities.RecordApprovalInput {
+		{"malformed approval id", func() recordInput {
 			in := approvalInput("approve", "bob.compliance", "")
 			in.Args.ApprovalID = "apr_XYZ"
 			return in
 		}(), toolkit.InvalidArgument},
-		{"role not allowed", func() activities.RecordApprovalInput {
+		{"role not allowed", func() recordInput {
 			in := approvalInput("approve", "alice.support", "")
 			in.Args.AllowedRoles = []string{support.RoleCompliance, support.RoleAdmin}
 			return in
@@ -120,7 +150,7 @@ func TestRecordApprovalRefusesWhoMayNotDecide(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := env.ExecuteActivity("RecordApproval", c.in)
+			_, _, err := record(t, env, c.in)
 			if got := toolkit.CodeOf(err); got != c.want {
 				t.Fatalf("code = %s (%v), want %s", got, err, c.want)
 			}

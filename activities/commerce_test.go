@@ -2,12 +2,11 @@ package activities_test
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.uber.org/zap"
 
@@ -20,13 +19,14 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// commerceEnv runs activities.Commerce on a fresh database with the seeded
-// catalog, the real evidence store and the real registry.
+// commerceEnv runs the tool activity (activities.Tools) on a fresh
+// database with the seeded catalog, the real evidence store and the real
+// registry.
 type commerceEnv struct {
 	suite testsuite.WorkflowTestSuite
 	pool  *pgxpool.Pool
 	store *evidence.Store
-	act   *activities.Commerce
+	act   *activities.Tools
 }
 
 func newCommerceEnv(t *testing.T) *commerceEnv {
@@ -37,37 +37,47 @@ func newCommerceEnv(t *testing.T) *commerceEnv {
 	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: pool, Audit: store, Sealer: cipher, Unsealed: true}); err != nil {
 		t.Fatal(err)
 	}
-	return &commerceEnv{pool: pool, store: store, act: &activities.Commerce{Invoker: toolkit.NewInvoker(reg, store, zap.NewNop())}}
+	return &commerceEnv{pool: pool, store: store, act: &activities.Tools{Invoker: toolkit.NewInvoker(reg, store, zap.NewNop())}}
 }
 
-// run executes one activity in its own test environment (each one is a
-// separate activity execution, as in a workflow) and decodes its result.
-func run[T any](t *testing.T, c *commerceEnv, name string, in any) (T, error) {
+// run calls tool once through the tool activity, in its own test
+// environment (each call is a separate activity execution, as in a
+// workflow), and decodes its data into T. A refusal is the error of its
+// code, as the workflows' callTool returns it, with the envelope.
+func run[T any](t *testing.T, c *commerceEnv, tool string, req toolkit.Request, args any) (T, toolkit.Response, error) {
 	t.Helper()
+	var out T
 	env := c.suite.NewTestActivityEnvironment()
 	env.RegisterActivity(c.act)
-	var out T
-	val, err := env.ExecuteActivity(name, in)
+	raw, err := json.Marshal(args)
 	if err != nil {
-		return out, err
+		t.Fatal(err)
 	}
-	if err := val.Get(&out); err != nil {
-		t.Fatalf("%s result: %v", name, err)
+	val, err := env.ExecuteActivity("CallTool", activities.CallToolInput{Call: toolkit.ToolCall{Tool: tool, Request: req, Input: raw}})
+	if err != nil {
+		return out, toolkit.Response{}, err
 	}
-	return out, nil
+	var res activities.CallToolResult
+	if err := val.Get(&res); err != nil {
+		t.Fatalf("%s result: %v", tool, err)
+	}
+	if !res.Envelope.OK {
+		return out, res.Envelope, res.Envelope.Error
+	}
+	if err := res.Envelope.Decode(&out); err != nil {
+		t.Fatalf("%s data: %v", tool, err)
+	}
+	return out, res.Envelope, nil
 }
 
-// wantApplicationError checks the Temporal error a workflow would see.
-func wantApplicationError(t *testing.T, err error, code toolkit.Code) *toolkit.Error {
+// wantRefusal checks a refusal's code and whether it may be retried.
+func wantRefusal(t *testing.T, err error, code toolkit.Code) *toolkit.Error {
 	t.Helper()
-	var ae *temporal.ApplicationError
-	if !errors.As(err, &ae) {
-		t.Fatalf("want ApplicationError %s, got %v", code, err)
+	te := toolkit.AsError(err)
+	if te == nil || te.Code != code || te.CanRetry != code.Retryable() {
+		t.Fatalf("want refusal %s, got %v", code, err)
 	}
-	if ae.Type() != string(code) || ae.NonRetryable() == code.Retryable() {
-		t.Fatalf("type %s non-retryable %v, want %s", ae.Type(), ae.NonRetryable(), code)
-	}
-	return toolkit.AsError(err)
+	return te
 }
 
 func userRequest(id string) toolkit.Request {
@@ -96,52 +106,46 @@ func TestCommerceActivitiesEndToEnd(t *testing.T) {
 	items := []commerce.LineItem{{SKU: "SWT-MERINO-L-NVY", Quantity: 1}, {SKU: "COF-ETH-YIR-1KG", Quantity: 2}}
 	dest := commerce.Address{Name: "Lena Schmidt", Line1: "Prinsengracht 263", City: "Amsterdam", PostalCode: "1016 GV", Country: "NL"}
 
-	q, err := run[activities.GetQuoteResult](t, c, "GetQuote", activities.GetQuoteInput{
-		Request: userRequest("q"), Args: commerce.GetQuoteArgs{Items: items, Currency: "EUR"}})
+	q, qenv, err := run[commerce.Quote](t, c, commerce.ToolGetQuote, userRequest("q"), commerce.GetQuoteArgs{Items: items, Currency: "EUR"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.checkEvidence(t, q.Envelope)
-	s, err := run[activities.QuoteShippingResult](t, c, "QuoteShipping", activities.QuoteShippingInput{
-		Request: userRequest("s"), Args: commerce.QuoteShippingArgs{Items: items, Currency: "EUR",
-			Destination: commerce.Address{Country: dest.Country, PostalCode: dest.PostalCode}}})
+	c.checkEvidence(t, qenv)
+	s, senv, err := run[commerce.ShippingQuote](t, c, commerce.ToolQuoteShipping, userRequest("s"), commerce.QuoteShippingArgs{Items: items, Currency: "EUR",
+		Destination: commerce.Address{Country: dest.Country, PostalCode: dest.PostalCode}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.checkEvidence(t, s.Envelope)
-	v, err := run[activities.CheckComplianceResult](t, c, "CheckCompliance", activities.CheckComplianceInput{
-		Request: userRequest("c"), Args: commerce.CheckComplianceArgs{Items: items, Destination: dest}})
+	c.checkEvidence(t, senv)
+	v, venv, err := run[commerce.ComplianceVerdict](t, c, commerce.ToolCheckCompliance, userRequest("c"), commerce.CheckComplianceArgs{Items: items, Destination: dest})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.checkEvidence(t, v.Envelope)
-	if v.Verdict.Verdict != commerce.VerdictAllow {
-		t.Fatalf("verdict %+v", v.Verdict)
+	c.checkEvidence(t, venv)
+	if v.Verdict != commerce.VerdictAllow {
+		t.Fatalf("verdict %+v", v)
 	}
-	d, err := run[activities.EstimateDutiesAndTaxesResult](t, c, "EstimateDutiesAndTaxes", activities.EstimateDutiesAndTaxesInput{
-		Request: userRequest("d"), Args: commerce.DutiesAndTaxesArgs{Lines: q.Quote.Lines, Shipping: s.Shipping.Options[0],
-			Destination: dest, Currency: "EUR", Incoterm: commerce.IncotermDDP}})
+	d, denv, err := run[commerce.DutiesAndTaxes](t, c, commerce.ToolDutiesAndTaxes, userRequest("d"), commerce.DutiesAndTaxesArgs{Lines: q.Lines, Shipping: s.Options[0],
+		Destination: dest, Currency: "EUR", Incoterm: commerce.IncotermDDP})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.checkEvidence(t, d.Envelope)
-	tot, err := run[activities.ComputeTotalResult](t, c, "ComputeTotal", activities.ComputeTotalInput{
-		Request: userRequest("t"), Args: commerce.ComputeTotalArgs{Quote: q.Quote, Shipping: s.Shipping.Options[0],
-			Duties: d.Duties, ShippingExpiresAt: &s.Shipping.ExpiresAt}})
+	c.checkEvidence(t, denv)
+	tot, tenv, err := run[commerce.Total](t, c, commerce.ToolComputeTotal, userRequest("t"), commerce.ComputeTotalArgs{Quote: q, Shipping: s.Options[0],
+		Duties: d, ShippingExpiresAt: &s.ExpiresAt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.checkEvidence(t, tot.Envelope)
+	c.checkEvidence(t, tenv)
 
 	draftReq := userRequest("o")
 	draftReq.IdempotencyKey = "draft-order-e2e-1"
-	in := activities.CreateDraftOrderInput{Request: draftReq, Args: commerce.CreateDraftOrderArgs{
-		Total: tot.Total, ConfirmedQuoteHash: tot.Total.QuoteHash, ShipTo: dest}}
-	first, err := run[activities.CreateDraftOrderResult](t, c, "CreateDraftOrder", in)
+	args := commerce.CreateDraftOrderArgs{Total: tot, ConfirmedQuoteHash: tot.QuoteHash, ShipTo: dest}
+	first, fenv, err := run[commerce.DraftOrder](t, c, commerce.ToolCreateDraftOrder, draftReq, args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.checkEvidence(t, first.Envelope)
+	c.checkEvidence(t, fenv)
 	// Concurrent repeats of the same key: one row, the same id everywhere.
 	var wg sync.WaitGroup
 	ids := make([]string, 4)
@@ -149,18 +153,18 @@ func TestCommerceActivitiesEndToEnd(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := run[activities.CreateDraftOrderResult](t, c, "CreateDraftOrder", in)
+			r, _, err := run[commerce.DraftOrder](t, c, commerce.ToolCreateDraftOrder, draftReq, args)
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			ids[i] = r.DraftOrder.DraftOrderID
+			ids[i] = r.DraftOrderID
 		}()
 	}
 	wg.Wait()
 	for _, id := range ids {
-		if id != first.DraftOrder.DraftOrderID {
-			t.Fatalf("repeat gave %s, first %s", id, first.DraftOrder.DraftOrderID)
+		if id != first.DraftOrderID {
+			t.Fatalf("repeat gave %s, first %s", id, first.DraftOrderID)
 		}
 	}
 	var rows int
@@ -171,42 +175,41 @@ func TestCommerceActivitiesEndToEnd(t *testing.T) {
 
 func TestCommerceActivityErrorsAreTyped(t *testing.T) {
 	c := newCommerceEnv(t)
-	_, err := run[activities.GetQuoteResult](t, c, "GetQuote", activities.GetQuoteInput{Request: userRequest("1"),
-		Args: commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "NOPE-0001", Quantity: 1}}, Currency: "EUR"}})
-	wantApplicationError(t, err, toolkit.NotFound)
+	_, _, err := run[commerce.Quote](t, c, commerce.ToolGetQuote, userRequest("1"),
+		commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "NOPE-0001", Quantity: 1}}, Currency: "EUR"})
+	wantRefusal(t, err, toolkit.NotFound)
 
-	_, err = run[activities.GetQuoteResult](t, c, "GetQuote", activities.GetQuoteInput{Request: userRequest("2"),
-		Args: commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "WCH-AUTO-40-STL", Quantity: 2}}, Currency: "CHF"}})
-	wantApplicationError(t, err, toolkit.OutOfStock)
+	_, _, err = run[commerce.Quote](t, c, commerce.ToolGetQuote, userRequest("2"),
+		commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "WCH-AUTO-40-STL", Quantity: 2}}, Currency: "CHF"})
+	wantRefusal(t, err, toolkit.OutOfStock)
 
-	q, err := run[activities.GetQuoteResult](t, c, "GetQuote", activities.GetQuoteInput{Request: userRequest("3"),
-		Args: commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 1}}, Currency: "EUR"}})
+	q, _, err := run[commerce.Quote](t, c, commerce.ToolGetQuote, userRequest("3"),
+		commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 1}}, Currency: "EUR"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.pool.Exec(context.Background(), `UPDATE catalog_products SET base_price_minor = 2700 WHERE sku = 'TEE-ORG-M-WHT'`); err != nil {
 		t.Fatal(err)
 	}
-	_, err = run[activities.GetQuoteResult](t, c, "GetQuote", activities.GetQuoteInput{Request: userRequest("4"),
-		Args: commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 1}}, Currency: "EUR",
-			ExpectedPriceHash: q.Quote.PriceHash}})
-	te := wantApplicationError(t, err, toolkit.PriceChanged)
-	if te.Details["price_hash"] == nil || te.Details["price_hash"] == q.Quote.PriceHash {
+	_, _, err = run[commerce.Quote](t, c, commerce.ToolGetQuote, userRequest("4"),
+		commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 1}}, Currency: "EUR", ExpectedPriceHash: q.PriceHash})
+	te := wantRefusal(t, err, toolkit.PriceChanged)
+	if te.Details["price_hash"] == nil || te.Details["price_hash"] == q.PriceHash {
 		t.Fatalf("details %v", te.Details)
 	}
 
-	_, err = run[activities.CheckComplianceResult](t, c, "CheckCompliance", activities.CheckComplianceInput{Request: userRequest("5"),
-		Args: commerce.CheckComplianceArgs{Items: []commerce.LineItem{{SKU: "LTR-BUTANE-REF", Quantity: 1}},
-			Destination: commerce.Address{Country: "GB", PostalCode: "SW1A 1AA"}}})
-	te = wantApplicationError(t, err, toolkit.ComplianceBlocked)
+	_, _, err = run[commerce.ComplianceVerdict](t, c, commerce.ToolCheckCompliance, userRequest("5"),
+		commerce.CheckComplianceArgs{Items: []commerce.LineItem{{SKU: "LTR-BUTANE-REF", Quantity: 1}},
+			Destination: commerce.Address{Country: "GB", PostalCode: "SW1A 1AA"}})
+	te = wantRefusal(t, err, toolkit.ComplianceBlocked)
 	if te.Details["verdict"] == nil {
 		t.Fatalf("details %v", te.Details)
 	}
 
-	_, err = run[activities.QuoteShippingResult](t, c, "QuoteShipping", activities.QuoteShippingInput{Request: userRequest("6"),
-		Args: commerce.QuoteShippingArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 1}}, Currency: "EUR",
-			Destination: commerce.Address{Country: "JP", PostalCode: "1000"}}})
-	te = wantApplicationError(t, err, toolkit.AddressInvalid)
+	_, _, err = run[commerce.ShippingQuote](t, c, commerce.ToolQuoteShipping, userRequest("6"),
+		commerce.QuoteShippingArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 1}}, Currency: "EUR",
+			Destination: commerce.Address{Country: "JP", PostalCode: "1000"}})
+	te = wantRefusal(t, err, toolkit.AddressInvalid)
 	if f, _ := te.Details["fields"].([]any); len(f) != 1 || f[0] != "destination.postal_code" {
 		t.Fatalf("fields %v", te.Details["fields"])
 	}

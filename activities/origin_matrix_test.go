@@ -14,8 +14,7 @@ import (
 
 // The origin matrix (docs/tools.md#origin-choice): every warehouse ×
 // every destination of the rule data × every shipping service, and the
-// split case to every destination, through QuoteRound with origin "auto"
-// on the real invoker (input and output schemas, evidence) and store.
+// split case to every destination, through QuoteRound on the real invoker (input and output schemas, evidence) and store.
 // Stock is set so that the warehouse under test is the only one holding
 // the basket: the choice must name it, the round must reach a total (or a
 // business refusal) shipped from it, and the landed cost the choice
@@ -43,13 +42,10 @@ func (c *commerceEnv) holdOnlyIn(t *testing.T, sku, warehouse string, qty int) {
 	}
 }
 
-// originRoundInput is roundInput choosing its origin.
+// originRoundInput is roundInput to dest by service.
 func originRoundInput(dest commerce.Address, service string, items ...commerce.LineItem) activities.QuoteRoundInput {
 	in := roundInput(items...)
-	req := in.Requests[activities.StepPricing]
-	req.CorrelationID = "corr-00000000000000ff"
-	in.Requests[activities.StepOrigins] = req
-	in.Origin, in.ShipTo, in.ShippingService = "auto", dest, service
+	in.ShipTo, in.ShippingService = dest, service
 	if in.Currency = tax.Currency(dest.Country); in.Currency == "" {
 		in.Currency = "EUR"
 	}

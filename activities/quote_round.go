@@ -19,8 +19,8 @@ const (
 	StepCompliance = "compliance"
 	StepDuties     = "duties"
 	StepTotal      = "total"
-	// StepOrigins is the origin choice, first, of an order that chooses
-	// its warehouse (docs/tools.md#origin-choice).
+	// StepOrigins is the origin choice, each round's first call
+	// (docs/tools.md#origin-choice).
 	StepOrigins = "origins"
 )
 
@@ -30,14 +30,11 @@ type RoundStep struct{ Step, Tool string }
 // QuoteRoundSteps are a quote round's steps in order: what the workflow
 // gives a request envelope and a timeout for.
 var QuoteRoundSteps = []RoundStep{
-	{StepPricing, commerce.ToolGetQuote}, {StepShipping, commerce.ToolQuoteShipping},
+	{StepOrigins, commerce.ToolChooseOrigins}, {StepPricing, commerce.ToolGetQuote}, {StepShipping, commerce.ToolQuoteShipping},
 	{StepCompliance, commerce.ToolCheckCompliance}, {StepDuties, commerce.ToolDutiesAndTaxes},
 	{StepTotal, commerce.ToolComputeTotal},
 }
 
-// OriginStep is the step a round of an order that chooses its warehouse
-// makes first (QuoteRoundInput.Origin "auto").
-var OriginStep = RoundStep{StepOrigins, commerce.ToolChooseOrigins}
 
 // QuoteRoundInput is a draft order's first quote round as the workflow
 // would make it: the order's facts and the request envelope of each step
@@ -50,9 +47,6 @@ type QuoteRoundInput struct {
 	Incoterm           string                     `json:"incoterm"`
 	ApprovalConfidence float64                    `json:"approval_confidence"`
 	Requests           map[string]toolkit.Request `json:"requests"`
-	// Origin is DraftOrderInput.Origin: "auto" chooses the warehouse
-	// first (StepOrigins); "" ships from DE.
-	Origin string `json:"origin,omitempty"`
 }
 
 // QuoteRoundResult is every call the round made, in order, with its
@@ -80,9 +74,8 @@ func InputSHA256(raw []byte) string {
 // PrefetchSHA256 is RoundCall.InputSHA256 of args (raw is its JSON): the
 // input's SHA-256, where a total's is taken without the evidence refs it
 // is sealed with. The refs are the snapshot ids of the same round's own
-// answers, so they match whenever the rest does; leaving them out keeps
-// the rounds recorded before totals were sealed matching on replay
-// (docs/quote-seals.md#the-seal).
+// answers, so they match whenever the rest does; the rounds of the
+// captured histories are hashed without them (docs/quote-seals.md#the-seal).
 func PrefetchSHA256(args any, raw []byte) string {
 	if a, ok := args.(commerce.ComputeTotalArgs); ok && a.Evidence != nil {
 		a.Evidence = nil
@@ -140,21 +133,15 @@ type RoundCaller func(ctx context.Context, tool string, req toolkit.Request, inp
 // it on the invoker, and workflow tests on their fakes.
 func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (QuoteRoundResult, error) {
 	r := &round{ctx: ctx, exec: call, in: in}
-	var plan *commerce.OriginPlan
-	if in.Origin == "auto" {
-		plan = &commerce.OriginPlan{}
-		if !r.call(StepOrigins, commerce.ToolChooseOrigins, commerce.ChooseOriginsArgs{Items: in.Items, Destination: in.ShipTo,
-			Currency: in.Currency, ShippingService: in.ShippingService, Incoterm: in.Incoterm}, plan) {
-			return r.result()
-		}
-		if plan.Split {
-			return runSplitRound(r, *plan)
-		}
+	var plan commerce.OriginPlan
+	if !r.call(StepOrigins, commerce.ToolChooseOrigins, commerce.ChooseOriginsArgs{Items: in.Items, Destination: in.ShipTo,
+		Currency: in.Currency, ShippingService: in.ShippingService, Incoterm: in.Incoterm}, &plan) || len(plan.Parcels) == 0 {
+		return r.result()
 	}
-	shipFrom := ""
-	if plan != nil && len(plan.Parcels) > 0 {
-		shipFrom = plan.Parcels[0].ShipFrom
+	if plan.Split {
+		return runSplitRound(r, plan)
 	}
+	shipFrom := plan.Parcels[0].ShipFrom
 	var quote commerce.Quote
 	var ship commerce.ShippingQuote
 	pok := r.call(StepPricing, commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: in.Items, Currency: in.Currency, ShipFrom: shipFrom}, &quote)

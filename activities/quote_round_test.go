@@ -63,7 +63,7 @@ func (c *commerceEnv) snapshots(t *testing.T) int {
 	return n
 }
 
-// TestQuoteRoundThroughTheInvoker: the round makes the five calls through
+// TestQuoteRoundThroughTheInvoker: the round makes the six calls through
 // the real invoker and store, each with its own evidence; run again with
 // the same ids (a lost workflow task) it answers what the evidence holds
 // and writes nothing new.

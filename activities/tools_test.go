@@ -2,13 +2,10 @@ package activities_test
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
-	"github.com/cartwright-dev/cartwright/onboarding"
-	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -16,7 +13,7 @@ import (
 func (c *commerceEnv) callTool(t *testing.T, tool string, args any) (activities.CallToolResult, error) {
 	t.Helper()
 	env := c.suite.NewTestActivityEnvironment()
-	env.RegisterActivity(&activities.Tools{Invoker: c.act.Invoker})
+	env.RegisterActivity(c.act)
 	raw, _ := json.Marshal(args)
 	val, err := env.ExecuteActivity("CallTool", activities.CallToolInput{Call: toolkit.ToolCall{Tool: tool, Request: userRequest("tool"), Input: raw}})
 	var out activities.CallToolResult
@@ -55,41 +52,5 @@ func TestToolActivityAnswersRefusalsAsEnvelopes(t *testing.T) {
 	want, _ := toolkit.CanonicalHash(errJSON)
 	if rec.Status != string(toolkit.StatusError) || rec.OutputHash != want || env.Evidence.Sources[0].Hash != want {
 		t.Fatalf("refusal snapshot: status %s hash %s, envelope %s, error object %s", rec.Status, rec.OutputHash, env.Evidence.Sources[0].Hash, want)
-	}
-}
-
-// TestLegacyActivityKeepsItsContract: a per-tool activity (kept for runs
-// recorded before the tool activity) still fails with the refusal's code,
-// as those runs expect, and the refusal is evidenced all the same.
-func TestLegacyActivityKeepsItsContract(t *testing.T) {
-	c := newCommerceEnv(t)
-	_, err := run[activities.GetQuoteResult](t, c, "GetQuote", activities.GetQuoteInput{
-		Request: userRequest("legacy"), Args: commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "SWT-MERINO-L-NVY", Quantity: 999}}, Currency: "EUR"}})
-	wantApplicationError(t, err, toolkit.OutOfStock)
-	var n int
-	if err := c.pool.QueryRow(t.Context(), `SELECT count(*) FROM evidence_snapshots WHERE tool = $1 AND status = 'error'`, commerce.ToolGetQuote).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 1 {
-		t.Fatalf("%d refusal snapshots, want 1", n)
-	}
-	// Every tool the workflows called before the tool activity keeps its
-	// per-tool activity, a method of one of the registered structs.
-	structs := []any{&activities.Commerce{}, &activities.Onboarding{}, &activities.Approval{}}
-	tools := append(append(commerce.Specs(), onboarding.Specs()...), support.Specs()...)
-	for _, spec := range tools {
-		if spec.Name == commerce.ToolChooseOrigins {
-			continue // newer than the tool activity: no run ever called it per tool
-		}
-		la, ok := activities.LegacyActivityOf(spec.Name)
-		found := false
-		for _, s := range structs {
-			if _, has := reflect.TypeOf(s).MethodByName(la.Name); has {
-				found = true
-			}
-		}
-		if !ok || !found || la.ResultField == "" {
-			t.Errorf("tool %s: no per-tool activity %+v", spec.Name, la)
-		}
 	}
 }

@@ -33,7 +33,7 @@ func failFirstLocalWrite() *failFirst {
 	}}
 }
 
-// failFirstQuoteRound fails the first quote round (generation 2), so the
+// failFirstQuoteRound fails the first quote round, so the
 // workflow makes the round's calls itself (docs/performance.md#quote-round).
 func failFirstQuoteRound() *failFirst {
 	return &failFirst{match: func(ctx context.Context, _ *interceptor.ExecuteActivityInput) bool {

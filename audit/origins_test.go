@@ -17,7 +17,6 @@ func TestSplitDraftOrderAuditsItsOriginChoice(t *testing.T) {
 	paris := commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
 	basket := []commerce.LineItem{{SKU: "JKT-DOWN-M-BLK", Quantity: 1}, {SKU: "COF-ETH-YIR-1KG", Quantity: 1}, {SKU: "KNF-SANTOKU-18", Quantity: 1}}
 	in := orderInput(uniqueKey("audit-split"), basket, paris, "EUR")
-	in.Origin, in.Generation = workflows.OriginAuto, workflows.CurrentGeneration
 	_, res := s.runDraftOrder(t, s.tq, in, driver{})
 	requireState(t, res, workflows.StateDraftCreated)
 	if res.Origins == nil || !res.Origins.Split || len(res.Total.Parcels) != 2 {
@@ -49,7 +48,6 @@ func TestSplitDraftOrderRequoted(t *testing.T) {
 	paris := commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
 	basket := []commerce.LineItem{{SKU: "JKT-DOWN-M-BLK", Quantity: 1}, {SKU: "COF-ETH-YIR-1KG", Quantity: 1}, {SKU: "KNF-SANTOKU-18", Quantity: 1}}
 	in := orderInput(uniqueKey("audit-split-rq"), basket, paris, "EUR")
-	in.Origin, in.Generation = workflows.OriginAuto, workflows.CurrentGeneration
 	_, res := s.runDraftOrder(t, requoteTQ, in, driver{confirmLate: true})
 	requireState(t, res, workflows.StateDraftCreated)
 	if len(res.Total.Parcels) != 2 {

@@ -15,38 +15,24 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// historiesDir holds histories of real runs (TestCaptureHistories), one per
-// workflow path. Replaying them on every `go test` (no services needed, so
-// also under -short) makes a change that would break running workflows
-// fail CI.
+// historiesDir holds histories of real runs of the supported build
+// (TestCaptureHistories, docs/versioning.md), one per workflow path.
+// Replaying them on every `go test` (no services needed, so also under
+// -short) makes a change that would break the runs pinned to this build
+// fail CI: such a change ships as a new build id.
 const historiesDir = "testdata/histories"
 
 // mustCover are the paths that must have a captured history: deleting one
 // must not make CI pass by testing less. Add a path here when capturing it.
 var mustCover = []string{
-	// Recorded before the tool activity: the per-tool activities.
-	"draftorder_happy", "draftorder_requote", "draftorder_approval", "draftorder_rejection", "onboarding",
-	// Recorded on Tools.CallTool, compliance for the chosen mode.
-	"calltool_draftorder_happy", "calltool_draftorder_requote", "calltool_draftorder_approval",
-	"calltool_draftorder_rejection", "calltool_draftorder_blocked", "calltool_draftorder_ground", "calltool_onboarding",
-	// The read-only tools as local activities (markers instead of activity events).
-	"local_draftorder_happy", "local_draftorder_requote", "local_draftorder_approval",
-	"local_draftorder_rejection", "local_draftorder_blocked", "local_draftorder_ground",
-	// One approval-window timer per request (approval-one-window-timer).
-	"calltool_draftorder_refused_approval",
+	"draftorder_happy", "draftorder_requote", "draftorder_approval", "draftorder_rejection",
+	"draftorder_blocked", "draftorder_refused_approval", "draftorder_ground",
+	// The write's hand-over from its in-process attempt to the activity, and
+	// the workflow making the quote round's calls when the round fails.
+	"draftorder_handover", "draftorder_round_fails",
 	// Driven by Workflow Updates (Update-with-Start, confirm and decide).
 	"updates_draftorder_happy", "updates_draftorder_approval",
-	// The same, on the local activities.
-	"local_updates_draftorder_happy", "local_updates_draftorder_approval",
-	"local_draftorder_refused_approval",
-	// Generation 1 (workflows/generation.go): no version markers, the write
-	// in the worker, and its hand-over to the regular activity.
-	"gen1_draftorder_happy", "gen1_draftorder_requote", "gen1_draftorder_approval", "gen1_draftorder_blocked",
-	"gen1_updates_draftorder_happy", "gen1_draftorder_handover",
-	// Generation 2: the first quote round in one local activity, and the
-	// workflow making the round's calls when the round fails.
-	"gen2_draftorder_happy", "gen2_draftorder_requote", "gen2_draftorder_approval", "gen2_draftorder_blocked",
-	"gen2_updates_draftorder_happy", "gen2_draftorder_round_fails",
+	"onboarding", "toolcall", "reconcile", "archive",
 }
 
 func TestReplayHistories(t *testing.T) {

@@ -37,12 +37,6 @@ import (
 func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInput) (DraftOrderHandle, error) {
 	var h DraftOrderHandle
 	in.ApplyDefaults(c.defaults)
-	// The run's code path, fixed at its start (workflows/generation.go).
-	in.Generation = workflows.CurrentGeneration
-	// The order chooses its warehouse (docs/tools.md#origin-choice).
-	if in.Origin == "" {
-		in.Origin = workflows.OriginAuto
-	}
 	in, err := in.Check()
 	if err != nil {
 		return h, err

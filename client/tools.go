@@ -18,9 +18,9 @@ import (
 // same run and the same answer. Every answer is an envelope: a refusal
 // (COMPLIANCE_BLOCKED, OUT_OF_STOCK …) is an envelope with ok=false, its
 // error and its evidence, and a nil error. The error is for a call that
-// did not get an answer (invalid call, unreachable server, deadline, a run
-// recorded before refusals were envelopes); the envelope then carries the
-// same error, so a caller printing it prints an envelope either way.
+// did not get an answer (invalid call, unreachable server, deadline); the
+// envelope then carries the same error, so a caller printing it prints an
+// envelope either way.
 //
 // The key means one request (docs/envelope.md#idempotency): a call refused
 // before it could run (an internal tool, an input its schema refuses)

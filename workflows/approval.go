@@ -250,18 +250,11 @@ func (a *Approvals) Request(ctx workflow.Context, req ApprovalRequest) (Approval
 	return outcome, upsertAwaitingApproval(ctx, false)
 }
 
-// changeApprovalTimer gives each approval request one "approval window"
-// timer, cancelled when the wait ends (docs/approvals.md#the-window). Runs
-// recorded before it started a new timer each time a signal woke the wait
-// and never cancelled the last (waitV0).
-const changeApprovalTimer = "approval-one-window-timer"
-
 // wait processes approval signals in arrival order until one decides, the
-// window's one timer fires or the owner interrupts.
+// window's one timer fires or the owner interrupts. Each request has one
+// "approval window" timer, cancelled when the wait ends
+// (docs/approvals.md#the-window).
 func (a *Approvals) wait(ctx workflow.Context, req ApprovalRequest) (ApprovalOutcome, error) {
-	if workflow.GetVersion(ctx, changeApprovalTimer, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return a.waitV0(ctx, req)
-	}
 	p := a.pending
 	ended := func(decision string) ApprovalOutcome {
 		return ApprovalOutcome{ApprovalID: p.ApprovalID, Subject: p.Subject, Decision: decision, At: workflow.Now(ctx).UTC()}
@@ -293,43 +286,6 @@ func (a *Approvals) wait(ctx workflow.Context, req ApprovalRequest) (ApprovalOut
 		}
 		if err := workflow.Await(ctx, func() bool { return len(a.inbox) > 0 || interrupted() || timer.IsReady() }); err != nil {
 			return ended(ApprovalInterrupted), err
-		}
-	}
-}
-
-// waitV0 is wait as recorded before changeApprovalTimer: a new window timer
-// for every wake-up. Kept only so those histories replay.
-func (a *Approvals) waitV0(ctx workflow.Context, req ApprovalRequest) (ApprovalOutcome, error) {
-	p := a.pending
-	ended := func(decision string) ApprovalOutcome {
-		return ApprovalOutcome{ApprovalID: p.ApprovalID, Subject: p.Subject, Decision: decision, At: workflow.Now(ctx).UTC()}
-	}
-	interrupted := func() bool { return req.Interrupt != nil && req.Interrupt() }
-	for {
-		for len(a.inbox) > 0 {
-			raw := a.inbox[0]
-			a.inbox = a.inbox[1:]
-			if out, done := a.consider(ctx, raw, req); done {
-				a.answer(raw, out)
-				return out, nil
-			}
-		}
-		if interrupted() {
-			return ended(ApprovalInterrupted), nil
-		}
-		left := p.ExpiresAt.Sub(workflow.Now(ctx))
-		if left <= 0 {
-			return ended(ApprovalExpired), nil
-		}
-		ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{
-			Timeout:      left,
-			TimerOptions: workflow.TimerOptions{Summary: "approval window " + p.ApprovalID},
-		}, func() bool { return len(a.inbox) > 0 || interrupted() })
-		if err != nil {
-			return ended(ApprovalInterrupted), err
-		}
-		if !ok {
-			return ended(ApprovalExpired), nil
 		}
 	}
 }
@@ -427,8 +383,7 @@ const unsealedDetail = "the decision is not sealed by the codec server, so its a
 // no approver and no seal, the rest well-formed. It is refused as
 // unauthenticated, not malformed, since signing in is the fix. (An
 // unsealed decision that types an approver goes to support.record_approval,
-// which refuses it the same way: runs recorded before sealed decisions
-// called it for such a signal, and still replay.)
+// which refuses it the same way.)
 func (s ApprovalSignal) unsealedOnly() bool {
 	t := s
 	t.Approver = "unsealed"
@@ -472,19 +427,12 @@ func (a *Approvals) request(ctx workflow.Context, sig ApprovalSignal) toolkit.Re
 	step := fmt.Sprintf("approval/%s/%d", sig.ApprovalID, a.attempts)
 	req := envelope(ctx, a.cfg.Request, step)
 	req.Actor = toolkit.Actor{Type: toolkit.ActorUser, ID: sig.Approver}
-	req.IdempotencyKey = ""
 	// support.record_approval is a write (it records a decision,
 	// docs/approvals.md#recording-a-decision): the invoker wants a key, one per
-	// attempt. Runs recorded before it send none, as they did.
-	if workflow.GetVersion(ctx, changeApprovalKey, workflow.DefaultVersion, 1) == 1 {
-		req.IdempotencyKey = fmt.Sprintf("approval:%s:%d", sig.ApprovalID, a.attempts)
-	}
+	// attempt.
+	req.IdempotencyKey = fmt.Sprintf("approval:%s:%d", sig.ApprovalID, a.attempts)
 	return req
 }
-
-// changeApprovalKey: the record call of a decision carries an
-// idempotency key, since support.record_approval is a write.
-const changeApprovalKey = "approval-record-key"
 
 // approvalID is "apr_" and 16 hex digits derived from the run, the flow and
 // the request's sequence number: deterministic on replay, distinct across

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	sdkpb "go.temporal.io/api/sdk/v1"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -157,46 +156,37 @@ func TestApprovalFactsAndPayloads(t *testing.T) {
 }
 
 // TestOneApprovalTimer: refused decisions do not start more window timers;
-// the one timer is cancelled when the decision comes. Runs recorded before
-// changeApprovalTimer keep their timer per wake-up.
+// the one timer is cancelled when the decision comes.
 func TestOneApprovalTimer(t *testing.T) {
-	for _, v0 := range []bool{false, true} {
-		f := newFixture(t)
-		uncertain(f)
-		if v0 {
-			f.env.OnGetVersion(changeApprovalTimer, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	f := newFixture(t)
+	uncertain(f)
+	// Window timers are the only ones longer than the confirmation window.
+	started, cancelled := 0, 0
+	windows := map[string]bool{}
+	f.env.SetOnTimerScheduledListener(func(id string, d time.Duration) {
+		if d > time.Hour {
+			started++
+			windows[id] = true
 		}
-		// Window timers are the only ones longer than the confirmation window.
-		started, cancelled := 0, 0
-		windows := map[string]bool{}
-		f.env.SetOnTimerScheduledListener(func(id string, d time.Duration) {
-			if d > time.Hour {
-				started++
-				windows[id] = true
-			}
-		})
-		f.env.SetOnTimerCanceledListener(func(id string) {
-			if windows[id] {
-				cancelled++
-			}
-		})
-		f.at(time.Minute, func() { f.approval("approve", "mallory.nobody", "") })
-		f.at(2*time.Minute, func() { f.approval("reject", "alice.support", "") })
-		f.at(3*time.Minute, func() { f.approval("approve", "dave.former", "") })
-		f.at(4*time.Minute, func() { f.approval("approve", "carol.admin", "") })
-		f.at(5*time.Minute, f.confirmPublished)
-		if res := f.run(); res.State != StateDraftCreated {
-			t.Fatalf("v0=%v: result = %+v", v0, res)
+	})
+	f.env.SetOnTimerCanceledListener(func(id string) {
+		if windows[id] {
+			cancelled++
 		}
-		if n := len(f.status().Rejected.Rejected); n != 3 {
-			t.Fatalf("v0=%v: %d refusals, want 3", v0, n)
-		}
-		switch {
-		case !v0 && (started != 1 || cancelled != 1):
-			t.Errorf("window timers: %d started, %d cancelled; want one, cancelled by the decision", started, cancelled)
-		case v0 && started < 4:
-			t.Errorf("recorded path: %d window timers; the old code starts one per wake-up (4)", started)
-		}
+	})
+	f.at(time.Minute, func() { f.approval("approve", "mallory.nobody", "") })
+	f.at(2*time.Minute, func() { f.approval("reject", "alice.support", "") })
+	f.at(3*time.Minute, func() { f.approval("approve", "dave.former", "") })
+	f.at(4*time.Minute, func() { f.approval("approve", "carol.admin", "") })
+	f.at(5*time.Minute, f.confirmPublished)
+	if res := f.run(); res.State != StateDraftCreated {
+		t.Fatalf("result = %+v", res)
+	}
+	if n := len(f.status().Rejected.Rejected); n != 3 {
+		t.Fatalf("%d refusals, want 3", n)
+	}
+	if started != 1 || cancelled != 1 {
+		t.Errorf("window timers: %d started, %d cancelled; want one, cancelled by the decision", started, cancelled)
 	}
 }
 

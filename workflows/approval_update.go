@@ -58,9 +58,8 @@ func (a *Approvals) validate(id string, in ApprovalSignal) error {
 		return refuse(RejectMalformed, problem)
 	}
 	// Only the record call can verify a seal (the workflow holds no key);
-	// one that is absent is refused here, before the update is accepted.
-	// Validators do not run on replay, so updates recorded before sealed
-	// decisions still replay (docs/approvals.md#sealed-decisions).
+	// one that is absent is refused here, before the update is accepted
+	// (docs/approvals.md#sealed-decisions).
 	if in.Seal == nil {
 		return refuse(RejectUnauthenticated, unsealedDetail+" (a typed approver is not enough)")
 	}

@@ -78,15 +78,6 @@ type DraftOrderInput struct {
 	// ApprovalConfidence: a compliance confidence below it needs support
 	// staff (default 0.80, docs/approvals.md#confidence-threshold).
 	ApprovalConfidence float64 `json:"approval_confidence,omitempty"`
-	// Origin is how the order chooses its warehouse: OriginAuto, set by
-	// client.StartDraftOrder, chooses by stock and landed cost and splits
-	// when it must (docs/tools.md#origin-choice); "" (a run started by
-	// hand, or before origins were chosen) ships everything from DE.
-	Origin string `json:"origin,omitempty"`
-	// Generation is the code path of the run (generation.go): the start
-	// sets it (client.StartDraftOrder: CurrentGeneration), callers do not.
-	// It is not part of the order's fingerprint.
-	Generation int `json:"generation,omitempty"`
 }
 
 // StartDefaults are the windows and threshold a starter fills in when an
@@ -133,7 +124,8 @@ type DraftOrderResult struct {
 	DraftOrder *commerce.DraftOrder `json:"draft_order,omitempty"`
 	// Total is the last total computed (the confirmed one on success).
 	Total *commerce.Total `json:"total,omitempty"`
-	// Origins is where the order ships from and why, when it chose.
+	// Origins is where the order ships from and why (nil when it ended
+	// before the choice).
 	Origins *OriginsSummary `json:"origins,omitempty"`
 	// Approval is the support-staff decision, when one was needed.
 	Approval *ApprovalOutcome `json:"approval,omitempty"`
@@ -186,7 +178,7 @@ type DraftOrderStatus struct {
 	Compliance   *ComplianceSummary   `json:"compliance,omitempty"`
 	Total        *commerce.Total      `json:"total,omitempty"`
 	// Origins is where the order ships from and why
-	// (docs/tools.md#origin-choice); nil for an order that did not choose.
+	// (docs/tools.md#origin-choice); nil until the first choice.
 	Origins    *OriginsSummary      `json:"origins,omitempty"`
 	DraftOrder *commerce.DraftOrder `json:"draft_order,omitempty"`
 	Requotes   int                  `json:"requotes"`
@@ -219,68 +211,4 @@ func (b bound) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderR
 func invalidInput(format string, args ...any) error {
 	te := toolkit.Errorf(toolkit.InvalidArgument, format, args...)
 	return temporal.NewNonRetryableApplicationError(te.Message, string(te.Code), nil, te)
-}
-
-// checkV0 is the start check of runs recorded before versionStartCheck:
-// it validates the input's own fields and fills defaults, leaving item,
-// currency and address values to the tools. Kept only so those histories
-// replay; new runs use Check (startCheck).
-func (in *DraftOrderInput) checkV0(workflowID string) error {
-	r := &in.Request
-	if r.Actor.Type == "" && r.Actor.ID == "" {
-		// A backend that starts the flow on a user's behalf: the user is
-		// the actor.
-		r.Actor = toolkit.Actor{Type: toolkit.ActorUser, ID: r.UserID}
-	}
-	want, err := DraftOrderID(r.UserID, r.IdempotencyKey)
-	if err != nil {
-		return invalidInput("%v", err)
-	}
-	if workflowID != want {
-		return invalidInput("workflow id must be %s (DraftOrderID of user_id and idempotency_key)", want)
-	}
-	if len(in.Items) == 0 {
-		return invalidInput("items must not be empty")
-	}
-	if in.Currency == "" {
-		in.Currency = r.Currency
-	}
-	if in.Currency == "" {
-		return invalidInput("currency is required (input.currency or request.currency)")
-	}
-	if in.ShipTo.Country == "" {
-		return invalidInput("ship_to.country is required")
-	}
-	if in.ShipTo.Name == "" {
-		// The quote tools do not need it, but the draft order does: fail
-		// now rather than after the user confirmed a total.
-		return invalidInput("ship_to.name is required")
-	}
-	if in.ShippingService == "" {
-		in.ShippingService = DefaultShippingService
-	}
-	switch in.ShippingService {
-	case commerce.ServiceEconomy, commerce.ServiceStandard, commerce.ServiceExpress:
-	default:
-		return invalidInput("shipping_service must be economy, standard or express")
-	}
-	if in.Incoterm == "" {
-		in.Incoterm = commerce.IncotermDDP
-	}
-	if in.Incoterm != commerce.IncotermDDP && in.Incoterm != commerce.IncotermDAP {
-		return invalidInput("incoterm must be DDP or DAP")
-	}
-	if in.ConfirmWindow <= 0 {
-		in.ConfirmWindow = DefaultConfirmWindow
-	}
-	if in.ApprovalWindow <= 0 {
-		in.ApprovalWindow = DefaultApprovalWindow
-	}
-	if in.ApprovalConfidence <= 0 || in.ApprovalConfidence > 1 {
-		if in.ApprovalConfidence != 0 {
-			return invalidInput("approval_confidence must be in (0,1]")
-		}
-		in.ApprovalConfidence = DefaultApprovalConfidence
-	}
-	return nil
 }

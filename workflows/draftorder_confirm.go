@@ -133,17 +133,12 @@ func (d *draftOrder) confirmDetails() string {
 // a replay or a second start of the same workflow id yields the same row.
 func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResult, error) {
 	d.pastCancel = true
-	// On GenerationLocalWrite the write runs inside this workflow task and
-	// CREATING lasts milliseconds, like PRICING (enterPricing): the search
-	// attribute moves to it only if the write hands over to its regular
-	// activity, which may wait out an outage.
-	creating := func(ctx workflow.Context) error { return d.setState(ctx, StateCreating) }
-	var handover func(workflow.Context) error
-	if onLocalWrite(ctx) {
-		d.state, handover = StateCreating, creating
-	} else if err := creating(ctx); err != nil {
-		return nil, err
-	}
+	// The write runs inside this workflow task (local-first) and CREATING
+	// lasts milliseconds, like PRICING (enterPricing): the search attribute
+	// moves to it only if the write hands over to its regular activity,
+	// which may wait out an outage.
+	d.state = StateCreating
+	handover := func(ctx workflow.Context) error { return d.setState(ctx, StateCreating) }
 	// Each create call of the run gets its own correlation id: a call that
 	// ended NEEDS_USER_CONFIRMATION may have closed its two-phase audit as
 	// failed, and the audit refuses a closed correlation id (CONFLICT), so

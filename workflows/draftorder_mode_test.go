@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -12,7 +12,7 @@ import (
 func complianceModes(f *fixture) []string {
 	var out []string
 	for _, c := range f.callsOf("CheckCompliance") {
-		out = append(out, c.(activities.CheckComplianceInput).Args.TransportMode)
+		out = append(out, c.(toolIn[commerce.CheckComplianceArgs]).Args.TransportMode)
 	}
 	return out
 }
@@ -38,7 +38,7 @@ func TestComplianceFollowsTheChosenMode(t *testing.T) {
 		t.Fatalf("compliance checked for %v, want [ground]", got)
 	}
 	// Every tool call went through the one tool activity.
-	if n, want := len(f.toolCalls), 6; n != want {
+	if n, want := len(f.toolCalls), 7; n != want {
 		t.Fatalf("tool activity calls = %d, want %d (%v)", n, want, f.toolCalls)
 	}
 }
@@ -80,26 +80,6 @@ func TestRequoteWithAnotherModeChecksAgain(t *testing.T) {
 	}
 	if got := complianceModes(f); len(got) != 2 || got[0] != "ground" || got[1] != "air" {
 		t.Fatalf("compliance checked for %v, want [ground air]", got)
-	}
-}
-
-// TestLegacyRunChecksComplianceForAirInParallel: a run recorded before the
-// change (both versions at DefaultVersion) keeps its old shape — the
-// per-tool activities, compliance for air alongside pricing and shipping —
-// so its history replays.
-func TestLegacyRunChecksComplianceForAirInParallel(t *testing.T) {
-	f := newFixture(t)
-	f.useLegacyActivities()
-	f.at(time.Minute, f.confirmPublished)
-	res := f.run()
-	if res.State != StateDraftCreated {
-		t.Fatalf("result = %+v", res)
-	}
-	if got := complianceModes(f); len(got) != 1 || got[0] != "" {
-		t.Fatalf("legacy compliance modes %v, want one call without a mode", got)
-	}
-	if n := len(f.toolCalls); n != 0 {
-		t.Fatalf("a legacy run called the tool activity %d times: %v", n, f.toolCalls)
 	}
 }
 

@@ -9,10 +9,6 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 )
 
-// OriginAuto is DraftOrderInput.Origin of an order that chooses its
-// warehouse (docs/tools.md#origin-choice); client.StartDraftOrder sets it.
-const OriginAuto = "auto"
-
 // OriginsSummary is where a draft order ships from and why, as the status
 // query, the result and the MCP answer show it: the chosen parcels and
 // every candidate considered, with its landed cost and why it lost. No
@@ -44,14 +40,11 @@ type ParcelSummary struct {
 	Landed        commerce.LandedCost `json:"landed_cost"`
 }
 
-// choosesOrigin reports whether the order chooses its warehouse.
-func (d *draftOrder) choosesOrigin() bool { return d.in.Origin == OriginAuto }
-
 // split reports whether the current plan ships in several parcels.
 func (d *draftOrder) split() bool { return d.plan != nil && d.plan.Split }
 
 // shipFrom is the warehouse pricing and shipping ask for: the plan's one
-// warehouse, or "" (DE) for an order that does not choose.
+// warehouse ("" for a split, whose lines name theirs).
 func (d *draftOrder) shipFrom() string {
 	if d.plan == nil || d.plan.Split || len(d.plan.Parcels) == 0 {
 		return ""
@@ -73,13 +66,10 @@ func (d *draftOrder) pricingItems() []commerce.LineItem {
 }
 
 // chooseOrigins asks shipping.choose_origins where the order ships from,
-// at the start of a quote round of an order that chooses (a re-quote
-// chooses again: stock and prices may have moved). It ends the order on
-// a business refusal (OUT_OF_STOCK everywhere, ADDRESS_INVALID …).
+// at the start of every quote round (a re-quote chooses again: stock and
+// prices may have moved). It ends the order on a business refusal
+// (OUT_OF_STOCK everywhere, ADDRESS_INVALID …).
 func (d *draftOrder) chooseOrigins(ctx workflow.Context) (*DraftOrderResult, error) {
-	if !d.choosesOrigin() {
-		return nil, nil
-	}
 	p, env, err := callTool[commerce.OriginPlan](ctx, d.specs, toolCall{
 		tool:    commerce.ToolChooseOrigins,
 		wrap:    d.outliving(commerce.ToolChooseOrigins),

@@ -10,14 +10,6 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// changeComplianceMode makes compliance follow the transport mode of the
-// shipping option actually chosen (a power bank may go by road, not by
-// air): round 1 checks
-// compliance after shipping answered, for the chosen option's mode, and a
-// re-quote whose option ships by another mode checks again. Runs recorded
-// before it checked compliance in parallel, for air.
-const changeComplianceMode = "compliance-follows-shipping-mode"
-
 // firstFailure picks the error that decides the outcome when several
 // parallel calls failed: a business answer (address, compliance, stock)
 // before an infrastructure error, in a fixed order, so the result does not
@@ -38,14 +30,12 @@ func firstFailure(errs ...error) error {
 	return nil
 }
 
-// quoteAll runs round 1: pricing and shipping in parallel, and compliance
-// for the chosen option's transport mode (runs recorded before
-// changeComplianceMode: all three in parallel, compliance for air).
+// quoteAll runs round 1: pricing and shipping in parallel, then
+// compliance for the chosen option's transport mode (a power bank may go
+// by road, not by air); a re-quote whose option ships by another mode
+// checks again (recheckCompliance).
 func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 	d.round++
-	if !d.byMode && workflow.GetVersion(ctx, changeComplianceMode, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return d.quoteAllAir(ctx)
-	}
 	if end, err := d.chooseOrigins(ctx); end != nil || err != nil {
 		return end, err
 	}
@@ -73,32 +63,6 @@ func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 		return d.outcome(err)
 	}
 	return d.blocked(), nil
-}
-
-// quoteAllAir is round 1 as recorded before changeComplianceMode.
-func (d *draftOrder) quoteAllAir(ctx workflow.Context) (*DraftOrderResult, error) {
-	pf := d.startPricing(ctx, "", "pricing")
-	sf := d.startShipping(ctx)
-	cf := callTool[commerce.ComplianceVerdict](ctx, d.specs, toolCall{
-		tool:    commerce.ToolCheckCompliance,
-		wrap:    d.outliving(commerce.ToolCheckCompliance),
-		req:     d.request(ctx, d.step("compliance")),
-		args:    commerce.CheckComplianceArgs{Items: d.in.Items, Destination: d.in.ShipTo},
-		summary: fmt.Sprintf("%s: %s to %s", commerce.ToolCheckCompliance, d.basket(), d.in.ShipTo.Country),
-	})
-	q, qenv, perr := pf.Get(ctx)
-	s, senv, serr := sf.Get(ctx)
-	v, cenv, cerr := cf.Get(ctx)
-	d.keepQuote("pricing", q, qenv, perr)
-	d.keepShipping(s, senv, serr)
-	d.keepCompliance(v, cenv, cerr)
-	if err := firstFailure(perr, serr, cerr); err != nil {
-		return d.outcome(err)
-	}
-	if end := d.blocked(); end != nil {
-		return end, nil
-	}
-	return nil, d.chooseShipping()
 }
 
 // blocked ends the draft order when the compliance verdict is block.
@@ -185,8 +149,8 @@ func (d *draftOrder) chooseShipping() error {
 func (d *draftOrder) requote(ctx workflow.Context) (*DraftOrderResult, error) {
 	d.round++
 	d.requotes++
-	// An order that chooses its origin chooses again: stock and prices
-	// may have moved since (docs/tools.md#origin-choice).
+	// The origin is chosen again: stock and prices may have moved since
+	// (docs/tools.md#origin-choice).
 	if end, err := d.chooseOrigins(ctx); end != nil || err != nil {
 		return end, err
 	}
@@ -231,8 +195,7 @@ func (d *draftOrder) requote(ctx workflow.Context) (*DraftOrderResult, error) {
 }
 
 // recheckCompliance checks compliance again when the chosen option ships by
-// another mode than the one compliance cleared (runs since
-// changeComplianceMode only: older runs never recorded a mode). A verdict
+// another mode than the one compliance cleared. A verdict
 // that now needs a person asks support staff again.
 func (d *draftOrder) recheckCompliance(ctx workflow.Context) (*DraftOrderResult, error) {
 	if d.complianceMode == "" || d.option.TransportMode == d.complianceMode {
@@ -291,8 +254,7 @@ func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 	shipExp := d.shipping.ExpiresAt
 	args := commerce.ComputeTotalArgs{Quote: *d.quote, Shipping: *d.option, Duties: *d.duties, ShippingExpiresAt: &shipExp}
 	// The tool seals the total with the evidence it rests on
-	// (docs/quote-seals.md#the-seal). Every generation does: an activity's
-	// input is not part of replay, and a prefetched total is matched on its
+	// (docs/quote-seals.md#the-seal). A prefetched total is matched on its
 	// input without the refs (activities.PrefetchSHA256).
 	refs := d.sealRefs
 	if d.approval != nil && d.approval.Approved() && d.approval.Evidence != nil {

@@ -12,12 +12,7 @@ import (
 // run is the draft order's main line: quote, approval if needed, price,
 // confirmation, creation. Every step that can end the flow returns a result.
 func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
-	ctx, local := withGeneration(ctx, d.in.Generation)
-	d.outlive = local || outlivesOutages(ctx)
-	d.byMode = local
-	if d.in.Generation >= GenerationQuoteRound {
-		ctx = d.prefetchRound(ctx)
-	}
+	ctx = d.prefetchRound(withLocalTools(ctx))
 	if end, err := d.quoteAll(ctx); end != nil || err != nil {
 		return d.stop(ctx, end, err)
 	}
@@ -29,9 +24,7 @@ func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
 			return d.stop(ctx, end, err)
 		}
 	}
-	if err := d.enterPricing(ctx, local); err != nil {
-		return DraftOrderResult{}, err
-	}
+	d.enterPricing()
 	var end *DraftOrderResult
 	var err error
 	if d.quoteExpired(ctx) {
@@ -48,19 +41,13 @@ func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
 }
 
 // enterPricing moves the order to PRICING. With the read-only tools local
-// (changeLocalTools), duties and the total run inside the workflow task
+// (local_tools.go), duties and the total run inside the workflow task
 // that quoted or took the approval, so PRICING lasts milliseconds: the
 // status query shows it, but the search attribute is left at the previous
 // state until the total is published (an upsert is a history event, and a
 // draft order keeps to 30; only a dependency outage, waited out within the
 // task's timers, would show the previous state for longer).
-func (d *draftOrder) enterPricing(ctx workflow.Context, local bool) error {
-	if local {
-		d.state = StatePricing
-		return nil
-	}
-	return d.setState(ctx, StatePricing)
-}
+func (d *draftOrder) enterPricing() { d.state = StatePricing }
 
 // stop returns a final result, or fails the workflow with err.
 func (d *draftOrder) stop(ctx workflow.Context, end *DraftOrderResult, err error) (DraftOrderResult, error) {

@@ -37,6 +37,15 @@ import (
 // Nothing is refused by a start that Check would have refused: callers
 // check first, so a bad input neither starts a run nor touches the key.
 
+// startState is the CartwrightState a draft order is started with: where
+// it will rest if nothing stops it, NEEDS_USER_CONFIRMATION. The quoting
+// task that follows publishes the total within milliseconds, and an upsert
+// to say so would cost a history event and a visibility write. The
+// attribute moves away from it only when the order is to rest somewhere
+// else: a support-staff approval, an outage waited out
+// (showStateWhileWaiting), an end (docs/performance.md#search-attributes).
+const startState = StateNeedsConfirm
+
 // MemoInputFingerprint is the memo field holding a draft order's input
 // fingerprint.
 const MemoInputFingerprint = "input_fingerprint"
@@ -53,7 +62,7 @@ func DraftOrderStartOptions(taskQueue string, in DraftOrderInput) (client.StartW
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
-	opts := onceStartOptions(id, taskQueue, FlowDraftOrder, startState(in.Generation), "draft order")
+	opts := onceStartOptions(id, taskQueue, FlowDraftOrder, startState, "draft order")
 	opts.Memo = map[string]any{MemoInputFingerprint: fp}
 	return opts, nil
 }

@@ -55,8 +55,7 @@ type draftOrder struct {
 	shipping   *commerce.ShippingQuote
 	option     *commerce.ShippingOption
 	compliance *ComplianceSummary
-	// complianceMode is the transport mode compliance last cleared ("" in
-	// runs recorded before changeComplianceMode).
+	// complianceMode is the transport mode compliance last cleared.
 	complianceMode string
 	duties         *commerce.DutiesAndTaxes
 	total          *commerce.Total
@@ -64,9 +63,9 @@ type draftOrder struct {
 	approval       *ApprovalOutcome
 	// evidence names the snapshots of the quote and the compliance answer
 	// the current prices rest on, for the sealed total
-	// (GenerationSealedQuote; docs/quote-seals.md#the-seal).
+	// (docs/quote-seals.md#the-seal).
 	sealRefs commerce.EvidenceRefs
-	// plan is the origin choice of the current round (Origin "auto").
+	// plan is the origin choice of the current round.
 	plan     *commerce.OriginPlan
 	draft    *commerce.DraftOrder
 	requotes int
@@ -74,11 +73,6 @@ type draftOrder struct {
 	creates  int
 	evidence []EvidenceRef
 	result   *DraftOrderResult
-	// outlive: this run waits out dependency outages (outlive.go).
-	outlive bool
-	// byMode: compliance follows the chosen option's transport mode
-	// without asking changeComplianceMode (a run on changeLocalTools).
-	byMode bool
 }
 
 // setup checks the input, then declares the query and the signals (with
@@ -122,7 +116,7 @@ func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
 	}
 	// A run started without them (by hand) gets the start's attributes;
 	// a started one already has them and this adds no command.
-	return upsertFlowState(ctx, FlowDraftOrder, startState(d.in.Generation))
+	return upsertFlowState(ctx, FlowDraftOrder, startState)
 }
 
 // onCancel records a cancel; the main coroutine acts on it at its next

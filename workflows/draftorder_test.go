@@ -6,22 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// TestHappyPath runs on the tool activity and, as a run recorded before
-// it would, on the per-tool activities.
 func TestHappyPath(t *testing.T) {
-	bothPaths(t, func(t *testing.T, legacy bool) {
-		f := newFixture(t)
-		if legacy {
-			f.useLegacyActivities()
-		}
-		happyPath(t, f)
-		f.checkPath(t, legacy)
-	})
+	happyPath(t, newFixture(t))
 }
 
 func happyPath(t *testing.T, f *fixture) {
@@ -42,16 +33,19 @@ func happyPath(t *testing.T, f *fixture) {
 	if got := published.Confirmation.GrandTotal; got != (commerce.Money{Amount: 7019, Currency: "EUR"}) {
 		t.Fatalf("grand total = %+v", got)
 	}
-	created := f.calls["CreateDraftOrder"][0].(activities.CreateDraftOrderInput)
+	created := f.calls["CreateDraftOrder"][0].(toolIn[commerce.CreateDraftOrderArgs])
 	if created.Args.ConfirmedQuoteHash != published.Confirmation.QuoteHash || created.Request.IdempotencyKey != "key-0001-abcd" {
 		t.Fatalf("create input = %+v", created)
 	}
-	if len(res.Evidence) != 6 {
-		t.Fatalf("evidence = %+v, want one snapshot per tool call (6)", res.Evidence)
+	if len(res.Evidence) != 7 {
+		t.Fatalf("evidence = %+v, want one snapshot per tool call (7, the origin choice first)", res.Evidence)
 	}
-	want := []string{"state=" + StateNeedsConfirm, "state=" + StateCreating, "state=" + StateDraftCreated}
-	if got := f.upserts[len(f.upserts)-3:]; !reflect.DeepEqual(got, want) {
-		t.Fatalf("search attribute upserts end with %v, want %v", got, want)
+	// Started without the start's attributes, the run sets them
+	// (NEEDS_USER_CONFIRMATION, startState); PRICING and CREATING last
+	// milliseconds inside a task: the other upsert is the end.
+	want := []string{"state=" + StateNeedsConfirm, "state=" + StateDraftCreated}
+	if got := f.upserts; !reflect.DeepEqual(got, want) {
+		t.Fatalf("search attribute upserts %v, want %v", got, want)
 	}
 	checkCorrelationIDs(t, f)
 }
@@ -89,12 +83,12 @@ func TestQuoteExpiredThenRequotedSamePrice(t *testing.T) {
 	if n := f.count("GetQuote"); n != 2 {
 		t.Fatalf("GetQuote calls = %d, want a quote and a re-quote", n)
 	}
-	requote := f.calls["GetQuote"][1].(activities.GetQuoteInput)
-	first := f.calls["GetQuote"][0].(activities.GetQuoteInput)
+	requote := f.calls["GetQuote"][1].(toolIn[commerce.GetQuoteArgs])
+	first := f.calls["GetQuote"][0].(toolIn[commerce.GetQuoteArgs])
 	if requote.Args.ExpectedPriceHash == "" || first.Args.ExpectedPriceHash != "" {
 		t.Fatalf("the re-quote must name the prices the user saw: %+v / %+v", first.Args, requote.Args)
 	}
-	created := f.calls["CreateDraftOrder"][0].(activities.CreateDraftOrderInput)
+	created := f.calls["CreateDraftOrder"][0].(toolIn[commerce.CreateDraftOrderArgs])
 	if !created.Args.Total.ExpiresAt.After(t0.Add(20 * time.Minute)) {
 		t.Fatalf("created from a stale total expiring %s", created.Args.Total.ExpiresAt)
 	}
@@ -162,16 +156,8 @@ func uncertain(f *fixture) {
 		Reasons: []commerce.ComplianceReason{{Code: "lithium_battery_air", SKU: "SKU-HEADPHONES", Verdict: "uncertain", Message: "lithium battery by air"}}}
 }
 
-// TestUncertainThenApproved runs on both paths (see TestHappyPath).
 func TestUncertainThenApproved(t *testing.T) {
-	bothPaths(t, func(t *testing.T, legacy bool) {
-		f := newFixture(t)
-		if legacy {
-			f.useLegacyActivities()
-		}
-		uncertainThenApproved(t, f)
-		f.checkPath(t, legacy)
-	})
+	uncertainThenApproved(t, newFixture(t))
 }
 
 func uncertainThenApproved(t *testing.T, f *fixture) {
@@ -200,7 +186,7 @@ func uncertainThenApproved(t *testing.T, f *fixture) {
 	if n := f.count("GetQuote"); n != 2 {
 		t.Fatalf("GetQuote calls = %d, want a re-quote after the approval", n)
 	}
-	rec := f.calls["RecordApproval"][0].(activities.RecordApprovalInput)
+	rec := f.calls["RecordApproval"][0].(toolIn[support.RecordApprovalArgs])
 	if rec.Request.Actor != (toolkit.Actor{Type: toolkit.ActorUser, ID: "bob.compliance"}) || rec.Args.Flow != FlowDraftOrder {
 		t.Fatalf("record input = %+v", rec)
 	}
@@ -438,7 +424,7 @@ func TestCreateRetriedAfterExpiredTotalUsesNewCorrelation(t *testing.T) {
 	if len(calls) != 2 {
 		t.Fatalf("CreateDraftOrder calls = %d, want 2", len(calls))
 	}
-	a, b := calls[0].(activities.CreateDraftOrderInput), calls[1].(activities.CreateDraftOrderInput)
+	a, b := calls[0].(toolIn[commerce.CreateDraftOrderArgs]), calls[1].(toolIn[commerce.CreateDraftOrderArgs])
 	if a.Args.ConfirmedQuoteHash != b.Args.ConfirmedQuoteHash {
 		t.Fatalf("test expects the same confirmed total twice")
 	}

@@ -87,12 +87,6 @@ func (in DraftOrderInput) Check() (DraftOrderInput, error) {
 	if in.ApprovalConfidence == 0 {
 		in.ApprovalConfidence = DefaultApprovalConfidence
 	}
-	if err := checkGeneration(in.Generation); err != nil {
-		return in, err
-	}
-	if in.Origin != "" && in.Origin != OriginAuto {
-		return in, refuse("origin", "origin %q is invalid: %q (choose the warehouse) or empty (ship from DE)", in.Origin, OriginAuto)
-	}
 	if err := checkRequest(in.Request); err != nil {
 		return in, err
 	}
@@ -174,16 +168,8 @@ func refuse(field, format string, args ...any) *toolkit.Error {
 		WithRecovery("fix the named fields and call again")
 }
 
-// versionStartCheck marks runs that refuse at their start everything Check
-// refuses. A run recorded before it (no marker in its history) refused
-// less at its start and failed later, in a tool call; it keeps the old
-// check so its history replays.
-const versionStartCheck = "draft-order-start-check"
-
 // startCheck runs Check at the start of a run and turns its refusal into
-// the run's failure, once, at the Temporal boundary. The version marker is
-// written only when Check refuses, so an accepted input leaves no trace
-// of it in history.
+// the run's failure, once, at the Temporal boundary.
 func startCheck(ctx workflow.Context, in DraftOrderInput) (DraftOrderInput, error) {
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	// Check reads embedded rule data through sync.Once caches and sorts
@@ -194,11 +180,7 @@ func startCheck(ctx workflow.Context, in DraftOrderInput) (DraftOrderInput, erro
 	if err == nil {
 		return checked, checkWorkflowID(id, checked.Request)
 	}
-	if workflow.GetVersion(ctx, versionStartCheck, workflow.DefaultVersion, 1) == 1 {
-		return in, activities.ApplicationError(err)
-	}
-	err = in.checkV0(id)
-	return in, err
+	return in, activities.ApplicationError(err)
 }
 
 // checkWorkflowID refuses a run started under another id than the one the

@@ -142,20 +142,20 @@ func (r fakeRoster) Lookup(_ context.Context, id string) (support.StaffMember, b
 
 // recordApproval is support.record_approval's own handler against staff,
 // verifying seals with the test ring, as the worker's would.
-func (f *fakeEnv) recordApproval(ctx context.Context, in activities.RecordApprovalInput) (activities.RecordApprovalResult, error) {
+func (f *fakeEnv) recordApproval(ctx context.Context, in toolIn[support.RecordApprovalArgs]) (toolOut[support.ApprovalRecord], error) {
 	if err := f.enter("RecordApproval", in); err != nil {
-		return activities.RecordApprovalResult{}, err
+		return toolOut[support.ApprovalRecord]{}, err
 	}
 	args, err := json.Marshal(in.Args)
 	if err != nil {
-		return activities.RecordApprovalResult{}, err
+		return toolOut[support.ApprovalRecord]{}, err
 	}
 	out, err := support.RecordApprovalHandler(staff, sealtest.Ring())(ctx, &toolkit.Call{Input: args, Spec: support.RecordApprovalSpec})
 	if err != nil {
-		return activities.RecordApprovalResult{}, activities.ApplicationError(toolkit.AsError(err))
+		return toolOut[support.ApprovalRecord]{}, activities.ApplicationError(toolkit.AsError(err))
 	}
-	return activities.RecordApprovalResult{
-		Record:   out.Data.(support.ApprovalRecord),
+	return toolOut[support.ApprovalRecord]{
+		Data:     out.Data.(support.ApprovalRecord),
 		Envelope: f.envelopeFor(support.RecordApprovalTool, toolkit.StatusOK),
 	}, nil
 }

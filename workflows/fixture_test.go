@@ -50,20 +50,34 @@ func newFixture(t *testing.T) *fixture {
 	}
 	id, _ := DraftOrderID("u_123", "key-0001-abcd")
 	f.init(t, id, "ev_test_")
-	env := f.env
 	f.registerWorkflows()
-	env.RegisterActivity(&activities.Commerce{})
-	env.RegisterActivity(&activities.Approval{})
 	f.fakeTools(map[string]any{
 		commerce.ToolGetQuote: f.getQuote, commerce.ToolQuoteShipping: f.quoteShipping, commerce.ToolCheckCompliance: f.checkCompliance,
 		commerce.ToolDutiesAndTaxes: f.duties, commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
+		commerce.ToolChooseOrigins: f.chooseOrigins,
 	})
 	return f
 }
 
-func (f *fixture) getQuote(ctx context.Context, in activities.GetQuoteInput) (activities.GetQuoteResult, error) {
+// chooseOrigins chooses DE, the one warehouse of the fixture.
+func (f *fixture) chooseOrigins(ctx context.Context, in toolIn[commerce.ChooseOriginsArgs]) (toolOut[commerce.OriginPlan], error) {
+	if err := f.enter("ChooseOrigins", in); err != nil {
+		return toolOut[commerce.OriginPlan]{}, err
+	}
+	cur := in.Args.Currency
+	landed := commerce.LandedCost{Goods: commerce.Money{Currency: cur}, Shipping: commerce.Money{Currency: cur},
+		Duty: commerce.Money{Currency: cur}, Tax: commerce.Money{Currency: cur}, Total: commerce.Money{Currency: cur}}
+	plan := commerce.OriginPlan{Currency: cur, Destination: in.Args.Destination.Country, ShippingService: in.Args.ShippingService,
+		Incoterm: in.Args.Incoterm, Rule: commerce.OriginRule, ExpiresAt: f.env.Now().Add(30 * time.Minute),
+		Parcels:    []commerce.ParcelQuote{{ShipFrom: "DE", Items: in.Args.Items, Landed: landed}},
+		Candidates: []commerce.OriginCandidate{{Origins: []string{"DE"}, Fills: true, MeetsService: true, Landed: &landed, Chosen: true}},
+		Landed:     landed, RulesetVersion: "origins-test"}
+	return toolOut[commerce.OriginPlan]{Data: plan, Envelope: f.envelopeFor(commerce.ToolChooseOrigins, toolkit.StatusOK)}, nil
+}
+
+func (f *fixture) getQuote(ctx context.Context, in toolIn[commerce.GetQuoteArgs]) (toolOut[commerce.Quote], error) {
 	if err := f.enter("GetQuote", in); err != nil {
-		return activities.GetQuoteResult{}, err
+		return toolOut[commerce.Quote]{}, err
 	}
 	now := f.env.Now()
 	unit := f.unitPrice
@@ -82,48 +96,48 @@ func (f *fixture) getQuote(ctx context.Context, in activities.GetQuoteInput) (ac
 	q.Subtotal.Currency = in.Args.Currency
 	q.PriceHash, _ = commerce.PriceHash(q.Currency, q.Lines)
 	if in.Args.ExpectedPriceHash != "" && in.Args.ExpectedPriceHash != q.PriceHash {
-		return activities.GetQuoteResult{}, activities.ApplicationError(
+		return toolOut[commerce.Quote]{}, activities.ApplicationError(
 			toolkit.Errorf(toolkit.PriceChanged, "prices changed since the quote the user saw").WithDetail("price_hash", q.PriceHash))
 	}
-	return activities.GetQuoteResult{Quote: q, Envelope: f.envelopeFor(commerce.ToolGetQuote, toolkit.StatusOK)}, nil
+	return toolOut[commerce.Quote]{Data: q, Envelope: f.envelopeFor(commerce.ToolGetQuote, toolkit.StatusOK)}, nil
 }
 
-func (f *fixture) quoteShipping(ctx context.Context, in activities.QuoteShippingInput) (activities.QuoteShippingResult, error) {
+func (f *fixture) quoteShipping(ctx context.Context, in toolIn[commerce.QuoteShippingArgs]) (toolOut[commerce.ShippingQuote], error) {
 	if err := f.enter("QuoteShipping", in); err != nil {
-		return activities.QuoteShippingResult{}, err
+		return toolOut[commerce.ShippingQuote]{}, err
 	}
 	cur := in.Args.Currency
 	opt := func(level string, cost int64) commerce.ShippingOption {
 		return commerce.ShippingOption{OptionID: level, ServiceLevel: level, Carrier: "DHL", Cost: commerce.Money{Amount: cost, Currency: cur},
 			MinDays: 2, MaxDays: 5, ChargeableGrams: 800, Zone: "EU", TransportMode: f.mode(level)}
 	}
-	return activities.QuoteShippingResult{
-		Shipping: commerce.ShippingQuote{Options: []commerce.ShippingOption{opt("economy", 499), opt("standard", 899), opt("express", 1999)},
+	return toolOut[commerce.ShippingQuote]{
+		Data: commerce.ShippingQuote{Options: []commerce.ShippingOption{opt("economy", 499), opt("standard", 899), opt("express", 1999)},
 			ExpiresAt: f.env.Now().Add(30 * time.Minute), RulesetVersion: "shipping-test"},
 		Envelope: f.envelopeFor(commerce.ToolQuoteShipping, toolkit.StatusOK),
 	}, nil
 }
 
-func (f *fixture) checkCompliance(ctx context.Context, in activities.CheckComplianceInput) (activities.CheckComplianceResult, error) {
+func (f *fixture) checkCompliance(ctx context.Context, in toolIn[commerce.CheckComplianceArgs]) (toolOut[commerce.ComplianceVerdict], error) {
 	if err := f.enter("CheckCompliance", in); err != nil {
-		return activities.CheckComplianceResult{}, err
+		return toolOut[commerce.ComplianceVerdict]{}, err
 	}
 	mode := in.Args.TransportMode
 	if mode == "" {
 		mode = "air" // the tool's strict default
 	}
 	if f.blockAir && mode == "air" {
-		return activities.CheckComplianceResult{}, activities.ApplicationError(
+		return toolOut[commerce.ComplianceVerdict]{}, activities.ApplicationError(
 			toolkit.Errorf(toolkit.ComplianceBlocked, "the order cannot ship to DE by air").WithDetail("rule", "DG_LITHIUM_ION_STANDALONE_AIR"))
 	}
 	v := f.verdict
 	v.TransportMode = mode
-	return activities.CheckComplianceResult{Verdict: v, Envelope: f.envelopeFor(commerce.ToolCheckCompliance, toolkit.StatusOK)}, nil
+	return toolOut[commerce.ComplianceVerdict]{Data: v, Envelope: f.envelopeFor(commerce.ToolCheckCompliance, toolkit.StatusOK)}, nil
 }
 
-func (f *fixture) duties(ctx context.Context, in activities.EstimateDutiesAndTaxesInput) (activities.EstimateDutiesAndTaxesResult, error) {
+func (f *fixture) duties(ctx context.Context, in toolIn[commerce.DutiesAndTaxesArgs]) (toolOut[commerce.DutiesAndTaxes], error) {
 	if err := f.enter("EstimateDutiesAndTaxes", in); err != nil {
-		return activities.EstimateDutiesAndTaxesResult{}, err
+		return toolOut[commerce.DutiesAndTaxes]{}, err
 	}
 	cur := in.Args.Currency
 	var base int64
@@ -135,32 +149,32 @@ func (f *fixture) duties(ctx context.Context, in activities.EstimateDutiesAndTax
 		Duty: commerce.Money{Currency: cur}, Tax: commerce.Money{Amount: base * 19 / 100, Currency: cur},
 		TaxName: "VAT", TaxRateBPS: 1900, CollectedAtCheckout: in.Args.Incoterm == commerce.IncotermDDP,
 		Notes: []string{}, RulesetVersion: "tax-test"}
-	return activities.EstimateDutiesAndTaxesResult{Duties: d, Envelope: f.envelopeFor(commerce.ToolDutiesAndTaxes, toolkit.StatusOK)}, nil
+	return toolOut[commerce.DutiesAndTaxes]{Data: d, Envelope: f.envelopeFor(commerce.ToolDutiesAndTaxes, toolkit.StatusOK)}, nil
 }
 
-func (f *fixture) computeTotal(ctx context.Context, in activities.ComputeTotalInput) (activities.ComputeTotalResult, error) {
+func (f *fixture) computeTotal(ctx context.Context, in toolIn[commerce.ComputeTotalArgs]) (toolOut[commerce.Total], error) {
 	if err := f.enter("ComputeTotal", in); err != nil {
-		return activities.ComputeTotalResult{}, err
+		return toolOut[commerce.Total]{}, err
 	}
 	t, err := commerce.ComputeTotal(in.Args)
 	if err != nil {
-		return activities.ComputeTotalResult{}, activities.ApplicationError(err)
+		return toolOut[commerce.Total]{}, activities.ApplicationError(err)
 	}
-	return activities.ComputeTotalResult{Total: t, Envelope: f.envelopeFor(commerce.ToolComputeTotal, toolkit.StatusOK)}, nil
+	return toolOut[commerce.Total]{Data: t, Envelope: f.envelopeFor(commerce.ToolComputeTotal, toolkit.StatusOK)}, nil
 }
 
-func (f *fixture) createDraftOrder(ctx context.Context, in activities.CreateDraftOrderInput) (activities.CreateDraftOrderResult, error) {
+func (f *fixture) createDraftOrder(ctx context.Context, in toolIn[commerce.CreateDraftOrderArgs]) (toolOut[commerce.DraftOrder], error) {
 	if f.beforeCreate != nil {
 		f.beforeCreate(ctx)
 	}
 	if err := f.enter("CreateDraftOrder", in); err != nil {
-		return activities.CreateDraftOrderResult{}, err
+		return toolOut[commerce.DraftOrder]{}, err
 	}
 	if in.Args.ConfirmedQuoteHash != in.Args.Total.QuoteHash || in.Request.IdempotencyKey == "" {
-		return activities.CreateDraftOrderResult{}, activities.ApplicationError(toolkit.Errorf(toolkit.NeedsUserConfirmation, "not confirmed"))
+		return toolOut[commerce.DraftOrder]{}, activities.ApplicationError(toolkit.Errorf(toolkit.NeedsUserConfirmation, "not confirmed"))
 	}
-	return activities.CreateDraftOrderResult{
-		DraftOrder: commerce.DraftOrder{DraftOrderID: "do_01TEST", ExpiresAt: f.env.Now().Add(24 * time.Hour), Status: commerce.DraftStatusOpen,
+	return toolOut[commerce.DraftOrder]{
+		Data: commerce.DraftOrder{DraftOrderID: "do_01TEST", ExpiresAt: f.env.Now().Add(24 * time.Hour), Status: commerce.DraftStatusOpen,
 			QuoteHash: in.Args.Total.QuoteHash, GrandTotal: in.Args.Total.GrandTotal},
 		Envelope: f.envelopeFor(commerce.ToolCreateDraftOrder, toolkit.StatusOK),
 	}, nil

@@ -13,21 +13,14 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// changeLocalTools runs the draft order's read-only tools (pricing,
-// shipping, compliance, duties and taxes, total) as local activities: they
-// compute in the worker from rule data and PostgreSQL, so a round trip
-// through the task queue per call costs more than the call
-// (docs/performance.md#local-activities). Each still runs Tools.CallTool,
-// through the invoker, with its evidence snapshot; the history holds a
-// marker with the same envelope instead of three activity events.
-//
-// Its one marker also stands for the draft order's earlier changes at
-// their current versions (outageChange, changeComplianceMode,
-// changeToolActivity): every GetVersion a run records costs two history
-// events (the marker and the TemporalChangeVersion upsert), and a draft
-// order keeps to 30 events. Runs recorded before it have no such marker,
-// read 0 here and ask each earlier change as they always did.
-const changeLocalTools = "local-read-only-tools"
+// A draft order runs its read-only tools (pricing, shipping, compliance,
+// duties and taxes, total) as local activities: they compute in the worker
+// from rule data and PostgreSQL, so a round trip through the task queue per
+// call costs more than the call (docs/performance.md#local-activities).
+// Each still runs Tools.CallTool, through the invoker, with its evidence
+// snapshot; the history holds a marker with the same envelope instead of
+// three activity events. Its write makes its first attempt in the worker
+// too (localFirst). Other flows run every tool as a regular activity.
 
 // localTools are the tools that run as local activities: read-only,
 // in-process (no open world), and short. The write tool, Stripe and every
@@ -44,31 +37,42 @@ var localTools = map[string]bool{
 	commerce.ToolChooseOrigins:   true,
 }
 
-// localToolsKey marks a workflow context whose run is on changeLocalTools.
-type localToolsKey struct{}
-
-// withLocalTools asks changeLocalTools once, at the start of a draft
-// order, before any command; on the new version the context carries the
-// answer to callTool, which then neither asks changeToolActivity nor runs
-// the read-only tools as regular activities.
-func withLocalTools(ctx workflow.Context) (workflow.Context, bool) {
-	if workflow.GetVersion(ctx, changeLocalTools, workflow.DefaultVersion, 1) < 1 {
-		return ctx, false
-	}
-	return workflow.WithValue(ctx, localToolsKey{}, true), true
+// localFirstTools make their first attempt as a local activity. The draft
+// order's write is idempotent (keyed by the user's idempotency key) and
+// goes to the same PostgreSQL the read-only tools read; run in the worker,
+// it saves the confirmation its activity task and a workflow task. Its
+// retries stay the server's: any failure of that attempt a retry could fix
+// hands the call to the regular activity.
+var localFirstTools = map[string]bool{
+	commerce.ToolCreateDraftOrder: true,
 }
 
-// onLocalTools reports whether ctx is a run on changeLocalTools.
+// localToolsKey marks the workflow context of a draft order, whose tool
+// calls run in the worker where the lists above say so.
+type localToolsKey struct{}
+
+// withLocalTools is ctx for a draft order's tool calls.
+func withLocalTools(ctx workflow.Context) workflow.Context {
+	return workflow.WithValue(ctx, localToolsKey{}, true)
+}
+
+// onLocalTools reports whether ctx is a draft order's (withLocalTools).
 func onLocalTools(ctx workflow.Context) bool {
 	on, _ := ctx.Value(localToolsKey{}).(bool)
 	return on
 }
 
-// runsLocal reports whether this call runs as a local activity: a run on
-// changeLocalTools, a tool of the list, whose spec still says read-only
-// and in-process.
+// runsLocal reports whether this call runs as a local activity: a draft
+// order's call of a tool of the list, whose spec still says read-only and
+// in-process.
 func runsLocal(ctx workflow.Context, spec toolkit.Spec) bool {
 	return onLocalTools(ctx) && localTools[spec.Name] && spec.Annotations.ReadOnly && !spec.Annotations.OpenWorld
+}
+
+// runsLocalFirst reports whether this call makes its first attempt as a
+// local activity.
+func runsLocalFirst(ctx workflow.Context, spec toolkit.Spec) bool {
+	return onLocalTools(ctx) && localFirstTools[spec.Name] && !spec.Annotations.OpenWorld
 }
 
 // localToolOptions are toolOptions for a local activity: the same attempt

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/merchant"
 	"github.com/cartwright-dev/cartwright/onboarding"
@@ -39,10 +38,7 @@ func newOnbFixture(t *testing.T) *onbFixture {
 	f.init(t, id, "ev_onb_")
 	f.setAccount(false, false, []string{"external_account", "tos_acceptance.date"}, nil, "requirements.past_due")
 	f.in = OnboardingInput{MerchantID: onbMerchant, Deadline: 48 * time.Hour}
-	env := f.env
 	f.registerWorkflows()
-	env.RegisterActivity(&activities.Onboarding{})
-	env.RegisterActivity(&activities.Approval{})
 	f.fakeTools(map[string]any{
 		merchant.ToolGetRow: f.getMerchantRow, stripetools.ToolAccountStatus: f.getAccountStatus,
 		stripetools.ToolRelinkURL: f.createRelinkURL, stripetools.ToolLoginLink: f.createLoginLink,
@@ -68,9 +64,9 @@ func (f *onbFixture) setAccount(charges, payouts bool, currentlyDue, pastDue []s
 // enable makes the account able to trade.
 func (f *onbFixture) enable() { f.setAccount(true, true, nil, nil, "") }
 
-func (f *onbFixture) getMerchantRow(_ context.Context, in activities.GetMerchantRowInput) (activities.GetMerchantRowResult, error) {
+func (f *onbFixture) getMerchantRow(_ context.Context, in toolIn[merchant.GetRowInput]) (toolOut[merchant.GetRowOutput], error) {
 	if err := f.enter("GetMerchantRow", in); err != nil {
-		return activities.GetMerchantRowResult{}, err
+		return toolOut[merchant.GetRowOutput]{}, err
 	}
 	row := merchant.GetRowOutput{Found: f.found, Lookup: "merchant_id", ObservedAt: f.env.Now().Format(time.RFC3339)}
 	status := toolkit.StatusEmpty
@@ -82,18 +78,18 @@ func (f *onbFixture) getMerchantRow(_ context.Context, in activities.GetMerchant
 			row.StripeAccountID = onbAccount
 		}
 	}
-	return activities.GetMerchantRowResult{Row: row, Envelope: f.envelopeFor(merchant.ToolGetRow, status)}, nil
+	return toolOut[merchant.GetRowOutput]{Data: row, Envelope: f.envelopeFor(merchant.ToolGetRow, status)}, nil
 }
 
-func (f *onbFixture) getAccountStatus(_ context.Context, in activities.GetAccountStatusInput) (activities.GetAccountStatusResult, error) {
+func (f *onbFixture) getAccountStatus(_ context.Context, in toolIn[stripetools.AccountStatusInput]) (toolOut[stripetools.AccountStatus], error) {
 	if err := f.enter("GetAccountStatus", in); err != nil {
-		return activities.GetAccountStatusResult{}, err
+		return toolOut[stripetools.AccountStatus]{}, err
 	}
 	f.mu.Lock()
 	st := f.account
 	f.mu.Unlock()
 	st.ObservedAt = f.env.Now().UTC().Format(time.RFC3339)
-	return activities.GetAccountStatusResult{Status: st, Envelope: f.envelopeFor(stripetools.ToolAccountStatus, toolkit.StatusOK)}, nil
+	return toolOut[stripetools.AccountStatus]{Data: st, Envelope: f.envelopeFor(stripetools.ToolAccountStatus, toolkit.StatusOK)}, nil
 }
 
 // link answers like the real tool after sanitising: the URL masked.
@@ -104,27 +100,27 @@ func (f *onbFixture) link(tool string, n int, lifetime time.Duration) stripetool
 		ExpiresAt: now.Add(lifetime).Format(time.RFC3339), URLSHA256: stripetools.URLHash(url), Secret: "***"}
 }
 
-func (f *onbFixture) createRelinkURL(_ context.Context, in activities.CreateRelinkURLInput) (activities.CreateRelinkURLResult, error) {
+func (f *onbFixture) createRelinkURL(_ context.Context, in toolIn[stripetools.RelinkInput]) (toolOut[stripetools.Link], error) {
 	if err := f.enter("CreateRelinkURL", in); err != nil {
-		return activities.CreateRelinkURLResult{}, err
+		return toolOut[stripetools.Link]{}, err
 	}
 	l := f.link("relink", f.count("CreateRelinkURL"), 5*time.Minute)
 	l.AccountLinkType = "account_onboarding"
-	return activities.CreateRelinkURLResult{Link: l, Envelope: f.envelopeFor(stripetools.ToolRelinkURL, toolkit.StatusOK)}, nil
+	return toolOut[stripetools.Link]{Data: l, Envelope: f.envelopeFor(stripetools.ToolRelinkURL, toolkit.StatusOK)}, nil
 }
 
-func (f *onbFixture) createLoginLink(_ context.Context, in activities.CreateLoginLinkInput) (activities.CreateLoginLinkResult, error) {
+func (f *onbFixture) createLoginLink(_ context.Context, in toolIn[stripetools.LoginLinkInput]) (toolOut[stripetools.Link], error) {
 	if err := f.enter("CreateLoginLink", in); err != nil {
-		return activities.CreateLoginLinkResult{}, err
+		return toolOut[stripetools.Link]{}, err
 	}
 	l := f.link("login", f.count("CreateLoginLink"), stripetools.LoginLinkLifetime)
 	l.ExpiresAtEstimated = true
-	return activities.CreateLoginLinkResult{Link: l, Envelope: f.envelopeFor(stripetools.ToolLoginLink, toolkit.StatusOK)}, nil
+	return toolOut[stripetools.Link]{Data: l, Envelope: f.envelopeFor(stripetools.ToolLoginLink, toolkit.StatusOK)}, nil
 }
 
-func (f *onbFixture) cite(_ context.Context, in activities.CiteInput) (activities.CiteResult, error) {
+func (f *onbFixture) cite(_ context.Context, in toolIn[onboarding.CiteInput]) (toolOut[knowledge.CiteResult], error) {
 	if err := f.enter("Cite", in); err != nil {
-		return activities.CiteResult{}, err
+		return toolOut[knowledge.CiteResult]{}, err
 	}
 	key := in.Args.Claim
 	for _, suffix := range []string{" is currently due", " is past due"} {
@@ -139,7 +135,7 @@ func (f *onbFixture) cite(_ context.Context, in activities.CiteInput) (activitie
 	if !res.Grounded {
 		status, res.Citations[0].Confidence = toolkit.StatusEmpty, 0.3
 	}
-	return activities.CiteResult{Cite: res, Envelope: f.envelopeFor("knowledge.cite", status)}, nil
+	return toolOut[knowledge.CiteResult]{Data: res, Envelope: f.envelopeFor("knowledge.cite", status)}, nil
 }
 
 // run executes the workflow to its end and returns its result.

@@ -21,14 +21,16 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// onbReadOnce reads the account status once with exactly the activity
-// options Onboarding uses, so the test sees the production retry behaviour.
-func onbReadOnce(ctx workflow.Context, in activities.GetAccountStatusInput) (activities.GetAccountStatusResult, error) {
-	var res activities.GetAccountStatusResult
-	var acts *activities.Onboarding
-	err := workflow.ExecuteActivity(toolOptions(ctx, stripetools.AccountStatusSpec(), "probe"),
-		acts.GetAccountStatus, in).Get(ctx, &res)
-	return res, err
+// onbReadOnce reads the account status once through callTool, as
+// Onboarding does (the tool activity with the tool's spec), so the test
+// sees the production retry behaviour and a refusal as the error of its
+// code.
+func onbReadOnce(ctx workflow.Context, in toolIn[stripetools.AccountStatusInput]) (stripetools.AccountStatus, error) {
+	specs := newToolSpecs([]toolkit.Spec{stripetools.AccountStatusSpec()})
+	st, _, err := callTool[stripetools.AccountStatus](ctx, specs, toolCall{
+		tool: stripetools.ToolAccountStatus, req: in.Request, args: in.Args, summary: "probe",
+	}).Get(ctx)
+	return st, err
 }
 
 // TestStripeFaultsAreRetriedByTemporal runs the status activity on the dev
@@ -55,24 +57,24 @@ func TestStripeFaultsAreRetriedByTemporal(t *testing.T) {
 	}
 	w := worker.New(tc, tq, worker.Options{})
 	w.RegisterWorkflow(onbReadOnce)
-	w.RegisterActivity(&activities.Onboarding{Invoker: toolkit.NewInvoker(reg, toolkit.DiscardEvidence{}, nil)})
+	w.RegisterActivity(&activities.Tools{Invoker: toolkit.NewInvoker(reg, toolkit.DiscardEvidence{}, nil)})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
 
-	read := func(t *testing.T) (activities.GetAccountStatusResult, error) {
+	read := func(t *testing.T) (stripetools.AccountStatus, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 		defer cancel()
 		zero := 0
-		run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: tq}, onbReadOnce, activities.GetAccountStatusInput{
+		run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: tq}, onbReadOnce, toolIn[stripetools.AccountStatusInput]{
 			Request: toolkit.Request{RequestID: "req-probe", Actor: toolkit.Actor{Type: toolkit.ActorSystem, ID: "probe"}, UserID: "u_probe"},
 			Args:    stripetools.AccountStatusInput{StripeAccountID: acct, MaxAgeSeconds: &zero},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res activities.GetAccountStatusResult
+		var res stripetools.AccountStatus
 		err = run.Get(ctx, &res)
 		return res, err
 	}
@@ -149,7 +151,7 @@ func TestStripeFaultsAreRetriedByTemporal(t *testing.T) {
 		before := fake.Count(stripefake.GetAccount)
 		fake.SetAccount(acct, stripefake.Account{})
 		ctx := context.Background()
-		run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: tq}, onbReadOnce, activities.GetAccountStatusInput{
+		run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: tq}, onbReadOnce, toolIn[stripetools.AccountStatusInput]{
 			Request: toolkit.Request{RequestID: "req-probe", Actor: toolkit.Actor{Type: toolkit.ActorSystem, ID: "probe"}, UserID: "u_probe"},
 			Args:    stripetools.AccountStatusInput{StripeAccountID: "acct_1CwNoSuchAcct01"},
 		})

@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/onboarding"
+	"github.com/cartwright-dev/cartwright/stripetools"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -36,17 +36,8 @@ func TestOnboardingID(t *testing.T) {
 
 // The merchant returns from Stripe after ten minutes; the fresh read finds
 // the account enabled and the onboarding ends.
-// TestOnboardingReturnedCompletes runs on the tool activity and, as a run
-// recorded before it would, on the per-tool activities.
 func TestOnboardingReturnedCompletes(t *testing.T) {
-	bothPaths(t, func(t *testing.T, legacy bool) {
-		f := newOnbFixture(t)
-		if legacy {
-			f.useLegacyActivities()
-		}
-		onboardingReturnedCompletes(t, f)
-		f.checkPath(t, legacy)
-	})
+	onboardingReturnedCompletes(t, newOnbFixture(t))
 }
 
 func onboardingReturnedCompletes(t *testing.T, f *onbFixture) {
@@ -76,11 +67,11 @@ func onboardingReturnedCompletes(t *testing.T, f *onbFixture) {
 		t.Fatalf("result %+v", res)
 	}
 	reads := f.callsOf("GetAccountStatus")
-	first, second := reads[0].(activities.GetAccountStatusInput), reads[1].(activities.GetAccountStatusInput)
+	first, second := reads[0].(toolIn[stripetools.AccountStatusInput]), reads[1].(toolIn[stripetools.AccountStatusInput])
 	if first.Args.MaxAgeSeconds != nil || second.Args.MaxAgeSeconds == nil || *second.Args.MaxAgeSeconds != 0 {
 		t.Fatal("the read after returned must bypass the status cache")
 	}
-	relink := f.callsOf("CreateRelinkURL")[0].(activities.CreateRelinkURLInput)
+	relink := f.callsOf("CreateRelinkURL")[0].(toolIn[stripetools.RelinkInput])
 	if relink.Request.IdempotencyKey == "" || CheckIdempotencyKey(relink.Request.IdempotencyKey) != nil || relink.Request.Actor.Type != toolkit.ActorSystem ||
 		relink.Request.UserID != onbMerchant || !strings.HasPrefix(relink.Request.CorrelationID, "corr-") {
 		t.Fatalf("relink request %+v", relink.Request)
@@ -148,10 +139,10 @@ func TestOnboardingDashboardAndRelinkSteps(t *testing.T) {
 	f.run()
 	keys := map[string]bool{}
 	for _, c := range f.callsOf("CreateLoginLink") {
-		keys[c.(activities.CreateLoginLinkInput).Request.IdempotencyKey] = true
+		keys[c.(toolIn[stripetools.LoginLinkInput]).Request.IdempotencyKey] = true
 	}
 	for _, c := range f.callsOf("CreateRelinkURL") {
-		keys[c.(activities.CreateRelinkURLInput).Request.IdempotencyKey] = true
+		keys[c.(toolIn[stripetools.RelinkInput]).Request.IdempotencyKey] = true
 	}
 	if f.count("CreateLoginLink") != 2 || f.count("CreateRelinkURL") != 2 || len(keys) != 4 {
 		t.Fatalf("login %d relink %d distinct keys %d", f.count("CreateLoginLink"), f.count("CreateRelinkURL"), len(keys))

@@ -20,11 +20,6 @@ import (
 // with the business result UNAVAILABLE (UPSTREAM_ERROR naming the call and
 // what failed), not as a failed workflow. See docs/errors.md#outages.
 
-// outageChange is the GetVersion change id: runs recorded before it fail on
-// the first infrastructure error that outlived a call's retries, and keep
-// doing so on replay.
-const outageChange = "outlive-outages"
-
 // StateUnavailable ends a draft order whose dependency stayed down for the
 // whole window (code UPSTREAM_ERROR).
 const StateUnavailable = "UNAVAILABLE"
@@ -34,12 +29,6 @@ const (
 	outageFirstBackoff = 5 * time.Second
 	outageMaxBackoff   = time.Minute
 )
-
-// outlivesOutages reports whether this run waits out outages. Called once,
-// at the start of the run, so the marker sits before any command.
-func outlivesOutages(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, outageChange, workflow.DefaultVersion, 1) >= 1
-}
 
 // infrastructure reports whether err is an outage worth waiting out:
 // upstream unreachable or failing, timed out, rate limited. A cancelled
@@ -58,14 +47,14 @@ func infrastructure(err error) bool {
 // outlive starts a tool call with start and, while it fails with an
 // infrastructure code and window (counted from now) has not passed, starts
 // it again after a growing backoff. The returned future is the last call's.
-// on=false (a run recorded before outageChange) or window<=0 is one call.
+// window<=0 is one call.
 // The first call is started here, synchronously, so parallel calls are
 // scheduled in the caller's order. waiting, if set, runs before the first
 // backoff.
-func outlive(ctx workflow.Context, on bool, window time.Duration, what string, start func(workflow.Context) workflow.Future,
+func outlive(ctx workflow.Context, window time.Duration, what string, start func(workflow.Context) workflow.Future,
 	waiting func(workflow.Context)) workflow.Future {
 	first := start(ctx)
-	if !on || window <= 0 {
+	if window <= 0 {
 		return first
 	}
 	deadline := workflow.Now(ctx).Add(window)
@@ -116,18 +105,14 @@ func (f *outliveFuture) IsReady() bool { return f.done.IsReady() }
 // waits out outages for one confirm window (the order's own window: the
 // longest the user is asked to wait for any one step).
 func (d *draftOrder) outliving(what string) func(workflow.Context, func(workflow.Context) workflow.Future) workflow.Future {
-	var waiting func(workflow.Context)
-	if d.in.Generation >= GenerationLocalWrite {
-		waiting = d.showStateWhileWaiting
-	}
 	return func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future {
-		return outlive(ctx, d.outlive, d.in.ConfirmWindow, what, start, waiting)
+		return outlive(ctx, d.in.ConfirmWindow, what, start, d.showStateWhileWaiting)
 	}
 }
 
 // showStateWhileWaiting moves CartwrightState to the state the order is
-// in before it waits out an outage: a generation-1 order started showing
-// where it would rest (startState), and an outage makes it rest here.
+// in before it waits out an outage: the order started showing where it
+// would rest (startState), and an outage makes it rest here.
 func (d *draftOrder) showStateWhileWaiting(ctx workflow.Context) {
 	if err := d.setState(ctx, d.state); err != nil {
 		workflow.GetLogger(ctx).Warn("could not show the state while waiting out an outage", "state", d.state, "error", err)
@@ -135,10 +120,9 @@ func (d *draftOrder) showStateWhileWaiting(ctx workflow.Context) {
 }
 
 // unavailable is the result of a call whose dependency stayed down for the
-// whole window, or nil when err is not such a failure (or the run predates
-// outageChange, whose histories fail the workflow instead).
+// whole window, or nil when err is not such a failure.
 func (d *draftOrder) unavailable(err error) *DraftOrderResult {
-	if !d.outlive || !infrastructure(err) {
+	if !infrastructure(err) {
 		return nil
 	}
 	te := toolkit.AsError(err)

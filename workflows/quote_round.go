@@ -18,7 +18,7 @@ type prefetchedKey struct{}
 type prefetched map[string]activities.RoundCall
 
 // prefetchRound makes the first quote round's calls in one local activity
-// (GenerationQuoteRound; docs/performance.md#quote-round) and returns ctx
+// (docs/performance.md#quote-round) and returns ctx
 // carrying their answers. The workflow then quotes exactly as before:
 // every call it makes (callTool) takes the prefetched answer of its step
 // when the round made that call with the very input the workflow would
@@ -31,16 +31,12 @@ func (d *draftOrder) prefetchRound(ctx workflow.Context) workflow.Context {
 	in := activities.QuoteRoundInput{
 		Items: d.in.Items, ShipTo: d.in.ShipTo, Currency: d.in.Currency, ShippingService: d.in.ShippingService,
 		Incoterm: d.in.Incoterm, ApprovalConfidence: d.in.ApprovalConfidence,
-		Requests: map[string]toolkit.Request{}, Origin: d.in.Origin,
+		Requests: map[string]toolkit.Request{},
 	}
 	// Every step gets its request; the attempt may take as long as the
-	// five tools' timeouts together.
+	// round's tools' timeouts together.
 	var timeout time.Duration
-	steps := activities.QuoteRoundSteps
-	if d.choosesOrigin() {
-		steps = append([]activities.RoundStep{activities.OriginStep}, steps...)
-	}
-	for _, st := range steps {
+	for _, st := range activities.QuoteRoundSteps {
 		in.Requests[st.Step] = d.request(ctx, roundStep(d.round+1, st.Step))
 		if spec, err := d.specs.get(st.Tool); err == nil {
 			timeout += spec.Timeout

@@ -12,7 +12,7 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// roundTools are a quote round's five tools, in the order it calls them.
+// roundTools are a quote round's six tools, in the order it calls them.
 var roundTools = func() []string {
 	var out []string
 	for _, st := range activities.QuoteRoundSteps {
@@ -22,13 +22,13 @@ var roundTools = func() []string {
 }()
 
 func TestQuoteRoundAnswersTheFirstRound(t *testing.T) {
-	f, _ := onGeneration(t)
+	f, _ := asStarted(t)
 	f.at(time.Minute, f.confirmPublished)
 	res := f.run()
-	if res.State != StateDraftCreated || len(res.Evidence) != 6 {
+	if res.State != StateDraftCreated || len(res.Evidence) != 7 {
 		t.Fatalf("result = %+v", res)
 	}
-	// One round made the five read-only calls; the workflow itself called
+	// One round made the six read-only calls; the workflow itself called
 	// only the write.
 	if f.rounds != 1 || !reflect.DeepEqual(f.direct, []string{commerce.ToolCreateDraftOrder}) {
 		t.Fatalf("%d round(s), direct calls %v", f.rounds, f.direct)
@@ -41,7 +41,7 @@ func TestQuoteRoundAnswersTheFirstRound(t *testing.T) {
 	for _, e := range res.Evidence {
 		steps = append(steps, e.Step)
 	}
-	want := []string{"q1/shipping", "q1/pricing", "q1/compliance", "q1/duties", "q1/total", "create"}
+	want := []string{"q1/origins", "q1/shipping", "q1/pricing", "q1/compliance", "q1/duties", "q1/total", "create"}
 	if !reflect.DeepEqual(steps, want) {
 		t.Fatalf("evidence steps %v, want %v", steps, want)
 	}
@@ -49,7 +49,7 @@ func TestQuoteRoundAnswersTheFirstRound(t *testing.T) {
 }
 
 func TestQuoteRoundThatFailsLeavesTheCallsToTheWorkflow(t *testing.T) {
-	f, _ := onGeneration(t)
+	f, _ := asStarted(t)
 	// Pricing's first attempt meets an outage: the round fails (one
 	// attempt, no retries) and the workflow makes every call itself.
 	f.fail("GetQuote", toolkit.Errorf(toolkit.UpstreamError, "database unavailable"), 1)
@@ -68,7 +68,7 @@ func TestQuoteRoundThatFailsLeavesTheCallsToTheWorkflow(t *testing.T) {
 }
 
 func TestQuoteRoundStopsWhereSupportStaffDecide(t *testing.T) {
-	f, _ := onGeneration(t)
+	f, _ := asStarted(t)
 	f.verdict.Confidence = 0.79 // below the approval threshold
 	f.at(time.Minute, func() { f.approval("approve", "carol.admin", "") })
 	f.at(2*time.Minute, f.confirmPublished)
@@ -88,7 +88,7 @@ func TestQuoteRoundStopsWhereSupportStaffDecide(t *testing.T) {
 }
 
 func TestQuoteRoundAnswerForAnotherInputIsNotTaken(t *testing.T) {
-	f, _ := onGeneration(t)
+	f, _ := asStarted(t)
 	// A round whose shipping call had another input than the workflow's
 	// (a round that computed differently): the workflow does not take it
 	// and asks shipping itself; a later answer is still taken when its

@@ -32,10 +32,6 @@ type ToolCallInput struct {
 	refused *toolkit.Error
 }
 
-// versionStrictToolCall marks runs that refuse an input strict decoding
-// refused (duplicate keys, unknown fields); written only for such a run.
-const versionStrictToolCall = "tool-call-strict-input"
-
 // ToolCallResult is the tool's response envelope, with its evidence: an
 // answer (ok) or a refusal (ok=false, error, and the refusal's evidence),
 // or the error envelope of a call that could not reach the tool.
@@ -61,28 +57,24 @@ func ToolCallID(call toolkit.ToolCall) (string, error) {
 	return ToolCallIDPrefix + call.Request.UserID + "/" + key, nil
 }
 
-// changeToolCallEnvelope makes every answer of ToolCall an envelope, so a
-// caller reads one shape whatever happened: a refusal, an unknown tool or a call that failed
-// through its retries is a result with ok=false, not a failed workflow.
-const changeToolCallEnvelope = "tool-call-envelope"
-
 // ToolCall (registered as ToolCallWorkflowName) runs one tool as the tool
 // activity with the tool's own timeout and retry contract, and returns its
-// envelope whatever the answer.
+// envelope whatever the answer, so a caller reads one shape whatever
+// happened: a refusal, an unknown tool or a call that failed through its
+// retries is a result with ok=false, not a failed workflow (unless its key
+// is released: keyOrRelease).
 func (b bound) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
-	if workflow.GetVersion(ctx, changeToolCallEnvelope, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return b.toolCallFailing(ctx, in)
-	}
 	res, err := b.toolCallAnswer(ctx, in)
 	if err != nil {
 		return res, err
 	}
-	return keyOrRelease(ctx, res)
+	return keyOrRelease(res)
 }
 
-// toolCallAnswer is the call's envelope, whatever the answer.
+// toolCallAnswer is the call's envelope, whatever the answer. An input
+// strict decoding refused (duplicate keys, unknown fields) runs nothing.
 func (b bound) toolCallAnswer(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
-	if in.refused != nil && workflow.GetVersion(ctx, versionStrictToolCall, workflow.DefaultVersion, 1) == 1 {
+	if in.refused != nil {
 		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}, nil
 	}
 	if in.Call.Tool == "" {
@@ -106,26 +98,19 @@ func (b bound) toolCallAnswer(ctx workflow.Context, in ToolCallInput) (ToolCallR
 	return ToolCallResult(out), nil
 }
 
-// changeReleaseKey makes a ToolCall whose answer holds no result worth
-// keeping end failed, so its idempotency key is free again
-// (docs/envelope.md#idempotency): a retryable failure (an outage, a
-// timeout: can_retry) and a refused input (INVALID_ARGUMENT: nothing
-// ran). The reuse policy keeps only completed runs.
-const changeReleaseKey = "tool-call-release-key"
-
 // ReleasedKeyType is the error type of a ToolCall that ended without
 // holding its key; its details carry the ToolCallResult.
 const ReleasedKeyType = "TOOL_CALL_NOT_KEPT"
 
 // keyOrRelease returns res, or fails the run with res in the error's
-// details when res is not to be kept under the key. The marker is asked
-// only for such an answer, so runs that keep theirs record nothing new.
-func keyOrRelease(ctx workflow.Context, res ToolCallResult) (ToolCallResult, error) {
+// details when res holds no result worth keeping under the key, so the
+// idempotency key is free again (docs/envelope.md#idempotency): a
+// retryable failure (an outage, a timeout: can_retry) and a refused input
+// (INVALID_ARGUMENT: nothing ran). The reuse policy keeps only completed
+// runs.
+func keyOrRelease(res ToolCallResult) (ToolCallResult, error) {
 	e := res.Envelope.Error
 	if res.Envelope.OK || e == nil || !(e.CanRetry || e.Code == toolkit.InvalidArgument) {
-		return res, nil
-	}
-	if workflow.GetVersion(ctx, changeReleaseKey, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return res, nil
 	}
 	return ToolCallResult{}, temporal.NewApplicationErrorWithOptions(
@@ -143,30 +128,6 @@ func toolRequest(ctx workflow.Context, call toolkit.ToolCall) toolkit.Request {
 		req.CorrelationID = given
 	}
 	return req
-}
-
-// toolCallFailing is ToolCall as recorded before changeToolCallEnvelope: a
-// failure fails the workflow with the tool's code.
-func (b bound) toolCallFailing(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
-	// Runs recorded before strict decoding (no marker) ran what they got.
-	if in.refused != nil && workflow.GetVersion(ctx, versionStrictToolCall, workflow.DefaultVersion, 1) == 1 {
-		return ToolCallResult{}, activities.ApplicationError(in.refused)
-	}
-	if in.Call.Tool == "" {
-		return ToolCallResult{}, invalidInput("tool call names no tool")
-	}
-	spec, err := b.specs.get(in.Call.Tool)
-	if err != nil {
-		return ToolCallResult{}, activities.ApplicationError(err)
-	}
-	in.Call.Request = toolRequest(ctx, in.Call)
-	actx := toolOptions(ctx, spec, "call "+in.Call.Tool)
-	var out activities.CallToolResult
-	var tools *activities.Tools
-	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput{Call: in.Call}).Get(actx, &out); err != nil {
-		return ToolCallResult{}, err
-	}
-	return ToolCallResult(out), nil
 }
 
 // ListToolsInput asks for the worker's tool catalogue; it has no fields.

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -106,20 +105,6 @@ func TestFailureAfterRetriesIsAnEnvelope(t *testing.T) {
 	}
 }
 
-// TestToolCallLegacyVersionFails: runs recorded before the envelope change
-// keep failing with the tool's code, so their histories replay.
-func TestToolCallLegacyVersionFails(t *testing.T) {
-	env := toolCallEnv()
-	env.OnGetVersion(changeToolCallEnvelope, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{},
-		activities.ApplicationError(toolkit.Errorf(toolkit.OutOfStock, "only 1 left")))
-	env.ExecuteWorkflow(ToolCallWorkflowName, ToolCallInput{Call: toolCallFixture()})
-	var ae *temporal.ApplicationError
-	if err := env.GetWorkflowError(); !asApplicationError(err, &ae) || ae.Type() != string(toolkit.OutOfStock) {
-		t.Fatalf("workflow error %v, want OUT_OF_STOCK", err)
-	}
-}
-
 func TestToolCallIDIsTheIdempotencyKey(t *testing.T) {
 	call := toolCallFixture()
 	id, err := ToolCallID(call)
@@ -134,10 +119,6 @@ func TestToolCallIDIsTheIdempotencyKey(t *testing.T) {
 	if _, err := ToolCallID(call); err == nil {
 		t.Fatal("an e-mail became part of a workflow id")
 	}
-}
-
-func asApplicationError(err error, target **temporal.ApplicationError) bool {
-	return errors.As(err, target)
 }
 
 func TestToolCallKeepsTheCallersCorrelationID(t *testing.T) {

@@ -48,9 +48,6 @@ func (d *Deps) localActivities() *activities.Tools { return &activities.Tools{In
 // clients it needs.
 func (d *Deps) activities() []any {
 	return []any{
-		&activities.Commerce{Invoker: d.Invoker},
-		&activities.Approval{Invoker: d.Invoker},
-		&activities.Onboarding{Invoker: d.Invoker},
 		d.localActivities(),
 		&activities.Archive{Temporal: d.Temporal, Store: d.Archive},
 		&activities.Reconcile{

@@ -21,9 +21,10 @@ import (
 // on the code it started with, whatever a later deploy changes, so a change
 // needs no workflow.GetVersion patch to be safe for running histories; the
 // price is that a build must keep a few workers until its last pinned run
-// closes (deploy/SCALING.md#rolling-out-a-build). Auto-upgrade would
-// move waiting runs onto new code at their next task and make every change
-// a patch; the replay tests guard that path should a workflow switch to it.
+// closes (deploy/SCALING.md#rolling-out-a-build). This is cartwright's one
+// versioning mechanism (docs/versioning.md): a change that breaks
+// determinism ships as a new build id. Auto-upgrade would move waiting runs
+// onto new code at their next task and make every change a patch.
 func DeploymentOptions(cfg config.Config) (worker.DeploymentOptions, error) {
 	if cfg.DeploymentName == "" {
 		if cfg.BuildID != "" {

@@ -164,12 +164,13 @@ func cli(t testing.TB, args ...string) string {
 	return string(out)
 }
 
-// verifyEvidence checks every completed activity of the run: its result
-// names an evidence snapshot, the snapshot belongs to this workflow and
-// tool, and its stored hash is the canonical hash of the data the history
-// holds (toolkit.CanonicalHash(envelope.data), of envelope.error for a
-// refusal). Local activities (their markers) count like regular ones. It
-// returns how many it checked.
+// verifyEvidence checks every tool answer of the run's completed
+// activities: it names an evidence snapshot, the snapshot belongs to this
+// workflow and tool, and its stored hash is the canonical hash of the data
+// the history holds (toolkit.CanonicalHash(envelope.data), of
+// envelope.error for a refusal). Local activities (their markers) count
+// like regular ones, and a quote round's result holds one answer per call
+// (calls[].envelope). It returns how many answers it checked.
 func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 	s.t.Helper()
 	iter := s.tc.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
@@ -185,35 +186,55 @@ func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 			continue
 		}
 		var res struct {
-			Envelope toolkit.Response `json:"envelope"`
+			Envelope *toolkit.Response `json:"envelope"`
+			Calls    []struct {
+				Envelope toolkit.Response `json:"envelope"`
+			} `json:"calls"`
 		}
 		if err := dc.FromPayloads(result, &res); err != nil {
 			s.t.Fatalf("event %d: decode activity result: %v", ev.GetEventId(), err)
 		}
-		env := res.Envelope
-		snapID := env.SnapshotID()
-		if snapID == "" {
-			s.t.Fatalf("event %d: %s result names no evidence snapshot", ev.GetEventId(), env.Tool)
+		envs := []toolkit.Response{}
+		if res.Envelope != nil {
+			envs = append(envs, *res.Envelope)
 		}
-		snap, err := s.store.Get(ctx, snapID)
-		if err != nil {
-			s.t.Fatalf("event %d: snapshot %s: %v", ev.GetEventId(), snapID, err)
+		for _, c := range res.Calls {
+			envs = append(envs, c.Envelope)
 		}
-		evidenced := any(env.Data)
-		if !env.OK {
-			evidenced = env.Error // a refusal's evidence is its error object
+		if len(envs) == 0 {
+			s.t.Fatalf("event %d: an activity result without a tool answer", ev.GetEventId())
 		}
-		hash, err := toolkit.CanonicalHash(evidenced)
-		if err != nil {
-			s.t.Fatal(err)
+		for _, env := range envs {
+			s.checkSnapshot(ctx, ev.GetEventId(), id, env)
+			n++
 		}
-		if snap.OutputHash != hash || env.Evidence.Sources[0].Hash != hash || snap.Tool != env.Tool || snap.WorkflowID != id {
-			s.t.Fatalf("event %d: snapshot %s (tool %s, workflow %s, hash %s) does not match the history (tool %s, hash %s)",
-				ev.GetEventId(), snapID, snap.Tool, snap.WorkflowID, snap.OutputHash, env.Tool, hash)
-		}
-		n++
 	}
 	return n
+}
+
+// checkSnapshot checks one tool answer of event against its snapshot.
+func (s *stack) checkSnapshot(ctx context.Context, event int64, id string, env toolkit.Response) {
+	s.t.Helper()
+	snapID := env.SnapshotID()
+	if snapID == "" {
+		s.t.Fatalf("event %d: %s result names no evidence snapshot", event, env.Tool)
+	}
+	snap, err := s.store.Get(ctx, snapID)
+	if err != nil {
+		s.t.Fatalf("event %d: snapshot %s: %v", event, snapID, err)
+	}
+	evidenced := any(env.Data)
+	if !env.OK {
+		evidenced = env.Error // a refusal's evidence is its error object
+	}
+	hash, err := toolkit.CanonicalHash(evidenced)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if snap.OutputHash != hash || env.Evidence.Sources[0].Hash != hash || snap.Tool != env.Tool || snap.WorkflowID != id {
+		s.t.Fatalf("event %d: snapshot %s (tool %s, workflow %s, hash %s) does not match the history (tool %s, hash %s)",
+			event, snapID, snap.Tool, snap.WorkflowID, snap.OutputHash, env.Tool, hash)
+	}
 }
 
 // toolResult is the result of a completed activity: a regular one's, or a

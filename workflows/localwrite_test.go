@@ -7,19 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// onGeneration runs the fixture's order as client.StartDraftOrder starts it
-// today, and records whether each create call ran as a local activity.
-func onGeneration(t *testing.T) (*fixture, *[]bool) {
+// asStarted runs the fixture's order as client.StartDraftOrder starts it
+// (its start options and search attributes), and records whether each
+// create call ran as a local activity.
+func asStarted(t *testing.T) (*fixture, *[]bool) {
 	f := newFixture(t)
-	f.in.Generation = CurrentGeneration
 	opts, err := DraftOrderStartOptions("test", f.in)
 	if err != nil {
 		t.Fatal(err)
@@ -27,14 +25,6 @@ func onGeneration(t *testing.T) (*fixture, *[]bool) {
 	f.env.SetStartWorkflowOptions(opts)
 	if err := f.env.SetTypedSearchAttributesOnStart(opts.TypedSearchAttributes); err != nil {
 		t.Fatal(err)
-	}
-	// Version markers belong to runs without a generation: asking one
-	// here would cost the history a marker and a visibility write.
-	for _, change := range []string{changeLocalTools, changeToolActivity, changeComplianceMode, outageChange} {
-		change := change
-		f.env.OnGetVersion(change, workflow.DefaultVersion, 1).Run(func(mock.Arguments) {
-			t.Errorf("a run on generation %d asked GetVersion(%s)", CurrentGeneration, change)
-		}).Return(workflow.Version(1))
 	}
 	local := &[]bool{}
 	f.beforeCreate = func(ctx context.Context) {
@@ -45,11 +35,11 @@ func onGeneration(t *testing.T) (*fixture, *[]bool) {
 	return f, local
 }
 
-func TestGenerationWritesInTheWorker(t *testing.T) {
-	f, local := onGeneration(t)
+func TestWriteRunsInTheWorker(t *testing.T) {
+	f, local := asStarted(t)
 	f.at(time.Minute, f.confirmPublished)
 	res := f.run()
-	if res.State != StateDraftCreated || res.DraftOrder == nil || len(res.Evidence) != 6 {
+	if res.State != StateDraftCreated || res.DraftOrder == nil || len(res.Evidence) != 7 {
 		t.Fatalf("result = %+v", res)
 	}
 	if !reflect.DeepEqual(*local, []bool{true}) {
@@ -64,8 +54,8 @@ func TestGenerationWritesInTheWorker(t *testing.T) {
 	checkCorrelationIDs(t, f)
 }
 
-func TestGenerationWriteHandsOverToTheActivity(t *testing.T) {
-	f, local := onGeneration(t)
+func TestWriteHandsOverToTheActivity(t *testing.T) {
+	f, local := asStarted(t)
 	// The worker's attempt meets a database that is down; the regular
 	// activity's retries outlast it.
 	f.fail("CreateDraftOrder", toolkit.Errorf(toolkit.UpstreamError, "database unavailable"), 2)
@@ -87,8 +77,8 @@ func TestGenerationWriteHandsOverToTheActivity(t *testing.T) {
 	}
 }
 
-func TestGenerationWriteRefusalIsTheAnswer(t *testing.T) {
-	f, local := onGeneration(t)
+func TestWriteRefusalIsTheAnswer(t *testing.T) {
+	f, local := asStarted(t)
 	f.fail("CreateDraftOrder", toolkit.Errorf(toolkit.OutOfStock, "SKU-HEADPHONES sold out"), 1)
 	f.at(time.Minute, f.confirmPublished)
 	res := f.run()
@@ -100,8 +90,8 @@ func TestGenerationWriteRefusalIsTheAnswer(t *testing.T) {
 	}
 }
 
-func TestGenerationShowsAnOutageWhileQuoting(t *testing.T) {
-	f, _ := onGeneration(t)
+func TestOutageShowsWhileQuoting(t *testing.T) {
+	f, _ := asStarted(t)
 	// Pricing's database is down for longer than the tool's own retries:
 	// the order waits it out in QUOTING, and the list must say so.
 	f.fail("GetQuote", toolkit.Errorf(toolkit.UpstreamError, "database unavailable"), 40)
@@ -118,24 +108,6 @@ func TestGenerationShowsAnOutageWhileQuoting(t *testing.T) {
 	want := []string{"state=" + StateQuoting, "state=" + StateNeedsConfirm}
 	if len(f.upserts) < 3 || !reflect.DeepEqual(f.upserts[:2], want) || f.upserts[len(f.upserts)-1] != "state="+StateDraftCreated {
 		t.Fatalf("search attribute upserts %v, want %v first and %s last", f.upserts, want, StateDraftCreated)
-	}
-}
-
-func TestGenerationIsChecked(t *testing.T) {
-	f := newFixture(t)
-	for _, g := range []int{-1, CurrentGeneration + 1} {
-		in := f.in
-		in.Generation = g
-		_, err := in.Check()
-		if toolkit.CodeOf(err) != toolkit.InvalidArgument {
-			t.Errorf("generation %d: %v, want INVALID_ARGUMENT", g, err)
-		}
-	}
-	fp0, _ := DraftOrderFingerprint(f.in)
-	in := f.in
-	in.Generation = CurrentGeneration
-	if fp, _ := DraftOrderFingerprint(in); fp != fp0 {
-		t.Error("the generation changed the order's fingerprint: a retry from an older client would be CONFLICT")
 	}
 }
 
