@@ -35,7 +35,6 @@ var QuoteRoundSteps = []RoundStep{
 	{StepTotal, commerce.ToolComputeTotal},
 }
 
-
 // QuoteRoundInput is a draft order's first quote round as the workflow
 // would make it: the order's facts and the request envelope of each step
 // (correlation ids included), keyed by step.
