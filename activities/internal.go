@@ -9,7 +9,7 @@ import (
 )
 
 // callerNamedTools are the workflow types that call whichever tool their
-// input names (workflows.ToolCallWorkflowName; activities sit below
+// input names (toolcall.ToolCallWorkflowName; activities sit below
 // workflows and cannot import it). Every other workflow calls the tools
 // its own code names, so only these can be pointed at an internal step
 // (docs/quote-seals.md#internal-tools).

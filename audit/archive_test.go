@@ -15,7 +15,7 @@ import (
 	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 )
 
 func TestArchivedWorkflowAuditsAfterDeletion(t *testing.T) {
@@ -73,8 +73,8 @@ func TestArchivedWorkflowAuditsAfterDeletion(t *testing.T) {
 func (s *stack) archivePass(t *testing.T) history.SweepResult {
 	t.Helper()
 	ctx := ctxT(t)
-	run, err := s.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: s.tq}, workflows.ArchiveHistoriesWorkflowName,
-		workflows.ArchiveHistoriesInput{TaskQueue: s.tq})
+	run, err := s.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: s.tq}, maintenance.ArchiveHistoriesWorkflowName,
+		maintenance.ArchiveHistoriesInput{TaskQueue: s.tq})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/registry"
 )
 
 // Deps are what an audit reads from.
@@ -30,7 +30,7 @@ type Deps struct {
 	// disables the fallback.
 	Archive *archive.Store
 	// Workflows are the workflow functions by registered name; nil means
-	// workflows.Registry(Specs), what the worker registers. Tests swap in
+	// registry.Registry(Specs), what the worker registers. Tests swap in
 	// changed code here.
 	Workflows map[string]any
 	// Specs are the tool specs the workflows are bound to (the worker
@@ -61,7 +61,7 @@ func (d Deps) withDefaults() (Deps, error) {
 		if len(d.Specs) == 0 {
 			return d, errors.New("audit: the tool specs (or the workflows) are required to replay")
 		}
-		d.Workflows = workflows.Registry(d.Specs)
+		d.Workflows = registry.Registry(d.Specs)
 	}
 	if d.DataConverter == nil {
 		d.DataConverter = configuredConverter()

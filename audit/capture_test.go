@@ -22,6 +22,10 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // TestCaptureHistories records the histories replayed by TestReplayHistories
@@ -53,31 +57,31 @@ func TestCaptureHistories(t *testing.T) {
 	for _, sc := range []struct {
 		file    string
 		tq      string
-		in      workflows.DraftOrderInput
+		in      draftorder.DraftOrderInput
 		d       driver
 		updates bool
 		want    string
 	}{
-		{"draftorder_happy", s.tq, orderInput(uniqueKey("capture-happy"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
-		{"draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, false, workflows.StateDraftCreated},
-		{"draftorder_approval", s.tq, orderInput(uniqueKey("capture-approval"), chocolate, sydney, "AUD"), approve, false, workflows.StateDraftCreated},
+		{"draftorder_happy", s.tq, orderInput(uniqueKey("capture-happy"), tees, berlin, "EUR"), driver{}, false, draftorder.StateDraftCreated},
+		{"draftorder_requote", requoteTQ, orderInput(uniqueKey("capture-requote"), tees, berlin, "EUR"), driver{confirmLate: true}, false, draftorder.StateDraftCreated},
+		{"draftorder_approval", s.tq, orderInput(uniqueKey("capture-approval"), chocolate, sydney, "AUD"), approve, false, draftorder.StateDraftCreated},
 		{"draftorder_rejection", s.tq, orderInput(uniqueKey("capture-rejection"), chocolate, sydney, "AUD"),
-			driver{decision: "reject", approver: "bob.compliance", reason: "biosecurity import permit missing"}, false, workflows.StateApprovalRejected},
-		{"draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, false, workflows.StateComplianceBlocked},
+			driver{decision: "reject", approver: "bob.compliance", reason: "biosecurity import permit missing"}, false, draftorder.StateApprovalRejected},
+		{"draftorder_blocked", s.tq, blockedOrder(uniqueKey("capture-blocked")), driver{}, false, draftorder.StateComplianceBlocked},
 		{"draftorder_refused_approval", s.tq, orderInput(uniqueKey("capture-refused"), chocolate, sydney, "AUD"),
-			driver{refuseFirst: "caol.admin", decision: "approve", approver: "carol.admin", reason: "personal quantity"}, false, workflows.StateDraftCreated},
+			driver{refuseFirst: "caol.admin", decision: "approve", approver: "carol.admin", reason: "personal quantity"}, false, draftorder.StateDraftCreated},
 		{"draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
-			driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"}, false, workflows.StateDraftCreated},
-		{"draftorder_handover", handoverTQ, orderInput(uniqueKey("capture-handover"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
-		{"draftorder_round_fails", roundFailsTQ, orderInput(uniqueKey("capture-round-fails"), tees, berlin, "EUR"), driver{}, false, workflows.StateDraftCreated},
+			driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"}, false, draftorder.StateDraftCreated},
+		{"draftorder_handover", handoverTQ, orderInput(uniqueKey("capture-handover"), tees, berlin, "EUR"), driver{}, false, draftorder.StateDraftCreated},
+		{"draftorder_round_fails", roundFailsTQ, orderInput(uniqueKey("capture-round-fails"), tees, berlin, "EUR"), driver{}, false, draftorder.StateDraftCreated},
 		// Driven by Workflow Updates (the Go client's path): Update-with-Start,
 		// a refused and an accepted confirm, a staff decision by update.
-		{"updates_draftorder_happy", s.tq, orderInput(uniqueKey("capture-upd-happy"), tees, berlin, "EUR"), driver{}, true, workflows.StateDraftCreated},
-		{"updates_draftorder_approval", s.tq, orderInput(uniqueKey("capture-upd-approval"), chocolate, sydney, "AUD"), approve, true, workflows.StateDraftCreated},
+		{"updates_draftorder_happy", s.tq, orderInput(uniqueKey("capture-upd-happy"), tees, berlin, "EUR"), driver{}, true, draftorder.StateDraftCreated},
+		{"updates_draftorder_approval", s.tq, orderInput(uniqueKey("capture-upd-approval"), chocolate, sydney, "AUD"), approve, true, draftorder.StateDraftCreated},
 	} {
 		t.Run(sc.file, func(t *testing.T) {
 			var runID string
-			var res workflows.DraftOrderResult
+			var res draftorder.DraftOrderResult
 			if sc.updates {
 				runID, res = s.runByUpdates(t, sc.tq, sc.in, sc.d)
 			} else {
@@ -91,7 +95,7 @@ func TestCaptureHistories(t *testing.T) {
 	t.Run("onboarding", func(t *testing.T) {
 		tq, fake := s.startOnboardingWorker(t)
 		id, runID, res := s.runOnboarding(t, tq, fake)
-		if res.State != workflows.OnboardingComplete {
+		if res.State != onboardingflow.OnboardingComplete {
 			t.Fatalf("onboarding ended %+v", res)
 		}
 		s.capture(t, "onboarding", id, runID)
@@ -100,15 +104,15 @@ func TestCaptureHistories(t *testing.T) {
 		call := toolkit.ToolCall{Tool: commerce.ToolGetQuote,
 			Request: toolkit.Request{RequestID: "req-" + uniqueKey("capture"), UserID: "u_capture", Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_capture"}},
 			Input:   json.RawMessage(`{"items":[{"sku":"TEE-ORG-M-WHT","quantity":1}],"currency":"EUR"}`)}
-		opts, err := workflows.ToolCallStartOptions(s.tq, call)
+		opts, err := toolcall.ToolCallStartOptions(s.tq, call)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, err := s.c.ExecuteWorkflow(ctxT(t), opts, workflows.ToolCallWorkflowName, workflows.ToolCallInput{Call: call})
+		run, err := s.c.ExecuteWorkflow(ctxT(t), opts, toolcall.ToolCallWorkflowName, toolcall.ToolCallInput{Call: call})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res workflows.ToolCallResult
+		var res toolcall.ToolCallResult
 		if err := run.Get(ctxT(t), &res); err != nil || !res.Envelope.OK {
 			t.Fatalf("tool call: %v %+v", err, res.Envelope)
 		}
@@ -119,8 +123,8 @@ func TestCaptureHistories(t *testing.T) {
 		file, workflow string
 		in             any
 	}{
-		{"reconcile", workflows.ReconcileWorkflowName, workflows.ReconcileInput{TaskQueue: s.tq}},
-		{"archive", workflows.ArchiveHistoriesWorkflowName, workflows.ArchiveHistoriesInput{TaskQueue: s.tq}},
+		{"reconcile", maintenance.ReconcileWorkflowName, maintenance.ReconcileInput{TaskQueue: s.tq}},
+		{"archive", maintenance.ArchiveHistoriesWorkflowName, maintenance.ArchiveHistoriesInput{TaskQueue: s.tq}},
 	} {
 		t.Run(sc.file, func(t *testing.T) {
 			run, err := s.c.ExecuteWorkflow(ctxT(t), client.StartWorkflowOptions{ID: "capture-" + uniqueKey(sc.file), TaskQueue: s.tq}, sc.workflow, sc.in)

@@ -7,6 +7,7 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // The audit's checks (docs/audit.md#what-is-checked) on the real DraftOrder.
@@ -15,7 +16,7 @@ func TestDraftOrderAuditsCleanThenNamesEditedSnapshot(t *testing.T) {
 	s := newRealStack(t)
 	in := orderInput(uniqueKey("audit-do"), tees, berlin, "EUR")
 	runID, res := s.runDraftOrder(t, s.tq, in, driver{})
-	requireState(t, res, workflows.StateDraftCreated)
+	requireState(t, res, draftorder.StateDraftCreated)
 	id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
 
 	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))

@@ -24,7 +24,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 )
 
 // The fixture is a small workflow of three tool calls through the real
@@ -164,7 +164,7 @@ func newStack(t *testing.T) *stack {
 	w := worker.New(s.c, s.tq, worker.Options{})
 	w.RegisterWorkflowWithOptions(auditFixture, workflow.RegisterOptions{Name: fixtureName})
 	w.RegisterActivity(&fixtureActs{inv: toolkit.NewInvoker(reg, s.store, logger)})
-	w.RegisterWorkflowWithOptions(workflows.ArchiveHistories, workflow.RegisterOptions{Name: workflows.ArchiveHistoriesWorkflowName})
+	w.RegisterWorkflowWithOptions(maintenance.ArchiveHistories, workflow.RegisterOptions{Name: maintenance.ArchiveHistoriesWorkflowName})
 	w.RegisterActivity(&activities.Archive{Temporal: s.c, Store: s.arch})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)

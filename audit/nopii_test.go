@@ -28,6 +28,8 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 )
 
 // Planted personal data: values no fixture, catalog or rule holds, so any
@@ -65,7 +67,7 @@ func TestNoPIIInTemporalsStore(t *testing.T) {
 		VALUES ($1, $2, $3, $4, $5, 'GB', 'individual')`,
 		merchantID, "acct_1NoPii"+merchantID[len(merchantID)-8:], plantedPII[0], plantedPII[2], plantedPII[3])
 	id3, run3, res := s.runOnboardingOf(t, tq, fake, merchantID, "acct_1NoPii"+merchantID[len(merchantID)-8:])
-	if res.State != workflows.OnboardingComplete {
+	if res.State != onboardingflow.OnboardingComplete {
 		t.Fatalf("onboarding ended %+v", res)
 	}
 
@@ -125,7 +127,7 @@ func TestNoPIIInTemporalsStore(t *testing.T) {
 			t.Fatalf("audit of %s through the codec server: exit %d (%v), findings %v", r.id, audit.ExitCode(rep, err), err, rep.Findings)
 		}
 		if r.id == id1 {
-			var in workflows.DraftOrderInput
+			var in draftorder.DraftOrderInput
 			start := h.Events[0].GetWorkflowExecutionStartedEventAttributes()
 			if err := deps.DataConverter.FromPayloads(start.GetInput(), &in); err != nil || in.ShipTo.Name != plantedPII[0] {
 				t.Fatalf("decoded input through the codec server: %+v, %v", in.ShipTo, err)
@@ -180,11 +182,11 @@ func fmtReport(rep audit.Report, err error) string {
 }
 
 // draftOrderID runs a draft order and returns its workflow and run ids.
-func (s *realStack) draftOrderID(t *testing.T, in workflows.DraftOrderInput, d driver) (string, string) {
+func (s *realStack) draftOrderID(t *testing.T, in draftorder.DraftOrderInput, d driver) (string, string) {
 	t.Helper()
 	runID, res := s.runDraftOrder(t, s.tq, in, d)
-	if res.State != workflows.StateDraftCreated {
-		t.Fatalf("draft order ended %s, want %s", res.State, workflows.StateDraftCreated)
+	if res.State != draftorder.StateDraftCreated {
+		t.Fatalf("draft order ended %s, want %s", res.State, draftorder.StateDraftCreated)
 	}
 	id, err := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // A draft order that chose its origins and split its basket audits clean:
@@ -18,7 +19,7 @@ func TestSplitDraftOrderAuditsItsOriginChoice(t *testing.T) {
 	basket := []commerce.LineItem{{SKU: "JKT-DOWN-M-BLK", Quantity: 1}, {SKU: "COF-ETH-YIR-1KG", Quantity: 1}, {SKU: "KNF-SANTOKU-18", Quantity: 1}}
 	in := orderInput(uniqueKey("audit-split"), basket, paris, "EUR")
 	_, res := s.runDraftOrder(t, s.tq, in, driver{})
-	requireState(t, res, workflows.StateDraftCreated)
+	requireState(t, res, draftorder.StateDraftCreated)
 	if res.Origins == nil || !res.Origins.Split || len(res.Total.Parcels) != 2 {
 		t.Fatalf("origins %+v, %d parcels", res.Origins, len(res.Total.Parcels))
 	}
@@ -49,7 +50,7 @@ func TestSplitDraftOrderRequoted(t *testing.T) {
 	basket := []commerce.LineItem{{SKU: "JKT-DOWN-M-BLK", Quantity: 1}, {SKU: "COF-ETH-YIR-1KG", Quantity: 1}, {SKU: "KNF-SANTOKU-18", Quantity: 1}}
 	in := orderInput(uniqueKey("audit-split-rq"), basket, paris, "EUR")
 	_, res := s.runDraftOrder(t, requoteTQ, in, driver{confirmLate: true})
-	requireState(t, res, workflows.StateDraftCreated)
+	requireState(t, res, draftorder.StateDraftCreated)
 	if len(res.Total.Parcels) != 2 {
 		t.Fatalf("%d parcels after the re-quote", len(res.Total.Parcels))
 	}

@@ -22,6 +22,8 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // realStack runs the real workflows with the worker's own wiring (package
@@ -81,8 +83,8 @@ type driver struct {
 }
 
 // orderInput is a draft order of items to a country, keyed by key.
-func orderInput(key string, items []commerce.LineItem, to commerce.Address, currency string) workflows.DraftOrderInput {
-	return workflows.DraftOrderInput{
+func orderInput(key string, items []commerce.LineItem, to commerce.Address, currency string) draftorder.DraftOrderInput {
+	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{RequestID: "req-" + key, UserID: "u_capture", IdempotencyKey: key,
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_capture"}, Currency: currency},
 		Items: items, ShipTo: to, Currency: currency,
@@ -106,20 +108,20 @@ func uniqueKey(name string) string {
 
 // runDraftOrder starts a draft order on tq, drives it to its end and
 // returns its run id and result.
-func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrderInput, d driver) (string, workflows.DraftOrderResult) {
+func (s *realStack) runDraftOrder(t *testing.T, tq string, in draftorder.DraftOrderInput, d driver) (string, draftorder.DraftOrderResult) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
-	opts, err := workflows.DraftOrderStartOptions(tq, in)
+	opts, err := draftorder.DraftOrderStartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := s.c.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	run, err := s.c.ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	var res workflows.DraftOrderResult
+	var res draftorder.DraftOrderResult
 	go func() { done <- run.Get(ctx, &res) }()
 	confirmed, decided, refused := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for {
@@ -131,37 +133,37 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in workflows.DraftOrd
 			return run.GetRunID(), res
 		case <-time.After(150 * time.Millisecond):
 		}
-		var st workflows.DraftOrderStatus
+		var st draftorder.DraftOrderStatus
 		v, err := s.c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.QueryStatus)
 		if err != nil || v.Get(&st) != nil {
 			continue // not started yet, or closing
 		}
 		if p := st.Approvals.Pending; p != nil && d.refuseFirst != "" && !refused[p.ApprovalID] {
 			refused[p.ApprovalID] = true
-			s.signal(t, ctx, run, workflows.SignalApproval, sealedBy(t, d.refuseFirst, p.ApprovalID, d.decision, d.reason))
+			s.signal(t, ctx, run, approval.SignalApproval, sealedBy(t, d.refuseFirst, p.ApprovalID, d.decision, d.reason))
 			continue
 		}
 		if p := st.Approvals.Pending; p != nil && d.decision != "" && !decided[p.ApprovalID] && (d.refuseFirst == "" || p.LastRefusal != nil) {
 			decided[p.ApprovalID] = true
-			s.signal(t, ctx, run, workflows.SignalApproval, sealedBy(t, d.approver, p.ApprovalID, d.decision, d.reason))
+			s.signal(t, ctx, run, approval.SignalApproval, sealedBy(t, d.approver, p.ApprovalID, d.decision, d.reason))
 		}
 		c := st.Confirmation
-		if c == nil || confirmed[c.QuoteHash] || (st.State != workflows.StateNeedsConfirm && st.State != workflows.StatePriceChanged) {
+		if c == nil || confirmed[c.QuoteHash] || (st.State != draftorder.StateNeedsConfirm && st.State != draftorder.StatePriceChanged) {
 			continue
 		}
 		if d.confirmLate && len(confirmed) == 0 && time.Now().Before(c.QuoteExpiresAt.Add(500*time.Millisecond)) {
 			continue
 		}
 		confirmed[c.QuoteHash] = true
-		s.signal(t, ctx, run, workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: c.QuoteHash})
+		s.signal(t, ctx, run, draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: c.QuoteHash})
 	}
 }
 
 // sealedBy is staff's decision as the codec server seals it for them after
 // they sign in (docs/approvals.md#sealed-decisions).
-func sealedBy(t *testing.T, staff, approvalID, decision, reason string) workflows.ApprovalSignal {
+func sealedBy(t *testing.T, staff, approvalID, decision, reason string) approval.ApprovalSignal {
 	t.Helper()
-	return workflows.SignalOf(sealtest.Seal(t, staff, support.Decision{ApprovalID: approvalID, Decision: decision, Reason: reason}))
+	return approval.SignalOf(sealtest.Seal(t, staff, support.Decision{ApprovalID: approvalID, Decision: decision, Reason: reason}))
 }
 
 func (s *realStack) signal(t *testing.T, ctx context.Context, run client.WorkflowRun, name string, arg any) {
@@ -177,7 +179,7 @@ func shortQuotes(life time.Duration) func() time.Time {
 	return func() time.Time { return time.Now().Add(life - commerce.QuoteTTL) }
 }
 
-func requireState(t *testing.T, res workflows.DraftOrderResult, want string) {
+func requireState(t *testing.T, res draftorder.DraftOrderResult, want string) {
 	t.Helper()
 	if res.State != want {
 		t.Fatalf("draft order ended %s (%s %s), want %s", res.State, res.Code, res.Message, want)

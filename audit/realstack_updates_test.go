@@ -8,31 +8,32 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // runByUpdates drives a draft order the way the Go client does: the start
 // carries the next_action update (Update-with-Start), a stale confirm is
 // refused by the validator (no trace in history), staff decide and the
 // user confirms by update. It returns the run id and the result.
-func (s *realStack) runByUpdates(t *testing.T, tq string, in workflows.DraftOrderInput, d driver) (string, workflows.DraftOrderResult) {
+func (s *realStack) runByUpdates(t *testing.T, tq string, in draftorder.DraftOrderInput, d driver) (string, draftorder.DraftOrderResult) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
-	opts, err := workflows.DraftOrderStartOptions(tq, in)
+	opts, err := draftorder.DraftOrderStartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := s.c.NewWithStartWorkflowOperation(opts, workflows.DraftOrderWorkflowName, in)
+	op := s.c.NewWithStartWorkflowOperation(opts, draftorder.DraftOrderWorkflowName, in)
 	uh, err := s.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
-		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.UpdateNextAction,
-			Args: []any{workflows.NextActionInput{}}, WaitForStage: client.WorkflowUpdateStageCompleted},
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: draftorder.UpdateNextAction,
+			Args: []any{draftorder.NextActionInput{}}, WaitForStage: client.WorkflowUpdateStageCompleted},
 	})
 	if err != nil {
 		t.Fatalf("update-with-start: %v", err)
 	}
-	var st workflows.DraftOrderStatus
+	var st draftorder.DraftOrderStatus
 	if err := uh.Get(ctx, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -45,20 +46,20 @@ func (s *realStack) runByUpdates(t *testing.T, tq string, in workflows.DraftOrde
 		return h.Get(ctx, out)
 	}
 	if p := st.Approvals.Pending; p != nil && d.decision != "" {
-		var ans workflows.ApprovalAnswer
-		if err := update(workflows.UpdateApproval, sealedBy(t, d.approver, p.ApprovalID, d.decision, d.reason), &ans); err != nil {
+		var ans approval.ApprovalAnswer
+		if err := update(approval.UpdateApproval, sealedBy(t, d.approver, p.ApprovalID, d.decision, d.reason), &ans); err != nil {
 			t.Fatalf("decide by update: %v", err)
 		}
-		if err := update(workflows.UpdateNextAction, workflows.NextActionInput{Seen: workflows.ActionKey(st)}, &st); err != nil {
+		if err := update(draftorder.UpdateNextAction, draftorder.NextActionInput{Seen: draftorder.ActionKey(st)}, &st); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if c := st.Confirmation; c != nil {
-		var ans workflows.ConfirmAnswer
-		if err := update(workflows.UpdateConfirm, workflows.ConfirmInput{QuoteHash: "sha256:stale"}, &ans); err == nil {
+		var ans draftorder.ConfirmAnswer
+		if err := update(draftorder.UpdateConfirm, draftorder.ConfirmInput{QuoteHash: "sha256:stale"}, &ans); err == nil {
 			t.Fatal("a stale confirm was accepted")
 		}
-		if err := update(workflows.UpdateConfirm, workflows.ConfirmInput{QuoteHash: c.QuoteHash}, &ans); err != nil {
+		if err := update(draftorder.UpdateConfirm, draftorder.ConfirmInput{QuoteHash: c.QuoteHash}, &ans); err != nil {
 			t.Fatalf("confirm by update: %v", err)
 		}
 	}
@@ -66,7 +67,7 @@ func (s *realStack) runByUpdates(t *testing.T, tq string, in workflows.DraftOrde
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res workflows.DraftOrderResult
+	var res draftorder.DraftOrderResult
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
 	}

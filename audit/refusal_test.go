@@ -9,6 +9,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // A standalone lithium-ion power bank (UN3480): forbidden by air, a
@@ -26,7 +27,7 @@ func TestBlockedDraftOrderIsEvidencedAndAudited(t *testing.T) {
 	s := newRealStack(t)
 	in := blockedOrder(uniqueKey("audit-blocked"))
 	_, res := s.runDraftOrder(t, s.tq, in, driver{})
-	requireState(t, res, workflows.StateComplianceBlocked)
+	requireState(t, res, draftorder.StateComplianceBlocked)
 	var ref workflows.EvidenceRef
 	for _, r := range res.Evidence {
 		if r.Tool == commerce.ToolCheckCompliance {
@@ -80,7 +81,7 @@ func TestBlockedDraftOrderIsEvidencedAndAudited(t *testing.T) {
 }
 
 // blockedOrder is a power bank to the US by express (air): blocked.
-func blockedOrder(key string) workflows.DraftOrderInput {
+func blockedOrder(key string) draftorder.DraftOrderInput {
 	in := orderInput(key, powerBank, newYork, "USD")
 	in.ShippingService = commerce.ServiceExpress
 	return in
@@ -93,7 +94,7 @@ func TestPowerBankByRoadIsNotBlocked(t *testing.T) {
 	s := newRealStack(t)
 	in := orderInput(uniqueKey("audit-ground"), powerBank, berlin, "EUR")
 	_, res := s.runDraftOrder(t, s.tq, in, driver{decision: "approve", approver: "bob.compliance", reason: "DG by road, packed to ADR"})
-	requireState(t, res, workflows.StateDraftCreated)
+	requireState(t, res, draftorder.StateDraftCreated)
 	if res.Approval == nil || !res.Approval.Approved() {
 		t.Fatalf("the ground shipment was not reviewed: %+v", res.Approval)
 	}

@@ -12,7 +12,8 @@ import (
 	"github.com/cartwright-dev/cartwright/activities/history"
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/registry"
 )
 
 // historiesDir holds histories of real runs of the supported build
@@ -61,7 +62,7 @@ func TestReplayHistories(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := worker.NewWorkflowReplayer()
-			workflows.Register(r, wiring.ToolSpecs())
+			registry.Register(r, wiring.ToolSpecs())
 			err = r.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{
 				OriginalExecution: workflow.Execution{ID: sum.WorkflowID, RunID: sum.RunID},
 			})
@@ -80,9 +81,9 @@ func TestReplayDetectsChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, in workflows.DraftOrderInput) (workflows.DraftOrderResult, error) {
-		return workflows.DraftOrderResult{State: workflows.StateCancelled}, nil // schedules nothing
-	}, workflow.RegisterOptions{Name: workflows.DraftOrderWorkflowName})
+	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, in draftorder.DraftOrderInput) (draftorder.DraftOrderResult, error) {
+		return draftorder.DraftOrderResult{State: draftorder.StateCancelled}, nil // schedules nothing
+	}, workflow.RegisterOptions{Name: draftorder.DraftOrderWorkflowName})
 	if err := r.ReplayWorkflowHistory(nil, h); err == nil {
 		t.Fatal("a history replayed against code that schedules none of its activities")
 	} else {

@@ -7,6 +7,7 @@ import (
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // TestAuditNamesChangedDraftOrderRow: a draft_orders total set to 1 by a superuser leaves the
@@ -15,7 +16,7 @@ func TestAuditNamesChangedDraftOrderRow(t *testing.T) {
 	s := newRealStack(t)
 	in := orderInput(uniqueKey("audit-row"), tees, berlin, "EUR")
 	_, res := s.runDraftOrder(t, s.tq, in, driver{})
-	requireState(t, res, workflows.StateDraftCreated)
+	requireState(t, res, draftorder.StateDraftCreated)
 	id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
 
 	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
@@ -47,7 +48,7 @@ func TestAuditFlagsForgedDraftRow(t *testing.T) {
 	s := newRealStack(t)
 	in := orderInput(uniqueKey("audit-forged"), tees, berlin, "EUR")
 	_, res := s.runDraftOrder(t, s.tq, in, driver{})
-	requireState(t, res, workflows.StateDraftCreated)
+	requireState(t, res, draftorder.StateDraftCreated)
 	id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
 	forged := "do_" + strings.Repeat("F", 26)
 	testenv.SuperExec(t, s.pool, `INSERT INTO draft_orders (draft_order_id, user_id_hash, tool, idempotency_key, status,

@@ -23,6 +23,8 @@ import (
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // TestWebUIWithCodecServer drives headless Chromium (scripts/ui, run by
@@ -62,7 +64,7 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	to := commerce.Address{Name: plantedPII[0], Line1: plantedPII[1], City: "Sydney", Region: "NSW", PostalCode: "2000", Country: "AU"}
 	// A finished, rejected order for the list's outcome column.
 	rejected := orderInput(uniqueKey("webui-rejected"), chocolate, sydney, "AUD")
-	if _, res := s.runDraftOrder(t, tq, rejected, driver{decision: "reject", approver: "bob.compliance", reason: "no import permit"}); res.State != workflows.StateApprovalRejected {
+	if _, res := s.runDraftOrder(t, tq, rejected, driver{decision: "reject", approver: "bob.compliance", reason: "no import permit"}); res.State != draftorder.StateApprovalRejected {
 		t.Fatalf("the order to reject ended %s", res.State)
 	}
 	rejectedID, _ := workflows.DraftOrderID(rejected.Request.UserID, rejected.Request.IdempotencyKey)
@@ -70,23 +72,23 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	// The approval window outlasts the confirmation window, so the history
 	// tells its timer apart.
 	in.ApprovalWindow = 20 * time.Minute
-	opts, err := workflows.DraftOrderStartOptions(tq, in)
+	opts, err := draftorder.DraftOrderStartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := s.c.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	run, err := s.c.ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.c.TerminateWorkflow(context.Background(), run.GetID(), "", "test over") })
-	st := waitDraft(t, ctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool { return st.Approvals.Pending != nil })
+	st := waitDraft(t, ctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool { return st.Approvals.Pending != nil })
 	// What `temporal workflow signal` or any SDK client can send: an
 	// active admin's name, typed, no seal. It decides nothing.
-	forged := workflows.ApprovalSignal{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Approver: "carol.admin"}
-	if err := s.c.SignalWorkflow(ctx, run.GetID(), "", workflows.SignalApproval, forged); err != nil {
+	forged := approval.ApprovalSignal{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Approver: "carol.admin"}
+	if err := s.c.SignalWorkflow(ctx, run.GetID(), "", approval.SignalApproval, forged); err != nil {
 		t.Fatal(err)
 	}
-	waitDraft(t, ctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool {
+	waitDraft(t, ctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool {
 		return st.Approvals.Pending != nil && st.Approvals.Pending.LastRefusal != nil
 	})
 	token, err := codecserver.IssueToken(ctx, s.pool, "alice.support", "web ui test", time.Hour)
@@ -118,7 +120,7 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	}
 	wctx, wcancel := context.WithTimeout(ctx, testenv.Deadline(30*time.Second))
 	defer wcancel()
-	after := waitDraft(t, wctx, s, run.GetID(), func(st workflows.DraftOrderStatus) bool {
+	after := waitDraft(t, wctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool {
 		return st.Approvals.Pending == nil && len(st.Approvals.Decisions) == 1
 	})
 	// Nobody typed an id: the codec server sealed the signed-in staff id.
@@ -174,15 +176,15 @@ func checkQuietHistory(t *testing.T, ctx context.Context, s *realStack, id, runI
 	}
 }
 
-func waitDraft(t *testing.T, ctx context.Context, s *realStack, id string, ok func(workflows.DraftOrderStatus) bool) workflows.DraftOrderStatus {
+func waitDraft(t *testing.T, ctx context.Context, s *realStack, id string, ok func(draftorder.DraftOrderStatus) bool) draftorder.DraftOrderStatus {
 	t.Helper()
 	for ctx.Err() == nil {
-		var st workflows.DraftOrderStatus
+		var st draftorder.DraftOrderStatus
 		if v, err := s.c.QueryWorkflow(ctx, id, "", workflows.QueryStatus); err == nil && v.Get(&st) == nil && ok(st) {
 			return st
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("draft order %s: timed out", id)
-	return workflows.DraftOrderStatus{}
+	return draftorder.DraftOrderStatus{}
 }

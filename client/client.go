@@ -11,7 +11,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // Options configure a Client. Every field is explicit: New reads no
@@ -42,7 +42,7 @@ type Options struct {
 
 // Defaults are the windows and threshold a start fills in when the input
 // leaves them empty (zero fields: the workflows' own defaults).
-type Defaults = workflows.StartDefaults
+type Defaults = draftorder.StartDefaults
 
 // DefaultTaskQueue is the task queue of a zero Options.
 const DefaultTaskQueue = "cartwright"

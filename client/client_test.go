@@ -15,6 +15,8 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 )
 
 var (
@@ -44,8 +46,8 @@ func newClient(t *testing.T) (*client.Client, *wiringtest.Stack) {
 	return c, s
 }
 
-func order(key string, items ...commerce.LineItem) workflows.DraftOrderInput {
-	return workflows.DraftOrderInput{
+func order(key string, items ...commerce.LineItem) draftorder.DraftOrderInput {
+	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{UserID: "u_client", IdempotencyKey: key, Currency: "EUR",
 			Client: toolkit.Client{App: "backend", Version: "test"}},
 		Items:  items,
@@ -96,7 +98,7 @@ func TestDraftOrderConfirmed(t *testing.T) {
 	}
 
 	st, err := c.WaitForAction(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
-	if err != nil || st.Confirmation == nil || st.State != workflows.StateNeedsConfirm {
+	if err != nil || st.Confirmation == nil || st.State != draftorder.StateNeedsConfirm {
 		t.Fatalf("wait for the total: %+v, %v", st, err)
 	}
 	te := wantCode(t, "stale hash", c.Confirm(ctx, h.WorkflowID, "sha256:"+hex.EncodeToString(make([]byte, 32))), toolkit.Conflict)
@@ -107,7 +109,7 @@ func TestDraftOrderConfirmed(t *testing.T) {
 		t.Fatalf("confirm: %v", err)
 	}
 	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
-	if err != nil || res.State != workflows.StateDraftCreated || res.DraftOrder == nil {
+	if err != nil || res.State != draftorder.StateDraftCreated || res.DraftOrder == nil {
 		t.Fatalf("result: %+v, %v", res, err)
 	}
 	if res.Total.QuoteHash != st.Confirmation.QuoteHash || res.DraftOrder.QuoteHash != st.Confirmation.QuoteHash {
@@ -170,7 +172,7 @@ func TestDraftOrderApproval(t *testing.T) {
 		t.Fatalf("a second cancel: %v", err)
 	}
 	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
-	if err != nil || res.State != workflows.StateCancelled || res.Approval == nil || !res.Approval.Approved() {
+	if err != nil || res.State != draftorder.StateCancelled || res.Approval == nil || !res.Approval.Approved() {
 		t.Fatalf("result: %+v, %v", res, err)
 	}
 }
@@ -239,12 +241,12 @@ func TestOnboarding(t *testing.T) {
 	m := "m_client_" + suffix
 	testenv.AdminExec(t, s.Pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
 		VALUES ($1, $2, 'Client Test Shop', 'GB', 'company', 'in_progress')`, m, "acct_1CwClient"+suffix)
-	h, err := c.StartOnboarding(ctx, workflows.OnboardingInput{MerchantID: m})
+	h, err := c.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m})
 	if err != nil || h.Attached || h.WorkflowID != "onboarding/"+m {
 		t.Fatalf("start: %+v, %v", h, err)
 	}
 	s.TerminateLater(t, h.WorkflowID)
-	again, err := c.StartOnboarding(ctx, workflows.OnboardingInput{MerchantID: m})
+	again, err := c.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m})
 	if err != nil || !again.Attached || again.RunID != h.RunID {
 		t.Fatalf("second start: %+v, %v", again, err)
 	}

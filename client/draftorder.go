@@ -11,6 +11,8 @@ import (
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // Handle names a started (or found) workflow run.
@@ -32,7 +34,7 @@ type DraftOrderHandle struct {
 	// total to confirm (Confirmation), the staff decision it waits for
 	// (Approvals.Pending), or its end (Result). It comes back with the
 	// start, in one round trip (Update-with-Start).
-	Status workflows.DraftOrderStatus `json:"status"`
+	Status draftorder.DraftOrderStatus `json:"status"`
 }
 
 // ApprovalDecision is a support-staff decision for Approve and Reject.
@@ -67,15 +69,15 @@ func (c *Client) Confirm(ctx context.Context, workflowID, quoteHash string) erro
 
 // ConfirmResult is Confirm, returning the workflow's answer: the result it
 // ended with and whether this hash had already been confirmed.
-func (c *Client) ConfirmResult(ctx context.Context, workflowID, quoteHash string) (workflows.ConfirmAnswer, error) {
-	var ans workflows.ConfirmAnswer
+func (c *Client) ConfirmResult(ctx context.Context, workflowID, quoteHash string) (draftorder.ConfirmAnswer, error) {
+	var ans draftorder.ConfirmAnswer
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return ans, err
 	}
 	if strings.TrimSpace(quoteHash) == "" {
 		return ans, errf(toolkit.InvalidArgument, "quote_hash is required (the status query's confirmation.quote_hash)")
 	}
-	err := c.update(ctx, workflowID, workflows.UpdateConfirm, workflows.ConfirmInput{QuoteHash: quoteHash}, &ans)
+	err := c.update(ctx, workflowID, draftorder.UpdateConfirm, draftorder.ConfirmInput{QuoteHash: quoteHash}, &ans)
 	if !errors.Is(err, errRunClosed) {
 		return ans, err
 	}
@@ -88,7 +90,7 @@ func (c *Client) ConfirmResult(ctx context.Context, workflowID, quoteHash string
 	if res.DraftOrder == nil || res.DraftOrder.QuoteHash != quoteHash {
 		return ans, endedError(workflowID, res)
 	}
-	return workflows.ConfirmAnswer{AlreadyDone: true, Result: res}, nil
+	return draftorder.ConfirmAnswer{AlreadyDone: true, Result: res}, nil
 }
 
 // Cancel asks the draft order to stop before the draft order is created
@@ -108,13 +110,13 @@ func (c *Client) Cancel(ctx context.Context, workflowID, reason string) error {
 	if st.Result != nil {
 		return cancelAnswer(workflowID, *st.Result)
 	}
-	if err := c.tc.SignalWorkflow(ctx, workflowID, "", workflows.SignalCancel, workflows.CancelSignal{Reason: reason}); err != nil {
-		return c.closedOrMissing(ctx, err, workflowID, "signal "+workflows.SignalCancel+" to")
+	if err := c.tc.SignalWorkflow(ctx, workflowID, "", draftorder.SignalCancel, draftorder.CancelSignal{Reason: reason}); err != nil {
+		return c.closedOrMissing(ctx, err, workflowID, "signal "+draftorder.SignalCancel+" to")
 	}
 	if c.ack <= 0 {
 		return nil
 	}
-	st, err = c.nextAction(ctx, workflowID, time.Now().Add(c.ack), workflows.NextActionInput{UntilEnd: true})
+	st, err = c.nextAction(ctx, workflowID, time.Now().Add(c.ack), draftorder.NextActionInput{UntilEnd: true})
 	if toolkit.CodeOf(err) == toolkit.Timeout {
 		return nil
 	}
@@ -125,8 +127,8 @@ func (c *Client) Cancel(ctx context.Context, workflowID, reason string) error {
 }
 
 // cancelAnswer is nil for a run that ended cancelled, CONFLICT otherwise.
-func cancelAnswer(id string, r workflows.DraftOrderResult) error {
-	if r.State == workflows.StateCancelled {
+func cancelAnswer(id string, r draftorder.DraftOrderResult) error {
+	if r.State == draftorder.StateCancelled {
 		return nil
 	}
 	return endedError(id, r)
@@ -155,8 +157,8 @@ func (c *Client) Reject(ctx context.Context, workflowID string, d ApprovalDecisi
 // inactive approver or a role the approval does not allow, CONFLICT for a
 // stale, already decided or absent approval, INVALID_ARGUMENT for a
 // malformed one.
-func (c *Client) Decide(ctx context.Context, workflowID, decision string, d ApprovalDecision) (workflows.ApprovalAnswer, error) {
-	var ans workflows.ApprovalAnswer
+func (c *Client) Decide(ctx context.Context, workflowID, decision string, d ApprovalDecision) (approval.ApprovalAnswer, error) {
+	var ans approval.ApprovalAnswer
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return ans, err
 	}
@@ -177,7 +179,7 @@ func (c *Client) Decide(ctx context.Context, workflowID, decision string, d Appr
 	if err != nil {
 		return ans, err
 	}
-	err = c.update(ctx, workflowID, workflows.UpdateApproval, workflows.SignalOf(sealed), &ans)
+	err = c.update(ctx, workflowID, approval.UpdateApproval, approval.SignalOf(sealed), &ans)
 	if errors.Is(err, errRunClosed) {
 		return ans, errf(toolkit.Conflict, "%s already ended: no approval is pending", workflowID)
 	}
@@ -189,7 +191,7 @@ func (c *Client) Decide(ctx context.Context, workflowID, decision string, d Appr
 // status AND an error with the closed-set code of why (errors.Is
 // ErrRunEnded), so a caller never mistakes a dead run's last state for a
 // live one.
-func (c *Client) Status(ctx context.Context, workflowID string) (workflows.DraftOrderStatus, error) {
+func (c *Client) Status(ctx context.Context, workflowID string) (draftorder.DraftOrderStatus, error) {
 	st, err := c.queryStatus(ctx, workflowID)
 	if err == nil && st.Result != nil {
 		return st, nil // ended with a result
@@ -208,15 +210,15 @@ func (c *Client) Status(ctx context.Context, workflowID string) (workflows.Draft
 // returns that status. The workflow answers when it gets there (the
 // next_action update): nothing polls. A zero deadline waits as long as
 // ctx. At the deadline it returns TIMEOUT with the current status.
-func (c *Client) WaitForAction(ctx context.Context, workflowID string, deadline time.Time) (workflows.DraftOrderStatus, error) {
-	return c.nextAction(ctx, workflowID, deadline, workflows.NextActionInput{})
+func (c *Client) WaitForAction(ctx context.Context, workflowID string, deadline time.Time) (draftorder.DraftOrderStatus, error) {
+	return c.nextAction(ctx, workflowID, deadline, draftorder.NextActionInput{})
 }
 
 // WaitForNext is WaitForAction for a caller that already saw st: it
 // returns once the draft order's action differs from st's (a new total
 // after PRICE_CHANGED, the total after an approval, the end).
-func (c *Client) WaitForNext(ctx context.Context, workflowID string, st workflows.DraftOrderStatus, deadline time.Time) (workflows.DraftOrderStatus, error) {
-	return c.nextAction(ctx, workflowID, deadline, workflows.NextActionInput{Seen: workflows.ActionKey(st)})
+func (c *Client) WaitForNext(ctx context.Context, workflowID string, st draftorder.DraftOrderStatus, deadline time.Time) (draftorder.DraftOrderStatus, error) {
+	return c.nextAction(ctx, workflowID, deadline, draftorder.NextActionInput{Seen: draftorder.ActionKey(st)})
 }
 
 // WaitResult waits for the draft order to end and returns its result. A
@@ -225,8 +227,8 @@ func (c *Client) WaitForNext(ctx context.Context, workflowID string, st workflow
 // failed (its closed-set code, e.g. INVALID_ARGUMENT), a deadline that
 // passed first (TIMEOUT) or a server that cannot be reached. A zero
 // deadline waits as long as ctx.
-func (c *Client) WaitResult(ctx context.Context, workflowID string, deadline time.Time) (workflows.DraftOrderResult, error) {
-	var res workflows.DraftOrderResult
+func (c *Client) WaitResult(ctx context.Context, workflowID string, deadline time.Time) (draftorder.DraftOrderResult, error) {
+	var res draftorder.DraftOrderResult
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return res, err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // A backend starts a draft order, shows the user the total the start
@@ -48,7 +48,7 @@ func ExampleClient() {
 	}
 	defer c.Close()
 
-	h, err := c.StartDraftOrder(ctx, workflows.DraftOrderInput{
+	h, err := c.StartDraftOrder(ctx, draftorder.DraftOrderInput{
 		Request: toolkit.Request{UserID: "u_123", IdempotencyKey: fmt.Sprintf("order-%x", time.Now().UnixNano()),
 			Currency: "EUR", Client: toolkit.Client{App: "backend"}},
 		Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // DraftOrderStartTool names the start of a draft order in a CONFLICT's
@@ -18,7 +19,7 @@ const DraftOrderStartTool = "draft_order.start"
 // sameOrder checks that the run a start attached to (h) is the order this
 // start asked for: its input fingerprint, read from the run's memo, must
 // be want. Another one is CONFLICT naming the key (the rules are
-// workflows.DraftOrderStartOptions'). A run without the memo (started
+// draftorder.DraftOrderStartOptions'). A run without the memo (started
 // before it existed, or by a bare SDK start) is fingerprinted from the
 // input in its first history event.
 func (c *Client) sameOrder(ctx context.Context, h Handle, key, want string) error {
@@ -59,14 +60,14 @@ func (c *Client) describe(ctx context.Context, h Handle) (*workflowservice.Descr
 // runFingerprint is the input fingerprint of draft-order run h.
 func (c *Client) runFingerprint(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse) (string, error) {
 	return c.startFingerprint(ctx, h, desc, func(payloads *commonpb.Payloads) (string, error) {
-		var in workflows.DraftOrderInput
+		var in draftorder.DraftOrderInput
 		if err := c.dc.FromPayloads(payloads, &in); err != nil {
 			return "", err
 		}
 		if checked, err := in.Check(); err == nil {
 			in = checked
 		}
-		return workflows.DraftOrderFingerprint(in)
+		return draftorder.DraftOrderFingerprint(in)
 	})
 }
 

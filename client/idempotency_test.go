@@ -15,6 +15,8 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey on the real dev
@@ -27,17 +29,17 @@ func TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 
-	bad := map[string]func(*workflows.DraftOrderInput){
-		"quantity 0":         func(in *workflows.DraftOrderInput) { in.Items[0].Quantity = 0 },
-		"quantity -1":        func(in *workflows.DraftOrderInput) { in.Items[0].Quantity = -1 },
-		"quantity 10^12":     func(in *workflows.DraftOrderInput) { in.Items[0].Quantity = 1_000_000_000_000 },
-		"currency XYZ":       func(in *workflows.DraftOrderInput) { in.Request.Currency = "XYZ" },
-		"201-character name": func(in *workflows.DraftOrderInput) { in.ShipTo.Name = strings.Repeat("n", 201) },
-		"destination MX": func(in *workflows.DraftOrderInput) {
+	bad := map[string]func(*draftorder.DraftOrderInput){
+		"quantity 0":         func(in *draftorder.DraftOrderInput) { in.Items[0].Quantity = 0 },
+		"quantity -1":        func(in *draftorder.DraftOrderInput) { in.Items[0].Quantity = -1 },
+		"quantity 10^12":     func(in *draftorder.DraftOrderInput) { in.Items[0].Quantity = 1_000_000_000_000 },
+		"currency XYZ":       func(in *draftorder.DraftOrderInput) { in.Request.Currency = "XYZ" },
+		"201-character name": func(in *draftorder.DraftOrderInput) { in.ShipTo.Name = strings.Repeat("n", 201) },
+		"destination MX": func(in *draftorder.DraftOrderInput) {
 			in.ShipTo = commerce.Address{Name: "Ana", Line1: "Av. Reforma 1", City: "CDMX", PostalCode: "06600", Country: "MX"}
 		},
-		"confirm_window -1": func(in *workflows.DraftOrderInput) { in.ConfirmWindow = -1 },
-		"actor.type root":   func(in *workflows.DraftOrderInput) { in.Request.Actor = toolkit.Actor{Type: "root", ID: "x"} },
+		"confirm_window -1": func(in *draftorder.DraftOrderInput) { in.ConfirmWindow = -1 },
+		"actor.type root":   func(in *draftorder.DraftOrderInput) { in.Request.Actor = toolkit.Actor{Type: "root", ID: "x"} },
 	}
 	for name, spoil := range bad {
 		in := order(key("f4-bad"), tshirt)
@@ -73,7 +75,7 @@ func TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
 		t.Fatalf("confirm: %v", err)
 	}
 	res, err := c.WaitResult(ctx, fixed.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
-	if err != nil || res.State != workflows.StateDraftCreated {
+	if err != nil || res.State != draftorder.StateDraftCreated {
 		t.Fatalf("corrected retry result: %+v, %v", res, err)
 	}
 	again, err := c.StartDraftOrder(ctx, order(k, tshirt))
@@ -104,7 +106,7 @@ func TestReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 	otherItems := order(k, commerce.LineItem{SKU: tshirt.SKU, Quantity: tshirt.Quantity + 1})
 	otherAddress := order(k, tshirt)
 	otherAddress.ShipTo.PostalCode = "10117"
-	for name, in := range map[string]workflows.DraftOrderInput{"other items": otherItems, "other address": otherAddress} {
+	for name, in := range map[string]draftorder.DraftOrderInput{"other items": otherItems, "other address": otherAddress} {
 		_, err := c.StartDraftOrder(ctx, in)
 		te := wantCode(t, name+" (run open)", err, toolkit.Conflict)
 		if !strings.Contains(te.Message, k) || te.Details["idempotency_key"] != k {
@@ -114,7 +116,7 @@ func TestReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 	if err := c.Cancel(ctx, h.WorkflowID, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute))); err != nil || res.State != workflows.StateCancelled {
+	if res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute))); err != nil || res.State != draftorder.StateCancelled {
 		t.Fatalf("cancel: %+v, %v", res, err)
 	}
 	_, err = c.StartDraftOrder(ctx, otherItems)
@@ -133,17 +135,17 @@ func TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T) {
 	raw := `{"call":{"tool":"pricing.get_realtime_quote","request":{"request_id":"` + req + `","actor":{"type":"agent","id":"a"},"user_id":"u_client"},` +
 		`"input":{"currency":"EUR","currency":"USD","items":[{"sku":"TEE-ORG-M-WHT","quantity":1}]}}}`
 	run, err := c.Temporal().ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: "tool-call/u_client/" + req, TaskQueue: c.TaskQueue()},
-		workflows.ToolCallWorkflowName, json.RawMessage(raw))
+		toolcall.ToolCallWorkflowName, json.RawMessage(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Every answer is an envelope. A refused input holds no
 	// result, so the run gives its key back (docs/envelope.md#idempotency):
 	// it fails, with the envelope in the failure's details.
-	var res workflows.ToolCallResult
+	var res toolcall.ToolCallResult
 	err = run.Get(ctx, &res)
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != workflows.ReleasedKeyType || app.Details(&res) != nil {
+	if !errors.As(err, &app) || app.Type() != toolcall.ReleasedKeyType || app.Details(&res) != nil {
 		t.Fatalf("duplicate key: %v, want the key released with the envelope", err)
 	}
 	if e := res.Envelope.Error; res.Envelope.OK || e == nil || e.Code != toolkit.InvalidArgument || !strings.Contains(e.Message, "not valid JSON") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 )
 
 // OnboardingHandle is the handle StartOnboarding returns.
@@ -17,7 +18,7 @@ type OnboardingHandle = Handle
 // account was enabled (the webhook receiver does the same). Empty
 // deadline and approval window come from the configuration; an empty
 // request envelope gets this backend as a system actor.
-func (c *Client) StartOnboarding(ctx context.Context, in workflows.OnboardingInput) (OnboardingHandle, error) {
+func (c *Client) StartOnboarding(ctx context.Context, in onboardingflow.OnboardingInput) (OnboardingHandle, error) {
 	if in.Deadline == 0 {
 		in.Deadline = c.defaults.OnboardingDeadline
 	}
@@ -30,11 +31,11 @@ func (c *Client) StartOnboarding(ctx context.Context, in workflows.OnboardingInp
 	if in.Request.Actor.Type == "" {
 		in.Request.Actor = toolkit.Actor{Type: toolkit.ActorSystem, ID: "backend"}
 	}
-	opts, err := workflows.OnboardingStartOptions(c.taskQueue, in.MerchantID)
+	opts, err := onboardingflow.OnboardingStartOptions(c.taskQueue, in.MerchantID)
 	if err != nil {
 		return Handle{}, errf(toolkit.InvalidArgument, "%v", err)
 	}
-	return c.start(withTrace(ctx, in.Request.Trace), opts, workflows.OnboardingWorkflowName, in)
+	return c.start(withTrace(ctx, in.Request.Trace), opts, onboardingflow.OnboardingWorkflowName, in)
 }
 
 // Returned tells the onboarding the merchant came back from Stripe's
@@ -42,24 +43,24 @@ func (c *Client) StartOnboarding(ctx context.Context, in workflows.OnboardingInp
 // was used), so it reads the account again and hands out a new link if
 // needed.
 func (c *Client) Returned(ctx context.Context, merchantID string, refresh bool) error {
-	return c.signalOnboarding(ctx, merchantID, workflows.SignalReturned, workflows.ReturnedSignal{Refresh: refresh})
+	return c.signalOnboarding(ctx, merchantID, onboardingflow.SignalReturned, onboardingflow.ReturnedSignal{Refresh: refresh})
 }
 
 // AccountUpdated relays a Stripe account.updated event (the webhook
 // receiver's job; exposed for backfills and tests). Repeated event ids are
 // ignored by the workflow.
 func (c *Client) AccountUpdated(ctx context.Context, merchantID, eventID, accountID string) error {
-	return c.signalOnboarding(ctx, merchantID, workflows.SignalAccountUpdated,
-		workflows.AccountUpdatedSignal{EventID: eventID, AccountID: accountID})
+	return c.signalOnboarding(ctx, merchantID, onboardingflow.SignalAccountUpdated,
+		onboardingflow.AccountUpdatedSignal{EventID: eventID, AccountID: accountID})
 }
 
 // Dashboard asks for a new Express Dashboard login link.
 func (c *Client) Dashboard(ctx context.Context, merchantID string) error {
-	return c.signalOnboarding(ctx, merchantID, workflows.SignalDashboard, workflows.DashboardSignal{})
+	return c.signalOnboarding(ctx, merchantID, onboardingflow.SignalDashboard, onboardingflow.DashboardSignal{})
 }
 
 func (c *Client) signalOnboarding(ctx context.Context, merchantID, name string, payload any) error {
-	id, err := workflows.OnboardingID(merchantID)
+	id, err := onboardingflow.OnboardingID(merchantID)
 	if err != nil {
 		return errf(toolkit.InvalidArgument, "%v", err)
 	}
@@ -71,9 +72,9 @@ func (c *Client) signalOnboarding(ctx context.Context, merchantID, name string, 
 
 // OnboardingStatus answers the onboarding's status query: state, due
 // requirements, cited explanations, links (hashes only), approvals.
-func (c *Client) OnboardingStatus(ctx context.Context, merchantID string) (workflows.OnboardingStatus, error) {
-	var st workflows.OnboardingStatus
-	id, err := workflows.OnboardingID(merchantID)
+func (c *Client) OnboardingStatus(ctx context.Context, merchantID string) (onboardingflow.OnboardingStatus, error) {
+	var st onboardingflow.OnboardingStatus
+	id, err := onboardingflow.OnboardingID(merchantID)
 	if err != nil {
 		return st, errf(toolkit.InvalidArgument, "%v", err)
 	}
@@ -89,9 +90,9 @@ func (c *Client) OnboardingStatus(ctx context.Context, merchantID string) (workf
 
 // WaitOnboarding waits for the onboarding to end (following
 // continue-as-new) and returns its result; TIMEOUT at the deadline.
-func (c *Client) WaitOnboarding(ctx context.Context, merchantID string, deadline time.Time) (workflows.OnboardingResult, error) {
-	var res workflows.OnboardingResult
-	id, err := workflows.OnboardingID(merchantID)
+func (c *Client) WaitOnboarding(ctx context.Context, merchantID string, deadline time.Time) (onboardingflow.OnboardingResult, error) {
+	var res onboardingflow.OnboardingResult
+	id, err := onboardingflow.OnboardingID(merchantID)
 	if err != nil {
 		return res, errf(toolkit.InvalidArgument, "%v", err)
 	}

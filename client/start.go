@@ -11,6 +11,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // StartDraftOrder starts the draft order of in, or attaches to the one the
@@ -29,30 +30,30 @@ import (
 // thresholds are filled from the client's Defaults, so the values are in
 // the history.
 //
-// The key is bound to the order (workflows.DraftOrderStartOptions): a key
+// The key is bound to the order (draftorder.DraftOrderStartOptions): a key
 // whose run completed keeps that run (Attached, its result as Status); a
 // key whose run failed, was terminated or timed out starts a new run; a
 // key already used for another basket, address, currency, service or
 // incoterm is CONFLICT naming the key, and its run is left alone.
-func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInput) (DraftOrderHandle, error) {
+func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.DraftOrderInput) (DraftOrderHandle, error) {
 	var h DraftOrderHandle
 	in.ApplyDefaults(c.defaults)
 	in, err := in.Check()
 	if err != nil {
 		return h, err
 	}
-	opts, err := workflows.DraftOrderStartOptions(c.taskQueue, in)
+	opts, err := draftorder.DraftOrderStartOptions(c.taskQueue, in)
 	if err != nil {
 		return h, errf(toolkit.InvalidArgument, "%v", err)
 	}
 	fp := opts.Memo[workflows.MemoInputFingerprint].(string)
 	h.WorkflowID = opts.ID
-	op := c.tc.NewWithStartWorkflowOperation(opts, workflows.DraftOrderWorkflowName, in)
+	op := c.tc.NewWithStartWorkflowOperation(opts, draftorder.DraftOrderWorkflowName, in)
 	pctx, probe := withStartProbe(withTrace(ctx, in.Request.Trace))
 	uh, err := c.tc.UpdateWithStartWorkflow(pctx, sdkclient.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
 		UpdateOptions: sdkclient.UpdateWorkflowOptions{
-			UpdateName: workflows.UpdateNextAction, Args: []any{workflows.NextActionInput{}},
+			UpdateName: draftorder.UpdateNextAction, Args: []any{draftorder.NextActionInput{}},
 			WaitForStage: sdkclient.WorkflowUpdateStageCompleted,
 		},
 	})
@@ -97,8 +98,8 @@ func (c *Client) StartDraftOrder(ctx context.Context, in workflows.DraftOrderInp
 }
 
 // resultStatus is the status of a completed run known only by its result.
-func resultStatus(res workflows.DraftOrderResult, in workflows.DraftOrderInput) workflows.DraftOrderStatus {
-	return workflows.DraftOrderStatus{
+func resultStatus(res draftorder.DraftOrderResult, in draftorder.DraftOrderInput) draftorder.DraftOrderStatus {
+	return draftorder.DraftOrderStatus{
 		State: res.State, Destination: in.ShipTo.Country, Currency: in.Currency, Total: res.Total,
 		DraftOrder: res.DraftOrder, Evidence: res.Evidence, Result: &res,
 	}

@@ -9,12 +9,13 @@ import (
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // queryStatus answers the draft order's status query, nothing more: a run
 // that failed keeps answering its last state (see Status).
-func (c *Client) queryStatus(ctx context.Context, workflowID string) (workflows.DraftOrderStatus, error) {
-	var st workflows.DraftOrderStatus
+func (c *Client) queryStatus(ctx context.Context, workflowID string) (draftorder.DraftOrderStatus, error) {
+	var st draftorder.DraftOrderStatus
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return st, err
 	}

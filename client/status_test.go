@@ -10,7 +10,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // TestStatusOfARunThatEndedWithoutResult: Status on a run that failed or was terminated says so,
@@ -33,7 +33,7 @@ func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
 	}
 	st, err := c.Status(ctx, h.WorkflowID)
 	te := wantCode(t, "terminated", err, toolkit.UpstreamError)
-	if !errors.Is(err, client.ErrRunEnded) || st.State != workflows.StateNeedsConfirm || !strings.Contains(te.Message, "terminated") {
+	if !errors.Is(err, client.ErrRunEnded) || st.State != draftorder.StateNeedsConfirm || !strings.Contains(te.Message, "terminated") {
 		t.Fatalf("terminated: status %+v, error %v", st, err)
 	}
 
@@ -41,11 +41,11 @@ func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
 	// the workflow with INVALID_ARGUMENT.
 	bad := order(key("status-fail"), tshirt)
 	bad.Items = nil
-	opts, err := workflows.DraftOrderStartOptions(c.TaskQueue(), bad)
+	opts, err := draftorder.DraftOrderStartOptions(c.TaskQueue(), bad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := c.Temporal().ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, bad)
+	run, err := c.Temporal().ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, bad)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/onboarding"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // builtinSpecs are the specs of the tools cartwright's workers serve, by
@@ -79,19 +79,19 @@ func keyConflict(tool, key, firstDigest, workflowID string) *toolkit.Error {
 // toolCallFingerprint is the input fingerprint of tool-call run h.
 func (c *Client) toolCallFingerprint(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse) (string, error) {
 	return c.startFingerprint(ctx, h, desc, func(payloads *commonpb.Payloads) (string, error) {
-		var in workflows.ToolCallInput
+		var in toolcall.ToolCallInput
 		if err := c.dc.FromPayloads(payloads, &in); err != nil {
 			return "", err
 		}
-		return workflows.ToolCallFingerprint(in.Call)
+		return toolcall.ToolCallFingerprint(in.Call)
 	})
 }
 
 // waitToolCall waits for the tool call's answer. A run that gave its key
-// back (workflows.ReleasedKeyType: a retryable failure or a refused input)
+// back (toolcall.ReleasedKeyType: a retryable failure or a refused input)
 // failed, but its failure carries the envelope: that is the answer.
-func (c *Client) waitToolCall(ctx context.Context, workflowID string, deadline time.Time) (workflows.ToolCallResult, error) {
-	var res workflows.ToolCallResult
+func (c *Client) waitToolCall(ctx context.Context, workflowID string, deadline time.Time) (toolcall.ToolCallResult, error) {
+	var res toolcall.ToolCallResult
 	wctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	err := c.tc.GetWorkflow(wctx, workflowID, "").Get(wctx, &res)
@@ -99,8 +99,8 @@ func (c *Client) waitToolCall(ctx context.Context, workflowID string, deadline t
 		return res, nil
 	}
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == workflows.ReleasedKeyType && app.HasDetails() {
-		var released workflows.ToolCallResult
+	if errors.As(err, &app) && app.Type() == toolcall.ReleasedKeyType && app.HasDetails() {
+		var released toolcall.ToolCallResult
 		if app.Details(&released) == nil {
 			return released, nil
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // CallTool runs one tool durably through the generic ToolCall workflow and
@@ -31,12 +32,12 @@ func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline t
 	if err := checkCallable(call); err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
-	opts, err := workflows.ToolCallStartOptions(c.taskQueue, call)
+	opts, err := toolcall.ToolCallStartOptions(c.taskQueue, call)
 	if err != nil {
 		err = errf(toolkit.InvalidArgument, "%v", err)
 		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
-	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, workflows.ToolCallWorkflowName, workflows.ToolCallInput{Call: call})
+	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, toolcall.ToolCallWorkflowName, toolcall.ToolCallInput{Call: call})
 	if err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), h, err
 	}
@@ -63,11 +64,11 @@ func (c *Client) ListTools(ctx context.Context, deadline time.Time) ([]toolkit.S
 	opts := sdkclient.StartWorkflowOptions{
 		ID: "list-tools/" + hex.EncodeToString(b), TaskQueue: c.taskQueue, StaticSummary: "list tools",
 	}
-	h, err := c.start(ctx, opts, workflows.ListToolsWorkflowName, workflows.ListToolsInput{})
+	h, err := c.start(ctx, opts, toolcall.ListToolsWorkflowName, toolcall.ListToolsInput{})
 	if err != nil {
 		return nil, err
 	}
-	var res workflows.ListToolsResult
+	var res toolcall.ListToolsResult
 	err = c.wait(ctx, h.WorkflowID, deadline, &res)
 	return res.Tools, err
 }

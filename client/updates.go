@@ -12,7 +12,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // errRunClosed: the update reached a run that had already closed; the
@@ -95,8 +95,8 @@ func (c *Client) updateError(ctx context.Context, err error, id, what string) er
 // update), bounded by deadline (zero: as long as ctx). At the deadline it
 // returns TIMEOUT with the status as it is; for a run that closed, its
 // final status (and for a failed run the error saying why).
-func (c *Client) nextAction(ctx context.Context, id string, deadline time.Time, in workflows.NextActionInput) (workflows.DraftOrderStatus, error) {
-	var st workflows.DraftOrderStatus
+func (c *Client) nextAction(ctx context.Context, id string, deadline time.Time, in draftorder.NextActionInput) (draftorder.DraftOrderStatus, error) {
+	var st draftorder.DraftOrderStatus
 	if err := checkDraftOrderID(id); err != nil {
 		return st, err
 	}
@@ -106,7 +106,7 @@ func (c *Client) nextAction(ctx context.Context, id string, deadline time.Time, 
 		wctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	err := c.update(wctx, id, workflows.UpdateNextAction, in, &st)
+	err := c.update(wctx, id, draftorder.UpdateNextAction, in, &st)
 	switch {
 	case err == nil:
 		return st, nil
@@ -125,14 +125,14 @@ func (c *Client) nextAction(ctx context.Context, id string, deadline time.Time, 
 
 // closedResult is the result of a run that closed: a failed run's error
 // has its own code (e.g. INVALID_ARGUMENT).
-func (c *Client) closedResult(ctx context.Context, id string) (workflows.DraftOrderResult, error) {
-	var res workflows.DraftOrderResult
+func (c *Client) closedResult(ctx context.Context, id string) (draftorder.DraftOrderResult, error) {
+	var res draftorder.DraftOrderResult
 	err := c.wait(ctx, id, time.Time{}, &res)
 	return res, err
 }
 
 // endedError is the CONFLICT of a request to a run that already ended
 // otherwise.
-func endedError(id string, r workflows.DraftOrderResult) error {
+func endedError(id string, r draftorder.DraftOrderResult) error {
 	return errf(toolkit.Conflict, "%s already ended (%s): %s", id, r.State, r.Message).WithDetail("state", r.State)
 }

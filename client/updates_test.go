@@ -15,17 +15,18 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // startForTotal starts in and requires the total to come back with the
 // start (Update-with-Start: no second call to learn it).
-func startForTotal(t *testing.T, ctx context.Context, c *client.Client, in workflows.DraftOrderInput) client.DraftOrderHandle {
+func startForTotal(t *testing.T, ctx context.Context, c *client.Client, in draftorder.DraftOrderInput) client.DraftOrderHandle {
 	t.Helper()
 	h, err := c.StartDraftOrder(ctx, in)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	if h.Status.State != workflows.StateNeedsConfirm || h.Status.Confirmation == nil || h.Status.Confirmation.QuoteHash == "" {
+	if h.Status.State != draftorder.StateNeedsConfirm || h.Status.Confirmation == nil || h.Status.Confirmation.QuoteHash == "" {
 		t.Fatalf("start came back without the total to confirm: %+v", h.Status)
 	}
 	return h
@@ -104,7 +105,7 @@ func TestConcurrentConfirms(t *testing.T) {
 		t.Fatalf("%d draft_orders rows, want 1", n)
 	}
 	res, err := c.WaitResult(ctx, h.WorkflowID, time.Time{})
-	if err != nil || res.State != workflows.StateDraftCreated || res.DraftOrder.QuoteHash != hash {
+	if err != nil || res.State != draftorder.StateDraftCreated || res.DraftOrder.QuoteHash != hash {
 		t.Fatalf("result after the confirmations: %+v, %v", res, err)
 	}
 }
@@ -121,18 +122,18 @@ func TestSignalsStillWork(t *testing.T) {
 	h := startForTotal(t, ctx, c, in)
 	hash := h.Status.Confirmation.QuoteHash
 	tc := c.Temporal()
-	if err := tc.SignalWorkflow(ctx, h.WorkflowID, "", workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: "sha256:stale"}); err != nil {
+	if err := tc.SignalWorkflow(ctx, h.WorkflowID, "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: "sha256:stale"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := tc.SignalWorkflow(ctx, h.WorkflowID, "", workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: hash}); err != nil {
+	if err := tc.SignalWorkflow(ctx, h.WorkflowID, "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: hash}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
-	if err != nil || res.State != workflows.StateDraftCreated || res.DraftOrder == nil || res.DraftOrder.QuoteHash != hash {
+	if err != nil || res.State != draftorder.StateDraftCreated || res.DraftOrder == nil || res.DraftOrder.QuoteHash != hash {
 		t.Fatalf("result after the confirm signal: %+v, %v", res, err)
 	}
 	st, err := c.Status(ctx, h.WorkflowID)
-	if err != nil || st.Rejected.Total != 1 || st.Rejected.Rejected[0].Signal != workflows.SignalConfirm ||
+	if err != nil || st.Rejected.Total != 1 || st.Rejected.Rejected[0].Signal != draftorder.SignalConfirm ||
 		st.Rejected.Rejected[0].Reason != workflows.RejectStaleQuoteHash {
 		t.Fatalf("rejected signals: %+v, %v", st.Rejected, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/internal/telemetry"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // maxWaitingPages bounds the listing that finds the oldest waiting
@@ -35,7 +36,7 @@ func CountWaiting(ctx context.Context, tc sdkclient.Client, taskQueue string) (t
 	}
 	w.Approvals = n.GetCount()
 	c, err := tc.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
-		Query: base + fmt.Sprintf(" AND CartwrightState = '%s'", workflows.StateNeedsConfirm)})
+		Query: base + fmt.Sprintf(" AND CartwrightState = '%s'", draftorder.StateNeedsConfirm)})
 	if err != nil {
 		return w, fmt.Errorf("count waiting confirmations: %w", err)
 	}

@@ -20,7 +20,8 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // Attack tests of docs/envelope.md#idempotency: one idempotency key is one
@@ -59,7 +60,7 @@ func TestAttackKeyReuseOverToolCall(t *testing.T) {
 	if err != nil || !env.OK {
 		t.Fatalf("first call: %v %+v", err, env.Error)
 	}
-	digest, _ := workflows.ToolCallFingerprint(first)
+	digest, _ := toolcall.ToolCallFingerprint(first)
 	env2, h, err := s.client.CallTool(ctx, loginLinkCall(key, "acct_1CwAcmeGoods0001"), time.Now().Add(time.Minute))
 	requireKeyConflict(t, "other account, same key", toolkit.AsError(err), "stripe.create_login_link", key, digest)
 	if env2.OK || env2.Error == nil || env2.Error.Code != toolkit.Conflict || string(env2.Data) != "" {
@@ -113,7 +114,7 @@ func TestAttackKeyReuseOverMCP(t *testing.T) {
 	}
 	requireKeyConflict(t, "MCP draft order, other basket", v.Error, "draft_order.start", dkey, "")
 
-	in := workflows.DraftOrderInput{Request: toolkit.Request{UserID: s.actor.UserID(), IdempotencyKey: dkey,
+	in := draftorder.DraftOrderInput{Request: toolkit.Request{UserID: s.actor.UserID(), IdempotencyKey: dkey,
 		RequestID: "req-" + dkey, Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: s.actor.ID}},
 		Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 5}}, Currency: "EUR",
 		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}}
@@ -136,7 +137,7 @@ func TestAttackSchemaInvalidStartsNothing(t *testing.T) {
 	if te := toolkit.AsError(err); te == nil || te.Code != toolkit.InvalidArgument || env.OK || h.WorkflowID != "" {
 		t.Fatalf("quantity 0: %v %+v %+v", err, env.Error, h)
 	}
-	id, _ := workflows.ToolCallID(bad)
+	id, _ := toolcall.ToolCallID(bad)
 	var nf *serviceerror.NotFound
 	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, id, ""); !errors.As(err, &nf) {
 		t.Fatalf("workflow %s exists after a refused input (%v)", id, err)
@@ -153,7 +154,7 @@ func TestAttackSchemaInvalidStartsNothing(t *testing.T) {
 	if !res.IsError || env.Error == nil || env.Error.Code != toolkit.InvalidArgument {
 		t.Fatalf("quantity 0 over MCP: %+v", env)
 	}
-	mid := workflows.ToolCallIDPrefix + s.actor.UserID() + "/" + mkey
+	mid := toolcall.ToolCallIDPrefix + s.actor.UserID() + "/" + mkey
 	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, mid, ""); !errors.As(err, &nf) {
 		t.Fatalf("workflow %s exists after a refused input over MCP (%v)", mid, err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
 // Attack tests of docs/quote-seals.md: an agent (or anything holding a
@@ -93,7 +93,7 @@ func TestAttackInternalToolsOverToolCall(t *testing.T) {
 		if h.WorkflowID != "" {
 			t.Fatalf("%s: a refused call started %s", tool, h.WorkflowID)
 		}
-		id, _ := workflows.ToolCallID(tc)
+		id, _ := toolcall.ToolCallID(tc)
 		var nf *serviceerror.NotFound
 		if _, err := s.Temporal.DescribeWorkflowExecution(ctx, id, ""); !errors.As(err, &nf) {
 			t.Fatalf("%s: workflow %s exists after a refused call (%v)", tool, id, err)
@@ -101,11 +101,11 @@ func TestAttackInternalToolsOverToolCall(t *testing.T) {
 
 		// A bare start: the ToolCall workflow runs, its activity refuses.
 		run, err := s.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: s.TaskQueue},
-			workflows.ToolCallWorkflowName, workflows.ToolCallInput{Call: tc})
+			toolcall.ToolCallWorkflowName, toolcall.ToolCallInput{Call: tc})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res workflows.ToolCallResult
+		var res toolcall.ToolCallResult
 		if err := run.Get(ctx, &res); err != nil {
 			t.Fatalf("%s bare start: %v", tool, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // The draft order tools: an agent starts a draft order, shows the user the
@@ -43,14 +44,14 @@ type DraftOrderView struct {
 	// Confirmation: what to show the user, and what to send on their OK.
 	Confirmation *ConfirmationAsk `json:"confirmation,omitempty"`
 	// AwaitingStaff: support staff must decide first; the agent cannot.
-	AwaitingStaff bool                         `json:"awaiting_staff"`
-	Total         *commerce.Total              `json:"total,omitempty"`
-	DraftOrder    *commerce.DraftOrder         `json:"draft_order,omitempty"`
-	Evidence      []workflows.EvidenceRef      `json:"evidence"`
-	Compliance    *workflows.ComplianceSummary `json:"compliance,omitempty"`
+	AwaitingStaff bool                          `json:"awaiting_staff"`
+	Total         *commerce.Total               `json:"total,omitempty"`
+	DraftOrder    *commerce.DraftOrder          `json:"draft_order,omitempty"`
+	Evidence      []workflows.EvidenceRef       `json:"evidence"`
+	Compliance    *draftorder.ComplianceSummary `json:"compliance,omitempty"`
 	// Origins: where the order ships from, as parcels, and why (every
 	// warehouse considered, its landed cost, why it lost).
-	Origins *workflows.OriginsSummary `json:"origins,omitempty"`
+	Origins *draftorder.OriginsSummary `json:"origins,omitempty"`
 }
 
 // ConfirmationAsk is a NEEDS_USER_CONFIRMATION answer.
@@ -246,7 +247,7 @@ func (g *Gateway) draftStart(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		return refused, nil
 	}
 	corr := correlationOf(ctx)
-	in := workflows.DraftOrderInput{
+	in := draftorder.DraftOrderInput{
 		Request: toolkit.Request{
 			// The gateway names the run's request by the start's
 			// correlation id: every step has a correlation id of its own
@@ -340,7 +341,7 @@ func (g *Gateway) draftCancel(ctx context.Context, req *mcp.CallToolRequest) (*m
 }
 
 // view renders a status for the agent.
-func view(tool, id, key string, st workflows.DraftOrderStatus) DraftOrderView {
+func view(tool, id, key string, st draftorder.DraftOrderStatus) DraftOrderView {
 	v := DraftOrderView{
 		OK: true, Status: toolkit.StatusOK, Tool: tool, WorkflowID: id, State: st.State,
 		AwaitingStaff: st.Approvals.Pending != nil, Total: st.Total, DraftOrder: st.DraftOrder,

@@ -9,6 +9,8 @@ import (
 
 	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,7 +20,6 @@ import (
 	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
-	"github.com/cartwright-dev/cartwright/workflows"
 )
 
 // TestMCPListToolsIsTheRegistry (MCP-INV-02): tools/list over streamable
@@ -117,7 +118,7 @@ func TestMCPCallsEveryTool(t *testing.T) {
 		if corr := corrOf(res); !wire.ValidCorrelationID(corr) || rec.CorrelationID != corr {
 			t.Fatalf("%s: evidence correlation %q, gateway's %q", tool, rec.CorrelationID, corr)
 		}
-		if !strings.HasPrefix(rec.WorkflowID, workflows.ToolCallIDPrefix) {
+		if !strings.HasPrefix(rec.WorkflowID, toolcall.ToolCallIDPrefix) {
 			t.Fatalf("%s ran in %s, not a ToolCall run", tool, rec.WorkflowID)
 		}
 		return env
@@ -202,7 +203,7 @@ func TestMCPSameCallTwiceIsOneRun(t *testing.T) {
 	if !first.OK || first.SnapshotID() == "" || first.SnapshotID() != second.SnapshotID() {
 		t.Fatalf("two answers: %s and %s", first.SnapshotID(), second.SnapshotID())
 	}
-	id := workflows.ToolCallIDPrefix + s.actor.UserID() + "/" + key
+	id := toolcall.ToolCallIDPrefix + s.actor.UserID() + "/" + key
 	ctx := context.Background()
 	runs := 0
 	desc, err := s.Temporal.DescribeWorkflowExecution(ctx, id, "")
@@ -268,7 +269,7 @@ func TestMCPDraftOrderByAgent(t *testing.T) {
 	}
 	var st gateway.DraftOrderView
 	remarshal(t, res.StructuredContent, &st)
-	if st.State != workflows.StateNeedsConfirm || st.Confirmation == nil || st.Confirmation.Send.Arguments["quote_hash"] != v.Confirmation.Send.Arguments["quote_hash"] {
+	if st.State != draftorder.StateNeedsConfirm || st.Confirmation == nil || st.Confirmation.Send.Arguments["quote_hash"] != v.Confirmation.Send.Arguments["quote_hash"] {
 		t.Fatalf("status: %+v", st)
 	}
 	res, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: gateway.ToolDraftConfirm, Arguments: v.Confirmation.Send.Arguments})
@@ -277,7 +278,7 @@ func TestMCPDraftOrderByAgent(t *testing.T) {
 	}
 	var done gateway.DraftOrderView
 	remarshal(t, res.StructuredContent, &done)
-	if res.IsError || done.State != workflows.StateDraftCreated || done.DraftOrder == nil {
+	if res.IsError || done.State != draftorder.StateDraftCreated || done.DraftOrder == nil {
 		t.Fatalf("confirm: %+v", done)
 	}
 	id := done.WorkflowID

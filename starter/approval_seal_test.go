@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // TestApprovedOrderIsSealedOnTheApproval: a basket compliance could not
@@ -20,7 +20,7 @@ func TestApprovedOrderIsSealedOnTheApproval(t *testing.T) {
  "ship_to": {"name": "Jean Dupont", "line1": "12 Rue de Rivoli", "city": "Paris", "postal_code": "75001", "country": "FR"},
  "shipping_service": "express"}`
 	r := runCLI(t, order, "draft-order", "start", "-f", "-", "--key", freshKey("cli-sealed-apr"))
-	if r.code != 0 || !strings.Contains(r.stdout, workflows.StateAwaitingApproval) {
+	if r.code != 0 || !strings.Contains(r.stdout, draftorder.StateAwaitingApproval) {
 		t.Fatalf("start: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	id := strings.Fields(r.stdout[strings.Index(r.stdout, "workflow id"):])[2]
@@ -39,7 +39,7 @@ func TestApprovedOrderIsSealedOnTheApproval(t *testing.T) {
 		t.Fatalf("confirm command %v", confirm)
 	}
 	r = runCLI(t, "", "draft-order", "confirm", id, "--quote-hash", confirm[4])
-	if r.code != 0 || !strings.Contains(r.stdout, workflows.StateDraftCreated) {
+	if r.code != 0 || !strings.Contains(r.stdout, draftorder.StateDraftCreated) {
 		t.Fatalf("confirm after approval: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r = runCLI(t, "", "audit", id); r.code != 0 {

@@ -16,7 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/body"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 func (a *app) draftOrderCmd() *cobra.Command {
@@ -40,7 +40,7 @@ func (a *app) draftStartCmd() *cobra.Command {
 		Use:   "start -f ORDER.json",
 		Short: "Start a draft order from a JSON order (or attach to the one with the same key)",
 		Long: `Start a draft order from an order file (-f FILE, or -f - for stdin): the JSON of
-workflows.DraftOrderInput, e.g.
+draftorder.DraftOrderInput, e.g.
 
   {"request": {"user_id": "u_123", "idempotency_key": "order-2f9c1e77", "currency": "EUR"},
    "items": [{"sku": "TEE-ORG-M-WHT", "quantity": 2}],
@@ -94,10 +94,10 @@ to confirm it.`,
 }
 
 // readOrder decodes the order file strictly.
-func (a *app) readOrder(file string) (workflows.DraftOrderInput, error) {
+func (a *app) readOrder(file string) (draftorder.DraftOrderInput, error) {
 	body, err := a.readFile(file, "order file")
 	if err != nil {
-		return workflows.DraftOrderInput{}, err
+		return draftorder.DraftOrderInput{}, err
 	}
 	return client.DecodeDraftOrderInput(bytes.NewReader(body))
 }
@@ -119,8 +119,8 @@ func (a *app) readFile(file, what string) ([]byte, error) {
 // startResult is start's (and sample's) --json output.
 type startResult struct {
 	client.Handle
-	Status *workflows.DraftOrderStatus `json:"status,omitempty"`
-	UILink string                      `json:"ui_link"`
+	Status *draftorder.DraftOrderStatus `json:"status,omitempty"`
+	UILink string                       `json:"ui_link"`
 	// ConfirmCommand and TemporalCommand confirm the published total.
 	ConfirmCommand  string `json:"confirm_command,omitempty"`
 	TemporalCommand string `json:"temporal_command,omitempty"`
@@ -128,7 +128,7 @@ type startResult struct {
 
 // startAndShow starts in and, with wait > 0, waits for the total and
 // prints it with the commands that confirm it.
-func (a *app) startAndShow(in workflows.DraftOrderInput, wait time.Duration) error {
+func (a *app) startAndShow(in draftorder.DraftOrderInput, wait time.Duration) error {
 	return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
 		h, err := c.StartDraftOrder(ctx, in)
 		if err != nil {

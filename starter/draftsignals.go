@@ -16,7 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // withClient runs f with a connected client and a context bounded by
@@ -209,7 +209,7 @@ func (a *app) afterSignal(ctx context.Context, c *client.Client, id, done string
 			fmt.Fprintf(w, "%s\n", done)
 			printResult(w, id, res)
 		})
-		if !succeeded(res) && !(res.State == workflows.StateCancelled && done == cancelSent) {
+		if !succeeded(res) && !(res.State == draftorder.StateCancelled && done == cancelSent) {
 			return &exitError{code: exitRefused}
 		}
 		return nil

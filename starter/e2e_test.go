@@ -14,7 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // stack starts the real stack with a worker and points the CLI at it.
@@ -66,7 +66,7 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 		t.Fatalf("second start: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, "", "draft-order", "status", id)
-	if r.code != 0 || !strings.Contains(r.stdout, workflows.StateNeedsConfirm) || !strings.Contains(r.stdout, "quote_hash   "+hash) {
+	if r.code != 0 || !strings.Contains(r.stdout, draftorder.StateNeedsConfirm) || !strings.Contains(r.stdout, "quote_hash   "+hash) {
 		t.Fatalf("status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	runCLI(t, "", "draft-order", "status", "draft-order/u_cli/never-started-1").
@@ -77,11 +77,11 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 	// The printed command, as printed.
 	args := strings.Fields(started.ConfirmCommand)[1:]
 	r = runCLI(t, "", args...)
-	if r.code != 0 || !strings.Contains(r.stdout, workflows.StateDraftCreated) {
+	if r.code != 0 || !strings.Contains(r.stdout, draftorder.StateDraftCreated) {
 		t.Fatalf("confirm: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var res workflows.DraftOrderResult
-	if r := jsonOut(t, &res, args...); r.code != 0 || res.State != workflows.StateDraftCreated || res.DraftOrder.QuoteHash != hash {
+	var res draftorder.DraftOrderResult
+	if r := jsonOut(t, &res, args...); r.code != 0 || res.State != draftorder.StateDraftCreated || res.DraftOrder.QuoteHash != hash {
 		t.Fatalf("confirm again (idempotent): exit %d %+v", r.code, res)
 	}
 	runCLI(t, "", "draft-order", "cancel", id).oneLineErr(t, "cancel after creation", exitRefused, "CONFLICT", "already ended")
@@ -104,7 +104,7 @@ func TestApprovalThroughTheCLI(t *testing.T) {
  "ship_to": {"name": "Jean Dupont", "line1": "12 Rue de Rivoli", "city": "Paris", "postal_code": "75001", "country": "FR"},
  "shipping_service": "express"}`
 	r := runCLI(t, order, "draft-order", "start", "-f", "-", "--key", freshKey("cli-apr"))
-	if r.code != 0 || !strings.Contains(r.stdout, workflows.StateAwaitingApproval) || !strings.Contains(r.stdout, "draft-order approve") {
+	if r.code != 0 || !strings.Contains(r.stdout, draftorder.StateAwaitingApproval) || !strings.Contains(r.stdout, "draft-order approve") {
 		t.Fatalf("start: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	id := strings.Fields(r.stdout[strings.Index(r.stdout, "workflow id"):])[2]
@@ -128,7 +128,7 @@ func TestApprovalThroughTheCLI(t *testing.T) {
 		t.Fatalf("approve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, "", "draft-order", "cancel", id, "--reason", "changed my mind")
-	if r.code != 0 || !strings.Contains(r.stdout, workflows.StateCancelled) {
+	if r.code != 0 || !strings.Contains(r.stdout, draftorder.StateCancelled) {
 		t.Fatalf("cancel: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -176,8 +176,8 @@ func TestSample(t *testing.T) {
 	if b, err := exec.CommandContext(ctx, "sh", "-c", line).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", line, err, b)
 	}
-	var res workflows.DraftOrderResult
-	if err := s.Temporal.GetWorkflow(ctx, out.WorkflowID, out.RunID).Get(ctx, &res); err != nil || res.State != workflows.StateDraftCreated {
+	var res draftorder.DraftOrderResult
+	if err := s.Temporal.GetWorkflow(ctx, out.WorkflowID, out.RunID).Get(ctx, &res); err != nil || res.State != draftorder.StateDraftCreated {
 		t.Fatalf("after the printed temporal command: %+v, %v", res, err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/stripetools"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 )
 
 // TestReconcileThroughTheCLI: exit 0 on a clean database, 1 with a
@@ -63,12 +63,12 @@ func TestOnboardingThroughTheCLI(t *testing.T) {
 	const merchant, account = "m_cli_link", "acct_1CwCliLink0001"
 	testenv.AdminExec(t, s.Pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
 		VALUES ($1, $2, 'CLI Test Shop', 'GB', 'company', 'in_progress')`, merchant, account)
-	wfID, _ := workflows.OnboardingID(merchant)
+	wfID, _ := onboardingflow.OnboardingID(merchant)
 	s.TerminateLater(t, wfID)
 	if r := runCLI(t, "", "onboarding", "start", "--merchant", merchant); r.code != exitOK || !strings.Contains(r.stdout, wfID) {
 		t.Fatalf("start: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var st workflows.OnboardingStatus
+	var st onboardingflow.OnboardingStatus
 	deadline := time.Now().Add(testenv.Deadline(30 * time.Second))
 	for st.Relink == nil {
 		if time.Now().After(deadline) {

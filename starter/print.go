@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // printStatus is the text form of a draft order's status query.
-func printStatus(w io.Writer, id string, st workflows.DraftOrderStatus) {
+func printStatus(w io.Writer, id string, st draftorder.DraftOrderStatus) {
 	fmt.Fprintf(w, "%s: %s (to %s, in %s)\n", id, st.State, st.Destination, st.Currency)
 	if t := st.Total; t != nil {
 		fmt.Fprintf(w, "  total        %s  (subtotal %s, shipping %s, duty %s, tax %s, %s)\n",
@@ -62,7 +62,7 @@ func printStatus(w io.Writer, id string, st workflows.DraftOrderStatus) {
 // printOrigins is where the order ships from and why
 // (docs/tools.md#origin-choice): each parcel, and each warehouse (or way
 // to split) that lost, with its reason.
-func printOrigins(w io.Writer, o workflows.OriginsSummary) {
+func printOrigins(w io.Writer, o draftorder.OriginsSummary) {
 	for _, p := range o.Parcels {
 		fmt.Fprintf(w, "  ships from   %s: %s, %s by %s, %d-%d days, landed %s\n", p.ShipFrom, strings.Join(p.SKUs, ", "),
 			p.ServiceLevel, p.Carrier, p.MinDays, p.MaxDays, p.Landed.Total.Display())
@@ -75,7 +75,7 @@ func printOrigins(w io.Writer, o workflows.OriginsSummary) {
 }
 
 // printResult is the text form of a draft order's result.
-func printResult(w io.Writer, id string, r workflows.DraftOrderResult) {
+func printResult(w io.Writer, id string, r draftorder.DraftOrderResult) {
 	fmt.Fprintf(w, "%s: %s\n", id, r.State)
 	if r.Total != nil {
 		fmt.Fprintf(w, "  total        %s\n", r.Total.GrandTotal.Display())
@@ -83,7 +83,7 @@ func printResult(w io.Writer, id string, r workflows.DraftOrderResult) {
 	printResultLine(w, r)
 }
 
-func printResultLine(w io.Writer, r workflows.DraftOrderResult) {
+func printResultLine(w io.Writer, r draftorder.DraftOrderResult) {
 	if d := r.DraftOrder; d != nil && d.DraftOrderID != "" {
 		fmt.Fprintf(w, "  draft order  %s (%s, expires %s)\n", d.DraftOrderID, d.Status, d.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"))
 	}
@@ -95,8 +95,8 @@ func printResultLine(w io.Writer, r workflows.DraftOrderResult) {
 }
 
 // succeeded: the draft order was created (or, on a dry run, validated).
-func succeeded(r workflows.DraftOrderResult) bool {
-	return r.State == workflows.StateDraftCreated || r.State == workflows.StateDryRunValidated
+func succeeded(r draftorder.DraftOrderResult) bool {
+	return r.State == draftorder.StateDraftCreated || r.State == draftorder.StateDryRunValidated
 }
 
 // uiLink is the Web UI page of a run's history.
@@ -106,11 +106,11 @@ func uiLink(base, namespace, id, runID string) string {
 }
 
 // confirmCommands are the two ways to confirm from a shell: this CLI, and
-// the Temporal CLI's raw signal with the payload workflows.ConfirmSignal.
+// the Temporal CLI's raw signal with the payload draftorder.ConfirmSignal.
 func confirmCommands(starter, temporal, address, namespace, id, quoteHash string) (ours, raw string) {
 	ours = fmt.Sprintf("%s draft-order confirm %s --quote-hash %s", starter, shellQuote(id), shellQuote(quoteHash))
 	raw = fmt.Sprintf("%s workflow signal%s --workflow-id %s --name %s --input %s",
-		temporal, connFlags(address, namespace), shellQuote(id), workflows.SignalConfirm,
+		temporal, connFlags(address, namespace), shellQuote(id), draftorder.SignalConfirm,
 		shellQuote(fmt.Sprintf(`{"quote_hash":%q}`, quoteHash)))
 	return ours, raw
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // TestStatusOfATerminatedRun: status of a run that was terminated prints its last
@@ -31,7 +31,7 @@ func TestStatusOfATerminatedRun(t *testing.T) {
 	}
 	r := runCLI(t, "", "draft-order", "status", id)
 	r.oneLineErr(t, "status of a terminated run", exitCannot, "UPSTREAM_ERROR", "was terminated")
-	if !strings.Contains(r.stdout, workflows.StateNeedsConfirm) {
+	if !strings.Contains(r.stdout, draftorder.StateNeedsConfirm) {
 		t.Fatalf("status of a terminated run: the last state is not printed:\n%s", r.stdout)
 	}
 }

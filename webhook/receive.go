@@ -18,7 +18,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/merchant"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 )
 
 // Stable error codes of refused deliveries.
@@ -158,7 +158,7 @@ func (rc *Receiver) handle(ctx context.Context, ev stripe.Event, account string)
 	}
 	outcome := StatusSignalled
 	if found {
-		if workflowID, err = workflows.OnboardingID(m.MerchantID); err != nil {
+		if workflowID, err = onboardingflow.OnboardingID(m.MerchantID); err != nil {
 			return "", "", err
 		}
 	} else {
@@ -188,14 +188,14 @@ func (rc *Receiver) handle(ctx context.Context, ev stripe.Event, account string)
 // one if none is running (a finished onboarding is started again: new
 // requirements can appear after an account was enabled).
 func (rc *Receiver) signal(ctx context.Context, ev stripe.Event, account, merchantID, workflowID string) error {
-	opts, err := workflows.OnboardingStartOptions(rc.cfg.TaskQueue, merchantID)
+	opts, err := onboardingflow.OnboardingStartOptions(rc.cfg.TaskQueue, merchantID)
 	if err != nil {
 		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}
 	if opts.ID != workflowID {
 		return toolkit.Errorf(toolkit.InvalidArgument, "onboarding id %s is not %s", workflowID, opts.ID)
 	}
-	in := workflows.OnboardingInput{
+	in := onboardingflow.OnboardingInput{
 		MerchantID: merchantID,
 		Request: toolkit.Request{
 			RequestID: ev.ID, UserID: merchantID,
@@ -203,9 +203,9 @@ func (rc *Receiver) signal(ctx context.Context, ev stripe.Event, account, mercha
 		},
 		Deadline: rc.cfg.OnboardingDeadline, ApprovalWindow: rc.cfg.ApprovalWindow,
 	}
-	sig := workflows.AccountUpdatedSignal{EventID: ev.ID, AccountID: account}
-	_, err = rc.temporal.SignalWithStartWorkflow(ctx, workflowID, workflows.SignalAccountUpdated, sig, opts,
-		workflows.OnboardingWorkflowName, in)
+	sig := onboardingflow.AccountUpdatedSignal{EventID: ev.ID, AccountID: account}
+	_, err = rc.temporal.SignalWithStartWorkflow(ctx, workflowID, onboardingflow.SignalAccountUpdated, sig, opts,
+		onboardingflow.OnboardingWorkflowName, in)
 	return err
 }
 

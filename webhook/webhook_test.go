@@ -19,7 +19,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/merchant"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 )
 
 const (
@@ -41,7 +41,7 @@ type signalCall struct {
 	ID, Signal string
 	Arg        any
 	Opts       client.StartWorkflowOptions
-	Input      workflows.OnboardingInput
+	Input      onboardingflow.OnboardingInput
 }
 
 func (f *fakeSignaler) SignalWithStartWorkflow(_ context.Context, id, signal string, arg any, opts client.StartWorkflowOptions,
@@ -52,7 +52,7 @@ func (f *fakeSignaler) SignalWithStartWorkflow(_ context.Context, id, signal str
 	if f.err != nil {
 		return nil, f.err
 	}
-	f.calls = append(f.calls, signalCall{ID: id, Signal: signal, Arg: arg, Opts: opts, Input: args[0].(workflows.OnboardingInput)})
+	f.calls = append(f.calls, signalCall{ID: id, Signal: signal, Arg: arg, Opts: opts, Input: args[0].(onboardingflow.OnboardingInput)})
 	return nil, nil
 }
 
@@ -138,11 +138,11 @@ func TestValidEventSignalsOnceWhenDeliveredTwice(t *testing.T) {
 		t.Fatalf("signalled %d times", r.sig.count())
 	}
 	c := r.sig.calls[0]
-	if c.ID != "onboarding/m_acme_goods" || c.Signal != workflows.SignalAccountUpdated || c.Opts.TaskQueue != "test-q" ||
+	if c.ID != "onboarding/m_acme_goods" || c.Signal != onboardingflow.SignalAccountUpdated || c.Opts.TaskQueue != "test-q" ||
 		c.Input.MerchantID != "m_acme_goods" || c.Input.Deadline != time.Hour || c.Input.Request.RequestID != "evt_1TwiceDelivered" {
 		t.Fatalf("call %+v", c)
 	}
-	if sig := c.Arg.(workflows.AccountUpdatedSignal); sig.EventID != "evt_1TwiceDelivered" || sig.AccountID != acmeAcct {
+	if sig := c.Arg.(onboardingflow.AccountUpdatedSignal); sig.EventID != "evt_1TwiceDelivered" || sig.AccountID != acmeAcct {
 		t.Fatalf("signal %+v", sig)
 	}
 }

@@ -36,9 +36,9 @@ func StartSearchAttributes(flow, state string) temporal.SearchAttributes {
 	)
 }
 
-// upsertFlowState sets flow and state; it skips the command when nothing
+// UpsertFlowState sets flow and state; it skips the command when nothing
 // changed, which keeps the history short on loops that revisit a state.
-func upsertFlowState(ctx workflow.Context, flow, state string) error {
+func UpsertFlowState(ctx workflow.Context, flow, state string) error {
 	current := workflow.GetTypedSearchAttributes(ctx)
 	f, _ := current.GetKeyword(SearchFlow)
 	s, _ := current.GetKeyword(SearchState)
@@ -48,8 +48,8 @@ func upsertFlowState(ctx workflow.Context, flow, state string) error {
 	return workflow.UpsertTypedSearchAttributes(ctx, SearchFlow.ValueSet(flow), SearchState.ValueSet(state))
 }
 
-// upsertAwaitingApproval sets AwaitingApproval when it changes.
-func upsertAwaitingApproval(ctx workflow.Context, awaiting bool) error {
+// UpsertAwaitingApproval sets AwaitingApproval when it changes.
+func UpsertAwaitingApproval(ctx workflow.Context, awaiting bool) error {
 	current := workflow.GetTypedSearchAttributes(ctx)
 	if v, ok := current.GetBool(SearchAwaitingApproval); ok && v == awaiting {
 		return nil

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -89,8 +91,8 @@ type SignalLog struct {
 	Total int `json:"total"`
 }
 
-// reject records r at the current workflow time and logs it.
-func (l *SignalLog) reject(ctx workflow.Context, r RejectedSignal) {
+// Reject records r at the current workflow time and logs it.
+func (l *SignalLog) Reject(ctx workflow.Context, r RejectedSignal) {
 	r.At = workflow.Now(ctx).UTC().Format("2006-01-02T15:04:05Z07:00")
 	l.Total++
 	l.Rejected = append(l.Rejected, r)
@@ -100,36 +102,36 @@ func (l *SignalLog) reject(ctx workflow.Context, r RejectedSignal) {
 	workflow.GetLogger(ctx).Warn("signal rejected", "signal", r.Signal, "reason", r.Reason, "detail", r.Detail)
 }
 
-// snapshot returns a copy safe to hand to a query.
-func (l *SignalLog) snapshot() SignalLog {
+// Snapshot returns a copy safe to hand to a query.
+func (l *SignalLog) Snapshot() SignalLog {
 	return SignalLog{Rejected: append([]RejectedSignal{}, l.Rejected...), Total: l.Total}
 }
 
-// receiveRaw reads one signal without decoding it. Decoding into a typed
+// ReceiveRaw reads one signal without decoding it. Decoding into a typed
 // value inside Receive would make the SDK drop a payload it cannot decode,
 // silently; as a RawValue every payload arrives and we decide, and record,
 // what is wrong with it. Receiving never fails the workflow task.
-func receiveRaw(ctx workflow.Context, ch workflow.ReceiveChannel) converter.RawValue {
+func ReceiveRaw(ctx workflow.Context, ch workflow.ReceiveChannel) converter.RawValue {
 	var raw converter.RawValue
 	ch.Receive(ctx, &raw)
 	return raw
 }
 
-// errEmptySignal is a signal sent without input.
-var errEmptySignal = errors.New("the signal has no payload")
+// ErrEmptySignal is a signal sent without input.
+var ErrEmptySignal = errors.New("the signal has no payload")
 
-// decodeSignal decodes a raw signal payload into v: one JSON object, no
+// DecodeSignal decodes a raw signal payload into v: one JSON object, no
 // unknown fields (a misspelt field is an error the sender should see, not a
 // silently empty value), at most maxSignalBytes.
-func decodeSignal(raw converter.RawValue, v any) error {
+func DecodeSignal(raw converter.RawValue, v any) error {
 	p := raw.Payload()
 	if p == nil {
-		return errEmptySignal
+		return ErrEmptySignal
 	}
 	switch enc := string(p.GetMetadata()["encoding"]); enc {
 	case "json/plain":
 	case "binary/null":
-		return errEmptySignal
+		return ErrEmptySignal
 	default:
 		return fmt.Errorf("payload encoding %q is not JSON; send a JSON object", enc)
 	}
@@ -154,3 +156,12 @@ func decodeSignal(raw converter.RawValue, v any) error {
 	}
 	return nil
 }
+
+// UpdateRefusal is an update's refusal as the closed-set error its caller
+// gets (the same reasons and codes as a refused signal).
+func UpdateRefusal(id, update, reason, detail string) error {
+	return activities.ApplicationError(RejectionError(id, RejectedSignal{Signal: update, Reason: reason, Detail: detail}))
+}
+
+// FmtTime renders a workflow time for people.
+func FmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 )
 
 // ArchiveScheduleID is the one archive schedule of a namespace.
@@ -18,13 +18,13 @@ type ArchiveSchedule struct {
 	ID        string        // default ArchiveScheduleID
 	TaskQueue string        // where ArchiveHistories runs
 	Every     time.Duration // interval between passes, at least a minute
-	Input     workflows.ArchiveHistoriesInput
+	Input     maintenance.ArchiveHistoriesInput
 }
 
 // pass is the schedule: passes never overlap; a missed one needs no
 // catch-up, since the next pass starts from the watermark whenever it runs.
 func (s ArchiveSchedule) pass() everyPass {
-	return everyPass{id: cmp.Or(s.ID, ArchiveScheduleID), workflow: workflows.ArchiveHistoriesWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
+	return everyPass{id: cmp.Or(s.ID, ArchiveScheduleID), workflow: maintenance.ArchiveHistoriesWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
 		every: s.Every, timeout: s.Every + 30*time.Minute,
 		note: "cartwright history archive: copies closed histories into PostgreSQL (created by the worker)"}
 }

@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 )
 
 // ReconcileScheduleID is the one reconcile schedule of a namespace.
@@ -20,7 +20,7 @@ type ReconcileSchedule struct {
 	Every     time.Duration // interval between passes
 	// Input is passed to every run; ClosedWithin defaults to 2×Every so
 	// consecutive passes overlap and no completed workflow is skipped.
-	Input workflows.ReconcileInput
+	Input maintenance.ReconcileInput
 }
 
 // pass is the schedule: a slow pass is never run twice at once; a missed
@@ -29,7 +29,7 @@ func (s ReconcileSchedule) pass() everyPass {
 	if s.Input.ClosedWithin <= 0 {
 		s.Input.ClosedWithin = 2 * s.Every
 	}
-	return everyPass{id: cmp.Or(s.ID, ReconcileScheduleID), workflow: workflows.ReconcileWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
+	return everyPass{id: cmp.Or(s.ID, ReconcileScheduleID), workflow: maintenance.ReconcileWorkflowName, taskQueue: s.TaskQueue, input: s.Input,
 		every: s.Every, timeout: s.Every + 10*time.Minute,
 		note: "cartwright reconcile: stale audits, audit/evidence invariants (created by the worker)"}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/client/schedules"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 )
 
 func TestEnsureArchiveScheduleIsIdempotent(t *testing.T) {
@@ -20,7 +20,7 @@ func TestEnsureArchiveScheduleIsIdempotent(t *testing.T) {
 	id := "test-archive-" + testenv.TaskQueue(t)
 	t.Cleanup(func() { _ = c.ScheduleClient().GetHandle(context.Background(), id).Delete(context.Background()) })
 	s := schedules.ArchiveSchedule{ID: id, TaskQueue: "test-no-worker", Every: time.Hour,
-		Input: workflows.ArchiveHistoriesInput{TaskQueue: "test-no-worker"}}
+		Input: maintenance.ArchiveHistoriesInput{TaskQueue: "test-no-worker"}}
 	for i := 0; i < 2; i++ {
 		if err := schedules.EnsureArchiveSchedule(ctx, c, s); err != nil {
 			t.Fatalf("ensure #%d: %v", i+1, err)
@@ -37,7 +37,7 @@ func TestEnsureArchiveScheduleIsIdempotent(t *testing.T) {
 	if got := desc.Schedule.Spec.Intervals; len(got) != 1 || got[0].Every != 30*time.Minute {
 		t.Fatalf("intervals after update: %+v", got)
 	}
-	if act, ok := desc.Schedule.Action.(*client.ScheduleWorkflowAction); !ok || act.Workflow != workflows.ArchiveHistoriesWorkflowName ||
+	if act, ok := desc.Schedule.Action.(*client.ScheduleWorkflowAction); !ok || act.Workflow != maintenance.ArchiveHistoriesWorkflowName ||
 		act.TaskQueue != "test-no-worker" {
 		t.Fatalf("action: %+v", desc.Schedule.Action)
 	}
@@ -69,7 +69,7 @@ func TestEnsureReconcileScheduleIsIdempotent(t *testing.T) {
 	if got := desc.Schedule.Spec.Intervals; len(got) != 1 || got[0].Every != 2*time.Hour {
 		t.Fatalf("intervals after update: %+v", got)
 	}
-	if act, ok := desc.Schedule.Action.(*client.ScheduleWorkflowAction); !ok || act.Workflow != workflows.ReconcileWorkflowName || act.TaskQueue != "test-no-worker" {
+	if act, ok := desc.Schedule.Action.(*client.ScheduleWorkflowAction); !ok || act.Workflow != maintenance.ReconcileWorkflowName || act.TaskQueue != "test-no-worker" {
 		t.Fatalf("action: %+v", desc.Schedule.Action)
 	}
 	if err := schedules.EnsureReconcileSchedule(ctx, c, schedules.ReconcileSchedule{TaskQueue: "q", Every: time.Second}); err == nil {

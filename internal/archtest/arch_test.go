@@ -13,6 +13,8 @@ const module = "github.com/cartwright-dev/cartwright/"
 
 // floors lists the folders from the ground up. A package may import its own
 // floor's folders and those below, never one above: README "Architecture".
+// workflows/ is a floor of its own inside: the shared names, the
+// machinery, the approval wait, one room per flow, the registry above them.
 var floors = [][]string{
 	{"toolkit", "schemas", "knowledge", "docs"},
 	{"internal", "support", "stripetools", "merchant"},
@@ -20,9 +22,18 @@ var floors = [][]string{
 	{"commerce"},
 	{"activities"},
 	{"workflows"},
+	{"workflows/internal/flow"},
+	{"workflows/approval"},
+	{"workflows/internal/flowtest"},
+	flows,
+	{"workflows/registry", "workflows/draftordertest"},
 	{"client", "audit", "webhook", "gateway"},
 	{"worker", "starter"},
 }
+
+// flows are the rooms of the workflows, one per flow: none imports
+// another, so a change to one flow never opens another's files.
+var flows = []string{"workflows/draftorder", "workflows/onboardingflow", "workflows/toolcall", "workflows/maintenance"}
 
 // temporalFacing may import the Temporal SDK and API: the workflows, their
 // activities, and the processes and libraries that start, signal, read or
@@ -61,11 +72,27 @@ func listPackages(t *testing.T) []pkg {
 	return pkgs
 }
 
-// folder is a package's top folder ("commerce" for commerce/rules/tax).
+// top is a package's top folder ("commerce" for commerce/rules/tax).
+func top(importPath string) string {
+	rel := strings.TrimPrefix(importPath, module)
+	t, _, _ := strings.Cut(rel, "/")
+	return t
+}
+
+// folder is the folder of floors a package belongs to: the longest one
+// that holds it ("commerce" for commerce/rules/tax, "workflows/draftorder"
+// for workflows/draftorder).
 func folder(importPath string) string {
 	rel := strings.TrimPrefix(importPath, module)
-	top, _, _ := strings.Cut(rel, "/")
-	return top
+	best := top(importPath)
+	for _, f := range floors {
+		for _, name := range f {
+			if (rel == name || strings.HasPrefix(rel, name+"/")) && len(name) > len(best) {
+				best = name
+			}
+		}
+	}
+	return best
 }
 
 func floorOf(t *testing.T, importPath string) int {
@@ -104,12 +131,32 @@ func TestOnlyTemporalFacingPackagesImportTheSDK(t *testing.T) {
 		allowed[f] = true
 	}
 	for _, p := range listPackages(t) {
-		if allowed[folder(p.ImportPath)] {
+		if allowed[top(p.ImportPath)] {
 			continue
 		}
 		for _, imp := range p.Imports {
 			if strings.HasPrefix(imp, "go.temporal.io/") {
 				t.Errorf("%s imports %s: only %v may", p.ImportPath, imp, temporalFacing)
+			}
+		}
+	}
+}
+
+// TestFlowsDoNotImportEachOther: the flows share a floor, and the floor
+// rule would let them import each other; they may not.
+func TestFlowsDoNotImportEachOther(t *testing.T) {
+	isFlow := map[string]bool{}
+	for _, f := range flows {
+		isFlow[f] = true
+	}
+	for _, p := range listPackages(t) {
+		from := folder(p.ImportPath)
+		if !isFlow[from] {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if to := folder(imp); strings.HasPrefix(imp, module) && isFlow[to] && to != from {
+				t.Errorf("%s imports %s: a flow may not import another flow", p.ImportPath, imp)
 			}
 		}
 	}

@@ -19,6 +19,9 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 )
 
 // sizes are the matrix's knobs: FAULTS=short (CI, a few minutes) or long.
@@ -272,7 +275,7 @@ func (s *stack) stripeFaults(t *testing.T, n int) row {
 			VALUES ($1, $2, 'Fault Shop', 'GB', 'company', 'in_progress')`, m, acct); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.client.StartOnboarding(ctx, workflows.OnboardingInput{MerchantID: m, StatusRetryDelay: 2 * time.Second,
+		if _, err := s.client.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m, StatusRetryDelay: 2 * time.Second,
 			Deadline: time.Hour, ApprovalWindow: time.Hour}); err != nil {
 			t.Fatalf("start onboarding: %v", err)
 		}
@@ -300,12 +303,12 @@ func (s *stack) stripeFaults(t *testing.T, n int) row {
 	codes := map[string]int{}
 	for _, m := range merchants {
 		res, err := s.client.WaitOnboarding(ctx, m, time.Now().Add(testenv.Deadline(4*time.Minute)))
-		id, _ := workflows.OnboardingID(m)
+		id, _ := onboardingflow.OnboardingID(m)
 		switch {
 		case err != nil:
 			r.failed++
 			r.note = joinNote(r.note, short(err.Error()))
-		case res.State != workflows.OnboardingComplete:
+		case res.State != onboardingflow.OnboardingComplete:
 			r.failed++
 			r.note = joinNote(r.note, "ended "+res.State)
 		default:
@@ -434,13 +437,13 @@ func (s *stack) badSignals(t *testing.T) row {
 			t.Errorf("signal %s: %v", name, err)
 		}
 	}
-	send(workflows.SignalConfirm, json.RawMessage(`{"quote_hash": 42}`))
-	send(workflows.SignalConfirm, "not an object")
-	send(workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: "sha256:" + strings.Repeat("0", 64)})
-	send(workflows.SignalApproval, workflows.ApprovalSignal{ApprovalID: "apr_00000000deadbeef", Decision: "approve", Approver: "intruder"})
-	send(workflows.SignalCancel, json.RawMessage(`[1,2,3]`))
-	send(workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})
-	send(workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})
+	send(draftorder.SignalConfirm, json.RawMessage(`{"quote_hash": 42}`))
+	send(draftorder.SignalConfirm, "not an object")
+	send(draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: "sha256:" + strings.Repeat("0", 64)})
+	send(approval.SignalApproval, approval.ApprovalSignal{ApprovalID: "apr_00000000deadbeef", Decision: "approve", Approver: "intruder"})
+	send(draftorder.SignalCancel, json.RawMessage(`[1,2,3]`))
+	send(draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})
+	send(draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})
 	res, err := s.client.WaitResult(ctx, id, time.Now().Add(testenv.Deadline(2*time.Minute)))
 	after, _ := s.client.Status(ctx, id)
 	reasons := map[string]int{}
@@ -456,7 +459,7 @@ func (s *stack) badSignals(t *testing.T) row {
 	}
 	var approvals int
 	for k := range reasons {
-		if strings.HasPrefix(k, workflows.SignalApproval+":") {
+		if strings.HasPrefix(k, approval.SignalApproval+":") {
 			approvals++
 		}
 	}
@@ -576,7 +579,7 @@ func (s *stack) keyReuse(t *testing.T) (row, bool) {
 	ctx := scenarioCtx(t, 3*time.Minute)
 	key := keys("reuse", 1)[0]
 	id := draftID(key)
-	opts, _ := workflows.DraftOrderStartOptions(taskQueue, order(key))
+	opts, _ := draftorder.DraftOrderStartOptions(taskQueue, order(key))
 	strict := opts.WorkflowIDReusePolicy == enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
 	first, err := s.client.StartDraftOrder(ctx, order(key))
 	if err != nil {

@@ -17,13 +17,14 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 const userID = "u_faults"
 
 // order is a draft order of two T-shirts to Berlin under key.
-func order(key string) workflows.DraftOrderInput {
-	return workflows.DraftOrderInput{
+func order(key string) draftorder.DraftOrderInput {
+	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{UserID: userID, IdempotencyKey: key, Currency: "EUR",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: userID},
 			Client: toolkit.Client{App: "backend", Version: "faults"}},
@@ -51,7 +52,7 @@ func draftID(key string) string {
 // outcome is how one order ended for the backend that drove it.
 type outcome struct {
 	key string
-	res *workflows.DraftOrderResult
+	res *draftorder.DraftOrderResult
 	err error
 	// at is when the backend saw the order end.
 	at time.Time
@@ -86,7 +87,7 @@ func (s *stack) drive(ctx context.Context, key string, afterConfirm func()) outc
 			if st.Result != nil {
 				return outcome{key: key, res: st.Result}
 			}
-			if c := st.Confirmation; c != nil && c.QuoteHash != confirmed && st.State != workflows.StateCreating {
+			if c := st.Confirmation; c != nil && c.QuoteHash != confirmed && st.State != draftorder.StateCreating {
 				if s.client.Confirm(ctx, id, c.QuoteHash) == nil {
 					confirmed = c.QuoteHash
 					if afterConfirm != nil {
@@ -148,7 +149,7 @@ func (s *stack) measure(ctx context.Context, name string, outs []outcome, note s
 		case o.err != nil:
 			r.failed++
 			why[short(o.err.Error())]++
-		case o.res.State != workflows.StateDraftCreated:
+		case o.res.State != draftorder.StateDraftCreated:
 			r.failed++
 			why[o.res.State+" "+string(o.res.Code)+": "+short(o.res.Message)]++
 		default:
@@ -172,7 +173,7 @@ func (s *stack) measure(ctx context.Context, name string, outs []outcome, note s
 		if n := rows[o.key]; n > 1 {
 			r.duplicates += n - 1
 		}
-		if o.res != nil && o.res.State == workflows.StateDraftCreated && rows[o.key] == 0 {
+		if o.res != nil && o.res.State == draftorder.StateDraftCreated && rows[o.key] == 0 {
 			r.gaps++
 			problems = append(problems, o.key+": completed without a draft_orders row")
 		}
@@ -196,7 +197,7 @@ func (s *stack) measure(ctx context.Context, name string, outs []outcome, note s
 
 // check verifies one run's evidence chain and the snapshots its result
 // names (gaps), and audits it (findings).
-func (s *stack) check(ctx context.Context, id string, res *workflows.DraftOrderResult) (gaps, findings int, problems []string) {
+func (s *stack) check(ctx context.Context, id string, res *draftorder.DraftOrderResult) (gaps, findings int, problems []string) {
 	v, err := s.deps.Evidence.Verify(ctx, id)
 	if err != nil {
 		return 1, 0, []string{id + ": verify: " + err.Error()}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // benchConfig is what `make bench` (scripts/test.sh bench) asks for, from
@@ -110,7 +110,7 @@ func TestBenchAgainstFloor(t *testing.T) {
 	// The cart: 1 line and 50 lines, alternating, one at a time.
 	fifty := fiftyLineCart(ctx, t, b.pool)
 	for i := 0; i < cfg.cart; i++ {
-		for _, mk := range []func(int) workflows.DraftOrderInput{oneLine, func(int) workflows.DraftOrderInput {
+		for _, mk := range []func(int) draftorder.DraftOrderInput{oneLine, func(int) draftorder.DraftOrderInput {
 			in := fifty
 			in.Request.IdempotencyKey = "bench50-" + randomHex(6)
 			in.Request.RequestID = "req-" + in.Request.IdempotencyKey
@@ -165,7 +165,7 @@ func startBenchStack(ctx context.Context, t *testing.T) *benchStack {
 	return &benchStack{worker: w, env: env, tq: base.tq, cl: base.client(ctx, t), pool: base.pool}
 }
 
-func oneLine(int) workflows.DraftOrderInput { return orderInput("bench-" + randomHex(8)) }
+func oneLine(int) draftorder.DraftOrderInput { return orderInput("bench-" + randomHex(8)) }
 
 // drafts is one measured batch of draft orders.
 type drafts struct {
@@ -185,7 +185,7 @@ func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }
 // (which answers with the result once the draft order exists). toTotal is
 // start → total published (what the user waits for before seeing a
 // price), complete is start → draft order created.
-func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) workflows.DraftOrderInput) (drafts, error) {
+func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) draftorder.DraftOrderInput) (drafts, error) {
 	d := drafts{n: n, toTotal: make([]time.Duration, n), complete: make([]time.Duration, n), ids: make([]string, n)}
 	wall, err := inFlight(n, c, func(i int) (err error) {
 		d.ids[i], d.toTotal[i], d.complete[i], err = timedOrder(ctx, cl, mk(i))
@@ -229,7 +229,7 @@ func inFlight(n, c int, one func(i int) error) (time.Duration, error) {
 }
 
 // timedOrder is one user's draft order, timed.
-func timedOrder(ctx context.Context, cl *client.Client, in workflows.DraftOrderInput) (string, time.Duration, time.Duration, error) {
+func timedOrder(ctx context.Context, cl *client.Client, in draftorder.DraftOrderInput) (string, time.Duration, time.Duration, error) {
 	began := time.Now()
 	h, err := cl.StartDraftOrder(ctx, in)
 	if err != nil {
@@ -247,7 +247,7 @@ func timedOrder(ctx context.Context, cl *client.Client, in workflows.DraftOrderI
 	if err != nil {
 		return h.WorkflowID, 0, 0, fmt.Errorf("confirm %s: %w", h.WorkflowID, err)
 	}
-	if res := ans.Result; res.State != workflows.StateDraftCreated {
+	if res := ans.Result; res.State != draftorder.StateDraftCreated {
 		return h.WorkflowID, 0, 0, fmt.Errorf("%s ended %s: %s", h.WorkflowID, res.State, res.Message)
 	}
 	return h.WorkflowID, toTotal, time.Since(began), nil

@@ -19,7 +19,8 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 )
 
 // Temporal's default limits the histories are held against (the server's
@@ -110,12 +111,12 @@ func TestHistorySizes(t *testing.T) {
 
 	// An onboarding its merchant leaves and returns to 20 times.
 	m := seedMerchants(ctx, t, ws.Pool, fake, 1)[0]
-	h, err := cl.StartOnboarding(ctx, workflows.OnboardingInput{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
+	h, err := cl.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ws.TerminateLater(t, h.WorkflowID)
-	waitOnboarding(ctx, t, cl, m.id, workflows.OnboardingAwaitingMerchant)
+	waitOnboarding(ctx, t, cl, m.id, onboardingflow.OnboardingAwaitingMerchant)
 	const returns = 20
 	for i := 0; i < returns; i++ {
 		before, err := cl.OnboardingStatus(ctx, m.id)
@@ -132,9 +133,9 @@ func TestHistorySizes(t *testing.T) {
 	}
 	ob := measureHistory(ctx, t, ws.Temporal, h.WorkflowID, "")
 	perEvent := float64(ob.Bytes) / float64(ob.Events)
-	atCAN := perEvent * workflows.DefaultContinueAsNewAfter
+	atCAN := perEvent * onboardingflow.DefaultContinueAsNewAfter
 	t.Logf("onboarding, %d returns: %s; %.0f B/event, so %.0f KiB when it continues as new at %d events",
-		returns, ob, perEvent, atCAN/1024, workflows.DefaultContinueAsNewAfter)
+		returns, ob, perEvent, atCAN/1024, onboardingflow.DefaultContinueAsNewAfter)
 
 	for name, h := range map[string]historySize{"50-line draft order": cart, "onboarding": ob} {
 		if h.LargestBytes > payloadWarnBytes {
@@ -150,7 +151,7 @@ func TestHistorySizes(t *testing.T) {
 // sample catalog has 48 products, some of which compliance holds up, so
 // the test's own database gets 50 T-shirt variants (one line per SKU is
 // the rule).
-func fiftyLineCart(ctx context.Context, t *testing.T, pool *pgxpool.Pool) workflows.DraftOrderInput {
+func fiftyLineCart(ctx context.Context, t *testing.T, pool *pgxpool.Pool) draftorder.DraftOrderInput {
 	t.Helper()
 	if _, err := pool.Exec(ctx, `
 		INSERT INTO catalog_products SELECT (jsonb_populate_record(NULL::catalog_products,

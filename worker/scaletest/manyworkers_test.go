@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	stripewebhook "github.com/stripe/stripe-go/v76/webhook"
@@ -33,7 +35,6 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/webhook"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
-	"github.com/cartwright-dev/cartwright/workflows"
 )
 
 const (
@@ -98,7 +99,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	began := time.Now()
 	onboardingIDs := make([]string, len(merchants))
 	for i, m := range merchants {
-		h, err := cl.StartOnboarding(ctx, workflows.OnboardingInput{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
+		h, err := cl.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	// The Stripe events, each to two receivers at once, while the
 	// onboardings run.
 	for _, m := range merchants {
-		waitOnboarding(ctx, t, cl, m.id, workflows.OnboardingAwaitingMerchant)
+		waitOnboarding(ctx, t, cl, m.id, onboardingflow.OnboardingAwaitingMerchant)
 		fake.SetAccount(m.account, stripefake.Account{ChargesEnabled: true, PayoutsEnabled: true})
 		evt := "evt_1Scale" + randomHex(6)
 		got := deliverBoth(t, evt, m.account, a.webhookAddr, b.webhookAddr)
@@ -146,7 +147,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	}
 	for _, m := range merchants {
 		res, err := cl.WaitOnboarding(ctx, m.id, time.Now().Add(testenv.Deadline(3*time.Minute)))
-		if err != nil || res.State != workflows.OnboardingComplete {
+		if err != nil || res.State != onboardingflow.OnboardingComplete {
 			t.Fatalf("onboarding %s: %+v %v", m.id, res, err)
 		}
 		st, err := cl.OnboardingStatus(ctx, m.id)
@@ -457,7 +458,7 @@ func driveOrder(ctx context.Context, cl *client.Client, key string) (string, err
 }
 
 // driveOrderInput is driveOrder for any order.
-func driveOrderInput(ctx context.Context, cl *client.Client, in workflows.DraftOrderInput) (string, error) {
+func driveOrderInput(ctx context.Context, cl *client.Client, in draftorder.DraftOrderInput) (string, error) {
 	deadline := time.Now().Add(orderDeadline)
 	key := in.Request.IdempotencyKey
 	var h client.DraftOrderHandle
@@ -481,22 +482,22 @@ func driveOrderInput(ctx context.Context, cl *client.Client, in workflows.DraftO
 	if err := retry(deadline, func() error { return cl.Confirm(ctx, h.WorkflowID, st.Confirmation.QuoteHash) }); err != nil {
 		return h.WorkflowID, fmt.Errorf("confirm %s: %w", h.WorkflowID, err)
 	}
-	var res workflows.DraftOrderResult
+	var res draftorder.DraftOrderResult
 	if err := retry(deadline, func() (err error) {
 		res, err = cl.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(30*time.Second)))
 		return err
 	}); err != nil {
 		return h.WorkflowID, fmt.Errorf("result of %s: %w", h.WorkflowID, err)
 	}
-	if res.State != workflows.StateDraftCreated || res.DraftOrder == nil {
+	if res.State != draftorder.StateDraftCreated || res.DraftOrder == nil {
 		return h.WorkflowID, fmt.Errorf("%s ended %s: %s", h.WorkflowID, res.State, res.Message)
 	}
 	return h.WorkflowID, nil
 }
 
 // orderInput is two T-shirts to Berlin: no approval on the way.
-func orderInput(key string) workflows.DraftOrderInput {
-	return workflows.DraftOrderInput{
+func orderInput(key string) draftorder.DraftOrderInput {
+	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{
 			RequestID: "req-" + key, UserID: "u_scale", IdempotencyKey: key, Currency: "EUR",
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_scale"}, Client: toolkit.Client{App: "backend", Version: "scaletest"},

@@ -15,17 +15,18 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/registry"
 )
 
 // draftOrderB is build B's DraftOrder: the same workflow with a timer
 // first, a change that breaks every history build A wrote (replaying one
 // meets a timer where the history has an activity).
-func draftOrderB(ctx workflow.Context, in workflows.DraftOrderInput) (workflows.DraftOrderResult, error) {
+func draftOrderB(ctx workflow.Context, in draftorder.DraftOrderInput) (draftorder.DraftOrderResult, error) {
 	if err := workflow.Sleep(ctx, time.Millisecond); err != nil {
-		return workflows.DraftOrderResult{}, err
+		return draftorder.DraftOrderResult{}, err
 	}
-	draftOrder := workflows.Registry(wiring.ToolSpecs())[workflows.DraftOrderWorkflowName].(func(workflow.Context, workflows.DraftOrderInput) (workflows.DraftOrderResult, error))
+	draftOrder := registry.Registry(wiring.ToolSpecs())[draftorder.DraftOrderWorkflowName].(func(workflow.Context, draftorder.DraftOrderInput) (draftorder.DraftOrderResult, error))
 	return draftOrder(ctx, in)
 }
 
@@ -65,7 +66,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	defer cl.Close()
 
 	// Build A, and three orders waiting for their users on it.
-	startBuild("A", func(r worker.Registry) { workflows.Register(r, ws.Deps.Registry.Specs()) })
+	startBuild("A", func(r worker.Registry) { registry.Register(r, ws.Deps.Registry.Specs()) })
 	var old []string
 	for i := 0; i < 3; i++ {
 		h, err := cl.StartDraftOrder(ctx, orderInput("ver-a-"+randomHex(6)))
@@ -80,8 +81,8 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 
 	// Build B beside it, current from now on.
 	startBuild("B", func(r worker.Registry) {
-		for name, fn := range workflows.Registry(ws.Deps.Registry.Specs()) {
-			if name == workflows.DraftOrderWorkflowName {
+		for name, fn := range registry.Registry(ws.Deps.Registry.Specs()) {
+			if name == draftorder.DraftOrderWorkflowName {
 				fn = draftOrderB
 			}
 			r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
@@ -108,7 +109,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	}
 	for _, id := range old {
 		res, err := cl.WaitResult(ctx, id, time.Now().Add(testenv.Deadline(time.Minute)))
-		if err != nil || res.State != workflows.StateDraftCreated {
+		if err != nil || res.State != draftorder.StateDraftCreated {
 			t.Fatalf("old order %s: %+v %v", id, res, err)
 		}
 	}
@@ -123,8 +124,8 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	}
 
 	// Replaying an A history with B's code: what CI's replay tests catch.
-	changed := workflows.Registry(ws.Deps.Registry.Specs())
-	changed[workflows.DraftOrderWorkflowName] = draftOrderB
+	changed := registry.Registry(ws.Deps.Registry.Specs())
+	changed[draftorder.DraftOrderWorkflowName] = draftOrderB
 	rep, err := audit.Audit(ctx, audit.Deps{Temporal: ws.Temporal, Evidence: ws.Store, Workflows: changed}, audit.ByID(old[0], ""))
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,8 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/client/schedules"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
+	"github.com/cartwright-dev/cartwright/workflows/registry"
 )
 
 // archiveEvery is the archive schedule's interval: far below any namespace
@@ -28,7 +29,7 @@ func (d *Deps) Register(r worker.Registry) { d.RegisterRoles(r, AllRoles) }
 // role; WorkerOptions keeps it from polling activity tasks.
 func (d *Deps) RegisterRoles(r worker.Registry, roles Roles) {
 	if roles.Workflows {
-		workflows.Register(r, d.Registry.Specs())
+		registry.Register(r, d.Registry.Specs())
 	}
 	if roles.Workflows && !roles.Activities {
 		r.RegisterActivity(d.localActivities())
@@ -65,15 +66,15 @@ func (d *Deps) EnsureSchedules(ctx context.Context) error {
 	if err := schedules.EnsureReconcileSchedule(ctx, d.Temporal, schedules.ReconcileSchedule{
 		TaskQueue: cfg.TaskQueue,
 		Every:     cfg.ReconcileEvery,
-		Input:     workflows.ReconcileInput{TaskQueue: cfg.TaskQueue},
+		Input:     maintenance.ReconcileInput{TaskQueue: cfg.TaskQueue},
 	}); err != nil {
 		return err
 	}
 	return schedules.EnsureArchiveSchedule(ctx, d.Temporal, schedules.ArchiveSchedule{
 		TaskQueue: cfg.TaskQueue,
 		Every:     archiveEvery,
-		Input: workflows.ArchiveHistoriesInput{
-			TaskQueue: cfg.TaskQueue, ExcludeTypes: []string{workflows.ReconcileWorkflowName},
+		Input: maintenance.ArchiveHistoriesInput{
+			TaskQueue: cfg.TaskQueue, ExcludeTypes: []string{maintenance.ReconcileWorkflowName},
 		},
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // BenchmarkDraftOrder runs b.N draft orders end to end on the dev server
@@ -129,7 +130,7 @@ func (s *stack) oneOrder(ctx context.Context, key string) (time.Duration, time.D
 		if p := info.GetSearchAttributes().GetIndexedFields()[workflows.SearchState.GetName()]; p != nil {
 			_ = converter.GetDefaultDataConverter().FromPayload(p, &state)
 		}
-		if state == workflows.StateNeedsConfirm {
+		if state == draftorder.StateNeedsConfirm {
 			st, err := s.status(ctx, run.GetID())
 			if err != nil {
 				return 0, 0, err
@@ -141,14 +142,14 @@ func (s *stack) oneOrder(ctx context.Context, key string) (time.Duration, time.D
 		wait = min(2*wait, 160*time.Millisecond)
 	}
 	published := time.Since(start)
-	if err := s.tc.SignalWorkflow(ctx, run.GetID(), "", workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: hash}); err != nil {
+	if err := s.tc.SignalWorkflow(ctx, run.GetID(), "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: hash}); err != nil {
 		return 0, 0, err
 	}
-	var res workflows.DraftOrderResult
+	var res draftorder.DraftOrderResult
 	if err := run.Get(ctx, &res); err != nil {
 		return 0, 0, err
 	}
-	if res.State != workflows.StateDraftCreated {
+	if res.State != draftorder.StateDraftCreated {
 		return 0, 0, errorf("%s ended in %s: %s", run.GetID(), res.State, res.Message)
 	}
 	return time.Since(start), published, nil

@@ -16,6 +16,8 @@ import (
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 var (
@@ -37,25 +39,25 @@ func TestSameKeyOneRunOneDraft(t *testing.T) {
 	if first.GetID() != second.GetID() || first.GetRunID() != second.GetRunID() {
 		t.Fatalf("two runs: %s/%s and %s/%s", first.GetID(), first.GetRunID(), second.GetID(), second.GetRunID())
 	}
-	st := s.awaitState(ctx, first.GetID(), workflows.StateNeedsConfirm)
-	if err := s.tc.SignalWorkflow(ctx, first.GetID(), "", workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash}); err != nil {
+	st := s.awaitState(ctx, first.GetID(), draftorder.StateNeedsConfirm)
+	if err := s.tc.SignalWorkflow(ctx, first.GetID(), "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash}); err != nil {
 		t.Fatal(err)
 	}
-	var a, b workflows.DraftOrderResult
+	var a, b draftorder.DraftOrderResult
 	if err := first.Get(ctx, &a); err != nil {
 		t.Fatal(err)
 	}
 	if err := second.Get(ctx, &b); err != nil {
 		t.Fatal(err)
 	}
-	if a.State != workflows.StateDraftCreated || a.DraftOrder == nil || b.DraftOrder == nil || a.DraftOrder.DraftOrderID != b.DraftOrder.DraftOrderID {
+	if a.State != draftorder.StateDraftCreated || a.DraftOrder == nil || b.DraftOrder == nil || a.DraftOrder.DraftOrderID != b.DraftOrder.DraftOrderID {
 		t.Fatalf("results: %+v / %+v", a, b)
 	}
 	// After the run closed, a start with the same key is refused by the
 	// reuse policy and the client hands back the closed run: same run,
 	// same draft order.
 	third := s.start(ctx, in)
-	var c workflows.DraftOrderResult
+	var c draftorder.DraftOrderResult
 	if err := third.Get(ctx, &c); err != nil || third.GetRunID() != first.GetRunID() || c.DraftOrder.DraftOrderID != a.DraftOrder.DraftOrderID {
 		t.Fatalf("start after close: run %s (first %s), result %+v, %v", third.GetRunID(), first.GetRunID(), c, err)
 	}
@@ -89,7 +91,7 @@ func TestDrivenByTheCLI(t *testing.T) {
 	run := s.start(ctx, in)
 	id := run.GetID()
 
-	st := s.awaitState(ctx, id, workflows.StateAwaitingApproval)
+	st := s.awaitState(ctx, id, draftorder.StateAwaitingApproval)
 	approvalID := st.Approvals.Pending.ApprovalID
 	s.checkDeclared(ctx, id, approvalID)
 	query := fmt.Sprintf(`AwaitingApproval=true AND CartwrightFlow="%s" AND WorkflowId="%s"`, workflows.FlowDraftOrder, id)
@@ -101,7 +103,7 @@ func TestDrivenByTheCLI(t *testing.T) {
 	}
 	// The raw CLI, no credential, naming someone allowed to decide.
 	sent := time.Now()
-	signal(workflows.SignalApproval, map[string]string{"approval_id": approvalID, "decision": "approve", "approver": "bob.compliance"})
+	signal(approval.SignalApproval, map[string]string{"approval_id": approvalID, "decision": "approve", "approver": "bob.compliance"})
 	details := s.awaitRefusal(ctx, id, workflows.RejectUnauthenticated)
 	if took := time.Since(sent); took > time.Second {
 		t.Errorf("the refusal reached the current details %s after the signal, want within a second", took)
@@ -109,27 +111,27 @@ func TestDrivenByTheCLI(t *testing.T) {
 	if !strings.HasPrefix(details, "**DECISION REFUSED") || !strings.Contains(details, "/codec/login") {
 		t.Errorf("current details after an unsealed decision:\n%s", details)
 	}
-	if st, _ = s.status(ctx, id); st.State != workflows.StateAwaitingApproval || len(st.Approvals.Decisions) != 0 {
+	if st, _ = s.status(ctx, id); st.State != draftorder.StateAwaitingApproval || len(st.Approvals.Decisions) != 0 {
 		t.Fatalf("an unsealed decision decided: %+v", st)
 	}
 	seal := func(staff, reason string) map[string]any {
 		d := sealtest.Seal(t, staff, support.Decision{ApprovalID: approvalID, Decision: "approve", Reason: reason})
 		return map[string]any{"approval_id": d.ApprovalID, "decision": d.Decision, "approver": d.Approver, "reason": d.Reason, "seal": d.Seal}
 	}
-	signal(workflows.SignalApproval, seal("dave.former", "still here"))
+	signal(approval.SignalApproval, seal("dave.former", "still here"))
 	bob := seal("bob.compliance", "limited quantity, 100 ml inner packaging")
-	signal(workflows.SignalApproval, bob)
-	st = s.awaitState(ctx, id, workflows.StateNeedsConfirm)
+	signal(approval.SignalApproval, bob)
+	st = s.awaitState(ctx, id, draftorder.StateNeedsConfirm)
 	if got := st.Rejected.Rejected; len(got) != 2 || got[0].Reason != workflows.RejectUnauthenticated || got[1].Reason != workflows.RejectApproverForbidden {
 		t.Fatalf("rejected signals = %+v", got)
 	}
-	signal(workflows.SignalConfirm, map[string]string{"quote_hash": st.Confirmation.QuoteHash})
+	signal(draftorder.SignalConfirm, map[string]string{"quote_hash": st.Confirmation.QuoteHash})
 
-	var res workflows.DraftOrderResult
+	var res draftorder.DraftOrderResult
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.State != workflows.StateDraftCreated || res.Approval == nil || res.Approval.Approver != "bob.compliance" || res.Approval.Evidence == nil ||
+	if res.State != draftorder.StateDraftCreated || res.Approval == nil || res.Approval.Approver != "bob.compliance" || res.Approval.Evidence == nil ||
 		res.Approval.SealID != bob["seal"].(*support.Seal).ID() {
 		t.Fatalf("result = %+v", res)
 	}
@@ -202,7 +204,7 @@ func (s *stack) checkDeclared(ctx context.Context, id, approvalID string) {
 	for _, d := range append(md.GetDefinition().GetSignalDefinitions(), md.GetDefinition().GetQueryDefinitions()...) {
 		described[d.GetName()] = d.GetDescription() != ""
 	}
-	for _, name := range []string{workflows.SignalConfirm, workflows.SignalCancel, workflows.SignalApproval, workflows.QueryStatus} {
+	for _, name := range []string{draftorder.SignalConfirm, draftorder.SignalCancel, approval.SignalApproval, workflows.QueryStatus} {
 		if !described[name] {
 			s.t.Errorf("%s is not declared with a description: %v", name, described)
 		}

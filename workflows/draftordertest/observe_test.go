@@ -27,7 +27,8 @@ import (
 	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // observed is a stack whose worker reports to telemetry of the test's own
@@ -113,13 +114,13 @@ func TestOneDraftOrderOneTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := o.awaitState(ctx, h.WorkflowID, workflows.StateNeedsConfirm)
+	st := o.awaitState(ctx, h.WorkflowID, draftorder.StateNeedsConfirm)
 	// The user's confirmation belongs to the same request flow.
 	if err := c.Confirm(rctx, h.WorkflowID, st.Confirmation.QuoteHash); err != nil {
 		t.Fatal(err)
 	}
-	var res workflows.DraftOrderResult
-	if err := o.tc.GetWorkflow(ctx, h.WorkflowID, h.RunID).Get(ctx, &res); err != nil || res.State != workflows.StateDraftCreated {
+	var res draftorder.DraftOrderResult
+	if err := o.tc.GetWorkflow(ctx, h.WorkflowID, h.RunID).Get(ctx, &res); err != nil || res.State != draftorder.StateDraftCreated {
 		t.Fatalf("result %+v, %v", res, err)
 	}
 	root.End()
@@ -215,42 +216,42 @@ func TestMetricsCountWhatRan(t *testing.T) {
 
 	created := input(uniqueKey("e2e-metrics"), tshirt)
 	run := o.start(ctx, created)
-	st := o.awaitState(ctx, run.GetID(), workflows.StateNeedsConfirm)
+	st := o.awaitState(ctx, run.GetID(), draftorder.StateNeedsConfirm)
 	o.awaitGauge(ctx, "confirmations_waiting", 1)
 	o.confirm(ctx, run.GetID(), st.Confirmation.QuoteHash)
-	o.result(ctx, run, workflows.StateDraftCreated)
+	o.result(ctx, run, draftorder.StateDraftCreated)
 
 	blocked := input(uniqueKey("e2e-metrics-blocked"), tshirt)
 	blocked.ShipTo = commerce.Address{Name: "A. Person", Line1: "1 Street", City: "Tehran", Country: "IR"}
 	blockedRun := o.start(ctx, blocked)
-	o.result(ctx, blockedRun, workflows.StateComplianceBlocked)
+	o.result(ctx, blockedRun, draftorder.StateComplianceBlocked)
 
 	approved := input(uniqueKey("e2e-metrics-approval"), perfume)
 	approved.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
 	approved.ShippingService = commerce.ServiceExpress
 	approvalRun := o.start(ctx, approved)
-	st = o.awaitState(ctx, approvalRun.GetID(), workflows.StateAwaitingApproval)
+	st = o.awaitState(ctx, approvalRun.GetID(), draftorder.StateAwaitingApproval)
 	o.awaitGauge(ctx, "approvals_waiting", 1)
 	if age := telemetry.Sum(o.scrape(), "approvals_waiting_oldest_age_seconds", nil); age <= 0 {
 		t.Errorf("the waiting approval has age %v", age)
 	}
 	for _, approver := range []string{"dave.former", "bob.compliance"} {
-		sig := workflows.SignalOf(sealtest.Seal(t, approver, support.Decision{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Reason: "limited quantity"}))
-		if err := o.tc.SignalWorkflow(ctx, approvalRun.GetID(), "", workflows.SignalApproval, sig); err != nil {
+		sig := approval.SignalOf(sealtest.Seal(t, approver, support.Decision{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Reason: "limited quantity"}))
+		if err := o.tc.SignalWorkflow(ctx, approvalRun.GetID(), "", approval.SignalApproval, sig); err != nil {
 			t.Fatal(err)
 		}
 	}
-	st = o.awaitState(ctx, approvalRun.GetID(), workflows.StateNeedsConfirm)
+	st = o.awaitState(ctx, approvalRun.GetID(), draftorder.StateNeedsConfirm)
 	o.awaitGauge(ctx, "approvals_waiting", 0)
 	o.confirm(ctx, approvalRun.GetID(), st.Confirmation.QuoteHash)
-	o.result(ctx, approvalRun, workflows.StateDraftCreated)
+	o.result(ctx, approvalRun, draftorder.StateDraftCreated)
 	o.awaitGauge(ctx, "confirmations_waiting", 0)
 
 	fams := o.scrape()
 	ids := []string{run.GetID(), blockedRun.GetID(), approvalRun.GetID()}
 	o.checkToolCounts(ctx, fams, ids)
 	o.checkAudits(ctx, fams, ids)
-	for state, want := range map[string]float64{workflows.StateDraftCreated: 2, workflows.StateComplianceBlocked: 1} {
+	for state, want := range map[string]float64{draftorder.StateDraftCreated: 2, draftorder.StateComplianceBlocked: 1} {
 		if got := telemetry.Sum(fams, "draft_orders_finished_total", map[string]string{"state": state}); got != want {
 			t.Errorf("draft_orders_finished_total{state=%s} = %v, want %v", state, got, want)
 		}
@@ -272,14 +273,14 @@ func TestMetricsCountWhatRan(t *testing.T) {
 
 func (o *observed) confirm(ctx context.Context, id, hash string) {
 	o.t.Helper()
-	if err := o.tc.SignalWorkflow(ctx, id, "", workflows.SignalConfirm, workflows.ConfirmSignal{QuoteHash: hash}); err != nil {
+	if err := o.tc.SignalWorkflow(ctx, id, "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: hash}); err != nil {
 		o.t.Fatal(err)
 	}
 }
 
 func (o *observed) result(ctx context.Context, run sdkclient.WorkflowRun, state string) {
 	o.t.Helper()
-	var res workflows.DraftOrderResult
+	var res draftorder.DraftOrderResult
 	if err := run.Get(ctx, &res); err != nil || res.State != state {
 		o.t.Fatalf("%s: %+v, %v; want %s", run.GetID(), res, err, state)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // TestSanctionedDestinationWithoutPostcodeIsBlocked:
@@ -29,11 +29,11 @@ func TestSanctionedDestinationWithoutPostcodeIsBlocked(t *testing.T) {
 	} {
 		in := input(uniqueKey("e2e-sanctioned"), tshirt)
 		in.ShipTo = to
-		var res workflows.DraftOrderResult
+		var res draftorder.DraftOrderResult
 		if err := s.start(ctx, in).Get(ctx, &res); err != nil {
 			t.Fatalf("%s: %v", to.Country, err)
 		}
-		if res.State != workflows.StateComplianceBlocked || res.Code != toolkit.ComplianceBlocked {
+		if res.State != draftorder.StateComplianceBlocked || res.Code != toolkit.ComplianceBlocked {
 			t.Errorf("%s %s without a postcode: %s %s (%s), want COMPLIANCE_BLOCKED", to.Country, to.Region, res.State, res.Code, res.Message)
 		}
 	}

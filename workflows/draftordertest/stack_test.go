@@ -25,6 +25,8 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/registry"
 )
 
 // stack is one test's slice of the real stack.
@@ -55,8 +57,8 @@ func newStackWith(t testing.TB, opts wiringtest.Options) *stack {
 }
 
 // input is a draft order of items to a German address for user u_e2e.
-func input(key string, items ...commerce.LineItem) workflows.DraftOrderInput {
-	return workflows.DraftOrderInput{
+func input(key string, items ...commerce.LineItem) draftorder.DraftOrderInput {
+	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{
 			RequestID: "req-" + key, UserID: "u_e2e", IdempotencyKey: key, Currency: "EUR", Locale: "de-DE",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_e2e"},
@@ -75,7 +77,7 @@ func uniqueKey(prefix string) string {
 }
 
 // start starts (or attaches to) the draft order of in.
-func (s *stack) start(ctx context.Context, in workflows.DraftOrderInput) client.WorkflowRun {
+func (s *stack) start(ctx context.Context, in draftorder.DraftOrderInput) client.WorkflowRun {
 	s.t.Helper()
 	run, err := s.startE(ctx, in)
 	if err != nil {
@@ -86,17 +88,17 @@ func (s *stack) start(ctx context.Context, in workflows.DraftOrderInput) client.
 
 // startE is start for goroutines other than the test's, which must not
 // call Fatal.
-func (s *stack) startE(ctx context.Context, in workflows.DraftOrderInput) (client.WorkflowRun, error) {
-	opts, err := workflows.DraftOrderStartOptions(s.queue, in)
+func (s *stack) startE(ctx context.Context, in draftorder.DraftOrderInput) (client.WorkflowRun, error) {
+	opts, err := draftorder.DraftOrderStartOptions(s.queue, in)
 	if err != nil {
 		return nil, err
 	}
-	return s.tc.ExecuteWorkflow(ctx, opts, workflows.DraftOrderWorkflowName, in)
+	return s.tc.ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, in)
 }
 
 // status queries a run.
-func (s *stack) status(ctx context.Context, id string) (workflows.DraftOrderStatus, error) {
-	var st workflows.DraftOrderStatus
+func (s *stack) status(ctx context.Context, id string) (draftorder.DraftOrderStatus, error) {
+	var st draftorder.DraftOrderStatus
 	v, err := s.tc.QueryWorkflow(ctx, id, "", workflows.QueryStatus)
 	if err != nil {
 		return st, err
@@ -105,7 +107,7 @@ func (s *stack) status(ctx context.Context, id string) (workflows.DraftOrderStat
 }
 
 // awaitState polls the status query until the run is in state.
-func (s *stack) awaitState(ctx context.Context, id, state string) workflows.DraftOrderStatus {
+func (s *stack) awaitState(ctx context.Context, id, state string) draftorder.DraftOrderStatus {
 	s.t.Helper()
 	for {
 		st, err := s.status(ctx, id)
@@ -281,7 +283,7 @@ func (s *stack) replay(ctx context.Context, id, runID string) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	workflows.Register(r, s.specs)
+	registry.Register(r, s.specs)
 	// The original ids matter: the workflow checks its id against the
 	// user and key, and correlation ids derive from both.
 	err = r.ReplayWorkflowHistoryWithOptions(nil, hist, worker.ReplayWorkflowHistoryOptions{

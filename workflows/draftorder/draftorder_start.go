@@ -1,0 +1,67 @@
+package draftorder
+
+import (
+	"sort"
+	"strings"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+)
+
+// startState is the CartwrightState a draft order is started with: where
+// it will rest if nothing stops it, NEEDS_USER_CONFIRMATION. The quoting
+// task that follows publishes the total within milliseconds, and an upsert
+// to say so would cost a history event and a visibility write. The
+// attribute moves away from it only when the order is to rest somewhere
+// else: a support-staff approval, an outage waited out
+// (showStateWhileWaiting), an end (docs/performance.md#search-attributes).
+const startState = StateNeedsConfirm
+
+// DraftOrderStartOptions are the options every caller starts a draft order
+// with; in must be the checked input (DraftOrderInput.Check), so defaults
+// are part of its fingerprint.
+func DraftOrderStartOptions(taskQueue string, in DraftOrderInput) (client.StartWorkflowOptions, error) {
+	id, err := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+	if err != nil {
+		return client.StartWorkflowOptions{}, err
+	}
+	fp, err := DraftOrderFingerprint(in)
+	if err != nil {
+		return client.StartWorkflowOptions{}, err
+	}
+	opts := workflows.OnceStartOptions(id, taskQueue, workflows.FlowDraftOrder, startState, "draft order")
+	opts.Memo = map[string]any{workflows.MemoInputFingerprint: fp}
+	return opts, nil
+}
+
+// fingerprintDoc is what makes two draft orders the same order: who, what,
+// where, how and in which currency, with defaults filled. Request ids,
+// trace, session, locale, client and the windows are how the order was
+// asked for, not what was ordered, and may differ between retries.
+type fingerprintDoc struct {
+	UserID          string              `json:"user_id"`
+	Items           []commerce.LineItem `json:"items"`
+	ShipTo          commerce.Address    `json:"ship_to"`
+	Currency        string              `json:"currency"`
+	ShippingService string              `json:"shipping_service"`
+	Incoterm        string              `json:"incoterm"`
+	DryRun          bool                `json:"dry_run"`
+}
+
+// DraftOrderFingerprint is "sha256:" and the hex SHA-256 of the canonical
+// JSON (RFC 8785) of the order's identity (fingerprintDoc), items in SKU
+// order. It holds no PII in clear; it is kept in the run's memo
+// (MemoInputFingerprint) and compared when a start reaches an existing run.
+func DraftOrderFingerprint(in DraftOrderInput) (string, error) {
+	doc := fingerprintDoc{
+		UserID: in.Request.UserID, Items: append([]commerce.LineItem(nil), in.Items...), ShipTo: in.ShipTo,
+		Currency: strings.ToUpper(in.Currency), ShippingService: in.ShippingService, Incoterm: in.Incoterm,
+		DryRun: in.Request.DryRun,
+	}
+	sort.SliceStable(doc.Items, func(i, j int) bool { return doc.Items[i].SKU < doc.Items[j].SKU })
+	doc.ShipTo.Country = strings.ToUpper(strings.TrimSpace(doc.ShipTo.Country))
+	return toolkit.CanonicalHash(doc)
+}

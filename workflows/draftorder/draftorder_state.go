@@ -1,0 +1,254 @@
+package draftorder
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
+)
+
+// ConfirmSignal is the payload of the confirm signal: the quote_hash of the
+// total the user agrees to pay, exactly as published in the status query.
+type ConfirmSignal struct {
+	QuoteHash string `json:"quote_hash"`
+}
+
+// CancelSignal is the (optional) payload of the cancel signal.
+type CancelSignal struct {
+	// Reason is free text for the record; it is not shown in queries.
+	Reason string `json:"reason,omitempty"`
+}
+
+// draftOrder is the state of one DraftOrder run. Handlers (query and signal
+// receivers) only read it or append to the inboxes; the main coroutine
+// makes every decision, in the order signals arrived.
+type draftOrder struct {
+	in        DraftOrderInput
+	specs     flow.ToolSpecs
+	state     string
+	log       workflows.SignalLog
+	approvals *approval.Approvals
+
+	// confirms holds confirmations (signals and updates) received while a
+	// confirmation is awaited; awaitingConfirm says whether one is.
+	confirms        []confirmMsg
+	awaitingConfirm bool
+	// confirmedHash is the quote_hash accepted by the current wait, until
+	// the next wait begins (a later confirm of it is "already done").
+	confirmedHash string
+	cancelled     bool
+	// over: the run returned (with a result or an error); update handlers
+	// still waiting answer now. failed is the error it returned, if any.
+	over   bool
+	failed error
+	// pastCancel is set once the draft order is being created: from then
+	// on a cancel can no longer stop it.
+	pastCancel bool
+
+	round      int
+	quote      *commerce.Quote
+	shipping   *commerce.ShippingQuote
+	option     *commerce.ShippingOption
+	compliance *ComplianceSummary
+	// complianceMode is the transport mode compliance last cleared.
+	complianceMode string
+	duties         *commerce.DutiesAndTaxes
+	total          *commerce.Total
+	confirmation   *PendingConfirmation
+	approval       *approval.ApprovalOutcome
+	// evidence names the snapshots of the quote and the compliance answer
+	// the current prices rest on, for the sealed total
+	// (docs/quote-seals.md#the-seal).
+	sealRefs commerce.EvidenceRefs
+	// plan is the origin choice of the current round.
+	plan     *commerce.OriginPlan
+	draft    *commerce.DraftOrder
+	requotes int
+	// creates counts the create calls of the run (see create).
+	creates  int
+	evidence []workflows.EvidenceRef
+	result   *DraftOrderResult
+}
+
+// setup checks the input, then declares the query and the signals (with
+// the descriptions the Web UI's signal form lists) before any activity runs.
+func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
+	in, err := startCheck(ctx, in)
+	if err != nil {
+		return err
+	}
+	d.in, d.state, d.evidence = in, StateQuoting, []workflows.EvidenceRef{}
+	if err := workflow.SetQueryHandlerWithOptions(ctx, workflows.QueryStatus, d.status, workflow.QueryHandlerOptions{
+		Description: "State, pending confirmation (total and quote_hash) and approvals, rejected signals, totals and evidence of this draft order.",
+	}); err != nil {
+		return err
+	}
+	confirmCh := workflow.GetSignalChannelWithOptions(ctx, SignalConfirm, workflow.SignalChannelOptions{
+		Description: `The user confirms the published total: {"quote_hash": "sha256:…"} with the quote_hash from the status query. ` +
+			`A hash other than the one currently published is rejected.`,
+	})
+	cancelCh := workflow.GetSignalChannelWithOptions(ctx, SignalCancel, workflow.SignalChannelOptions{
+		Description: `The user abandons the order before it is created: {"reason": "…"} (optional).`,
+	})
+	d.approvals = approval.NewApprovals(ctx, approval.ApprovalConfig{Flow: workflows.FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log, Specs: d.specs})
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			raw := workflows.ReceiveRaw(ctx, confirmCh)
+			if d.awaitingConfirm {
+				d.confirms = append(d.confirms, confirmMsg{raw: raw})
+				continue
+			}
+			d.refuseConfirm(ctx, raw)
+		}
+	})
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			d.onCancel(ctx, workflows.ReceiveRaw(ctx, cancelCh))
+		}
+	})
+	if err := d.setUpdates(ctx); err != nil {
+		return err
+	}
+	// A run started without them (by hand) gets the start's attributes;
+	// a started one already has them and this adds no command.
+	return workflows.UpsertFlowState(ctx, workflows.FlowDraftOrder, startState)
+}
+
+// onCancel records a cancel; the main coroutine acts on it at its next
+// decision point (between steps, or at once while waiting for a person).
+func (d *draftOrder) onCancel(ctx workflow.Context, raw converter.RawValue) {
+	var sig CancelSignal
+	if err := workflows.DecodeSignal(raw, &sig); err != nil && err != workflows.ErrEmptySignal {
+		d.log.Reject(ctx, workflows.RejectedSignal{Signal: SignalCancel, Reason: workflows.RejectMalformed, Detail: err.Error()})
+		return
+	}
+	if d.pastCancel || d.result != nil {
+		d.log.Reject(ctx, workflows.RejectedSignal{Signal: SignalCancel, Reason: workflows.RejectNotWaiting,
+			Detail: "the draft order is already being created or has ended"})
+		return
+	}
+	d.cancelled = true
+}
+
+// refuseConfirm answers a confirm that arrived while none is awaited.
+func (d *draftOrder) refuseConfirm(ctx workflow.Context, raw converter.RawValue) {
+	var sig ConfirmSignal
+	if err := workflows.DecodeSignal(raw, &sig); err != nil {
+		d.log.Reject(ctx, workflows.RejectedSignal{Signal: SignalConfirm, Reason: workflows.RejectMalformed, Detail: err.Error()})
+		return
+	}
+	d.log.Reject(ctx, workflows.RejectedSignal{Signal: SignalConfirm, Reason: workflows.RejectNotWaiting,
+		Detail: fmt.Sprintf("no confirmation is awaited (state %s)", d.state)})
+}
+
+// status answers the status query from a copy of the state.
+func (d *draftOrder) status() (DraftOrderStatus, error) {
+	s := DraftOrderStatus{
+		State: d.state, Destination: d.in.ShipTo.Country, Currency: d.in.Currency,
+		Approvals: d.approvals.Status(), Rejected: d.log.Snapshot(), Compliance: d.compliance,
+		Total: d.total, DraftOrder: d.draft, Requotes: d.requotes, Origins: d.originsSummary(),
+		Evidence: append([]workflows.EvidenceRef{}, d.evidence...), Result: d.result,
+	}
+	if d.awaitingConfirm && d.confirmation != nil {
+		c := *d.confirmation
+		s.Confirmation = &c
+	}
+	return s, nil
+}
+
+// setState moves to state and keeps CartwrightState current.
+func (d *draftOrder) setState(ctx workflow.Context, state string) error {
+	d.state = state
+	return workflows.UpsertFlowState(ctx, workflows.FlowDraftOrder, state)
+}
+
+// record keeps the evidence reference of a successful tool call.
+func (d *draftOrder) record(step string, env toolkit.Response) {
+	d.evidence = append(d.evidence, workflows.EvidenceRefOf(step, env))
+}
+
+// recordAnswer keeps the evidence reference of a tool's answer: every
+// success, and a refusal whose envelope names its snapshot (the compliance
+// decision that blocked the order is evidence like any other answer).
+func (d *draftOrder) recordAnswer(step string, env toolkit.Response, err error) {
+	if err == nil || env.SnapshotID() != "" {
+		d.record(step, env)
+	}
+}
+
+// step names a tool call of the current quote round, for correlation ids
+// and evidence references.
+func (d *draftOrder) step(name string) string {
+	return roundStep(d.round, name)
+}
+
+// roundStep names step name of quote round n.
+func roundStep(n int, name string) string {
+	return fmt.Sprintf("q%d/%s", n, name)
+}
+
+// request is the envelope of one tool call.
+func (d *draftOrder) request(ctx workflow.Context, step string) toolkit.Request {
+	req := flow.Envelope(ctx, d.in.Request, step)
+	// The idempotency key scopes the one write (docs/envelope.md#idempotency);
+	// read-only calls do not carry it.
+	req.IdempotencyKey = ""
+	return req
+}
+
+// end builds a final result.
+func (d *draftOrder) end(state string, code toolkit.Code, msg string) *DraftOrderResult {
+	return &DraftOrderResult{State: state, Code: code, Message: msg}
+}
+
+// finish records the result, publishes the final state and returns it.
+func (d *draftOrder) finish(ctx workflow.Context, res *DraftOrderResult) (DraftOrderResult, error) {
+	res.Total, res.DraftOrder, res.Approval = d.total, d.draft, d.approval
+	res.Origins = d.originsSummary()
+	res.Evidence = append([]workflows.EvidenceRef{}, d.evidence...)
+	d.result, d.awaitingConfirm = res, false
+	if err := d.setState(ctx, res.State); err != nil {
+		return *res, err
+	}
+	// Counted here, once per run: the SDK's workflow metrics handler
+	// records nothing while replaying, and a metric is not a command.
+	workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"state": res.State}).
+		Counter(workflows.MetricDraftOrdersFinished).Inc(1)
+	details := fmt.Sprintf("**Draft order %s**", strings.ReplaceAll(strings.ToLower(res.State), "_", " "))
+	if res.Message != "" {
+		details += ": " + res.Message
+	}
+	workflow.SetCurrentDetails(ctx, details)
+	return *res, nil
+}
+
+// cancelledResult is the result of a cancel honoured before creation.
+func (d *draftOrder) cancelledResult() *DraftOrderResult {
+	return d.end(StateCancelled, "", "cancelled by the user before the draft order was created")
+}
+
+// outcome turns a tool failure into a final result when it is a business
+// answer (the order cannot proceed as asked); any other error fails the
+// workflow with its closed-set code as the error type.
+func (d *draftOrder) outcome(err error) (*DraftOrderResult, error) {
+	te := toolkit.AsError(err)
+	switch te.Code {
+	case toolkit.OutOfStock:
+		return d.end(StateOutOfStock, te.Code, te.Message), nil
+	case toolkit.AddressInvalid:
+		return d.end(StateAddressInvalid, te.Code, te.Message), nil
+	case toolkit.ComplianceBlocked:
+		return d.end(StateComplianceBlocked, te.Code, te.Message), nil
+	}
+	if end := d.unavailable(err); end != nil {
+		return end, nil
+	}
+	return nil, err
+}

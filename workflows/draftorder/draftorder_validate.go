@@ -1,0 +1,200 @@
+package draftorder
+
+import (
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
+)
+
+// Check is the one check of a draft order's input: the client and the
+// starter run it before a start, the workflow runs it at its start, so a
+// start is refused for exactly what the run would refuse. It returns the
+// input with its defaults filled, or a *toolkit.Error (INVALID_ARGUMENT
+// naming the fields; UPSTREAM_ERROR only if the built-in schemas or rule
+// data cannot be read).
+//
+// It covers the input's own fields, the request envelope every tool call
+// of the run carries (envelope.request.json), the first tool calls' inputs
+// against those tools' compiled input schemas (items, quantities, SKU
+// format, currency format, address field lengths) and the facts the
+// built-in rule data decides (currency quotable, destination modelled:
+// commerce.CheckOrderFacts). What only the catalog in PostgreSQL knows
+// (an unknown or discontinued SKU, stock) is the pricing tool's answer;
+// such a run fails and frees its key (DraftOrderStartOptions).
+//
+// Check reads no clock, environment or database, so it is deterministic
+// workflow code; its answer changes only with the code and data of a
+// deployment.
+func (in DraftOrderInput) Check() (DraftOrderInput, error) {
+	r := &in.Request
+	if r.Actor.Type == "" && r.Actor.ID == "" {
+		// A backend that starts the flow on a user's behalf: the user is
+		// the actor.
+		r.Actor = toolkit.Actor{Type: toolkit.ActorUser, ID: r.UserID}
+	}
+	if err := workflows.CheckUserID(r.UserID); err != nil {
+		return in, refuse("request.user_id", "%v", err)
+	}
+	if err := workflows.CheckIdempotencyKey(r.IdempotencyKey); err != nil {
+		return in, refuse("request.idempotency_key", "%v", err)
+	}
+	if len(in.Items) == 0 {
+		return in, refuse("items", "items must not be empty")
+	}
+	if in.Currency == "" {
+		in.Currency = r.Currency
+	}
+	if in.Currency == "" {
+		return in, refuse("currency", "currency is required (input.currency or request.currency)")
+	}
+	if in.ShipTo.Country == "" {
+		return in, refuse("ship_to.country", "ship_to.country is required")
+	}
+	if in.ShipTo.Name == "" {
+		// The quote tools do not need it, but the draft order does: refuse
+		// now rather than after the user confirmed a total.
+		return in, refuse("ship_to.name", "ship_to.name is required")
+	}
+	if in.ShippingService == "" {
+		in.ShippingService = DefaultShippingService
+	}
+	switch in.ShippingService {
+	case commerce.ServiceEconomy, commerce.ServiceStandard, commerce.ServiceExpress:
+	default:
+		return in, refuse("shipping_service", "shipping_service %q is invalid, one of economy, standard, express", in.ShippingService)
+	}
+	if in.Incoterm == "" {
+		in.Incoterm = commerce.IncotermDDP
+	}
+	if in.Incoterm != commerce.IncotermDDP && in.Incoterm != commerce.IncotermDAP {
+		return in, refuse("incoterm", "incoterm %q is invalid, one of DDP, DAP", in.Incoterm)
+	}
+	var err error
+	if in.ConfirmWindow, err = window("confirm_window", in.ConfirmWindow, DefaultConfirmWindow); err != nil {
+		return in, err
+	}
+	if in.ApprovalWindow, err = window("approval_window", in.ApprovalWindow, approval.DefaultApprovalWindow); err != nil {
+		return in, err
+	}
+	if in.ApprovalConfidence < 0 || in.ApprovalConfidence > 1 {
+		return in, refuse("approval_confidence", "approval_confidence must be in (0,1], or 0 for the default")
+	}
+	if in.ApprovalConfidence == 0 {
+		in.ApprovalConfidence = DefaultApprovalConfidence
+	}
+	if err := checkRequest(in.Request); err != nil {
+		return in, err
+	}
+	if err := checkFirstToolInputs(in); err != nil {
+		return in, err
+	}
+	return in, commerce.CheckOrderFacts(in.Currency, in.ShipTo)
+}
+
+// Validate is Check for a caller that only needs the verdict.
+func (in DraftOrderInput) Validate() error {
+	_, err := in.Check()
+	return err
+}
+
+// window is a positive duration, 0 meaning the default; a negative one is
+// refused rather than silently replaced.
+func window(field string, d, def time.Duration) (time.Duration, error) {
+	switch {
+	case d < 0:
+		return d, refuse(field, "%s must be a positive duration (nanoseconds), or 0 for the default %s", field, def)
+	case d == 0:
+		return def, nil
+	}
+	return d, nil
+}
+
+// checkRequest is the envelope check of every tool call of the run, with
+// the ids the workflow fills in per call.
+func checkRequest(req toolkit.Request) error {
+	if req.RequestID == "" {
+		req.RequestID = "req-0000000000000000"
+	}
+	req.CorrelationID = "corr-0000000000000000"
+	err := toolkit.CheckRequest(req)
+	if te := toolkit.AsError(err); te != nil {
+		fields, _ := te.Details["fields"].([]string)
+		named := make([]string, 0, len(fields))
+		for _, f := range fields {
+			named = append(named, "request."+strings.TrimPrefix(f, "(root)."))
+		}
+		msg := te.Message
+		if problems, ok := te.Details["problems"].([]string); ok {
+			msg = "request envelope is invalid: request." + strings.Join(problems, "; request.")
+		}
+		return toolkit.Errorf(te.Code, "%s", msg).WithDetail("fields", named).
+			WithRecovery("fix the named fields and call again")
+	}
+	return nil
+}
+
+// checkFirstToolInputs validates what the quote round sends pricing,
+// shipping and compliance against those tools' input schemas (the same
+// compiled schemas the invoker uses), naming the draft order's fields.
+func checkFirstToolInputs(in DraftOrderInput) error {
+	set := toolkit.BuiltinSchemas()
+	asOrder := func(f string) string {
+		f = strings.TrimPrefix(f, "(root).")
+		if rest, ok := strings.CutPrefix(f, "destination"); ok {
+			return "ship_to" + rest
+		}
+		return f
+	}
+	if err := set.CheckToolInput(commerce.ToolGetQuote,
+		commerce.GetQuoteArgs{Items: in.Items, Currency: in.Currency}, asOrder); err != nil {
+		return err
+	}
+	if err := set.CheckToolInput(commerce.ToolQuoteShipping,
+		commerce.QuoteShippingArgs{Items: in.Items, Destination: in.ShipTo, Currency: in.Currency}, asOrder); err != nil {
+		return err
+	}
+	return set.CheckToolInput(commerce.ToolCheckCompliance,
+		commerce.CheckComplianceArgs{Items: in.Items, Destination: in.ShipTo}, asOrder)
+}
+
+// refuse is an INVALID_ARGUMENT naming one field.
+func refuse(field, format string, args ...any) *toolkit.Error {
+	return toolkit.Errorf(toolkit.InvalidArgument, format, args...).WithDetail("fields", []string{field}).
+		WithRecovery("fix the named fields and call again")
+}
+
+// startCheck runs Check at the start of a run and turns its refusal into
+// the run's failure, once, at the Temporal boundary.
+func startCheck(ctx workflow.Context, in DraftOrderInput) (DraftOrderInput, error) {
+	id := workflow.GetInfo(ctx).WorkflowExecution.ID
+	// Check reads embedded rule data through sync.Once caches and sorts
+	// every list it reports: deterministic, though workflowcheck sees the
+	// schema library's map ranges.
+	//workflowcheck:ignore
+	checked, err := in.Check()
+	if err == nil {
+		return checked, checkWorkflowID(id, checked.Request)
+	}
+	return in, activities.ApplicationError(err)
+}
+
+// checkWorkflowID refuses a run started under another id than the one the
+// input's user and key name (a start that bypassed DraftOrderStartOptions).
+func checkWorkflowID(workflowID string, r toolkit.Request) error {
+	want, err := workflows.DraftOrderID(r.UserID, r.IdempotencyKey)
+	if err != nil {
+		return flow.InvalidInput("%v", err)
+	}
+	if workflowID != want {
+		return flow.InvalidInput("workflow id must be %s (DraftOrderID of user_id and idempotency_key)", want)
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+package draftorder
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/approval"
+	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
+	"github.com/cartwright-dev/cartwright/workflows/internal/flowtest"
+)
+
+// fixture is a DraftOrder run on the test environment with every activity
+// mocked by a small fake of the commerce and support tools. Tests change
+// the fake's answers (unit prices, verdict, failures) before Run.
+type fixture struct {
+	flowtest.FakeEnv
+	in DraftOrderInput
+
+	// unitPrice is the price pricing answers with (per SKU, minor units);
+	// priceAfter switches it for calls made at or after that time.
+	unitPrice  int64
+	newPrice   int64
+	priceAfter time.Time
+	verdict    commerce.ComplianceVerdict
+	// modeOf is the transport mode of a service level's option at a time
+	// (nil: every option flies).
+	modeOf func(level string, now time.Time) string
+	// blockAir makes compliance block the basket by air (a power bank).
+	blockAir bool
+	// beforeCreate, if set, sees each create call's context first.
+	beforeCreate func(ctx context.Context)
+}
+
+func newFixture(t *testing.T) *fixture {
+	f := &fixture{
+		unitPrice: 2500, newPrice: 2500,
+		verdict: commerce.ComplianceVerdict{Verdict: commerce.VerdictAllow, Confidence: 0.97, Reasons: []commerce.ComplianceReason{}, RulesetVersion: "compliance-test"},
+	}
+	f.in = DraftOrderInput{
+		Request: toolkit.Request{
+			RequestID: "req-test", UserID: "u_123", IdempotencyKey: "key-0001-abcd",
+			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_123"}, Currency: "EUR",
+		},
+		Items:  []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}},
+		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
+	}
+	id, _ := workflows.DraftOrderID("u_123", "key-0001-abcd")
+	f.Init(t, id, "ev_test_")
+	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.DraftOrder, workflow.RegisterOptions{Name: DraftOrderWorkflowName})
+	f.FakeTools(map[string]any{
+		commerce.ToolGetQuote: f.getQuote, commerce.ToolQuoteShipping: f.quoteShipping, commerce.ToolCheckCompliance: f.checkCompliance,
+		commerce.ToolDutiesAndTaxes: f.duties, commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
+		commerce.ToolChooseOrigins: f.chooseOrigins,
+	})
+	return f
+}
+
+// chooseOrigins chooses DE, the one warehouse of the fixture.
+func (f *fixture) chooseOrigins(ctx context.Context, in flowtest.ToolIn[commerce.ChooseOriginsArgs]) (flowtest.ToolOut[commerce.OriginPlan], error) {
+	if err := f.Enter("ChooseOrigins", in); err != nil {
+		return flowtest.ToolOut[commerce.OriginPlan]{}, err
+	}
+	cur := in.Args.Currency
+	landed := commerce.LandedCost{Goods: commerce.Money{Currency: cur}, Shipping: commerce.Money{Currency: cur},
+		Duty: commerce.Money{Currency: cur}, Tax: commerce.Money{Currency: cur}, Total: commerce.Money{Currency: cur}}
+	plan := commerce.OriginPlan{Currency: cur, Destination: in.Args.Destination.Country, ShippingService: in.Args.ShippingService,
+		Incoterm: in.Args.Incoterm, Rule: commerce.OriginRule, ExpiresAt: f.Env.Now().Add(30 * time.Minute),
+		Parcels:    []commerce.ParcelQuote{{ShipFrom: "DE", Items: in.Args.Items, Landed: landed}},
+		Candidates: []commerce.OriginCandidate{{Origins: []string{"DE"}, Fills: true, MeetsService: true, Landed: &landed, Chosen: true}},
+		Landed:     landed, RulesetVersion: "origins-test"}
+	return flowtest.ToolOut[commerce.OriginPlan]{Data: plan, Envelope: f.EnvelopeFor(commerce.ToolChooseOrigins, toolkit.StatusOK)}, nil
+}
+
+func (f *fixture) getQuote(ctx context.Context, in flowtest.ToolIn[commerce.GetQuoteArgs]) (flowtest.ToolOut[commerce.Quote], error) {
+	if err := f.Enter("GetQuote", in); err != nil {
+		return flowtest.ToolOut[commerce.Quote]{}, err
+	}
+	now := f.Env.Now()
+	unit := f.unitPrice
+	if !f.priceAfter.IsZero() && !now.Before(f.priceAfter) {
+		unit = f.newPrice
+	}
+	q := commerce.Quote{QuoteID: fmt.Sprintf("q_%d", f.Count("GetQuote")), Currency: in.Args.Currency, ExpiresAt: now.Add(15 * time.Minute), FXVersion: "fx-test"}
+	for _, it := range in.Args.Items {
+		line := commerce.QuoteLine{SKU: it.SKU, Title: "Headphones", Quantity: it.Quantity,
+			UnitPrice: commerce.Money{Amount: unit, Currency: in.Args.Currency},
+			LineTotal: commerce.Money{Amount: unit * int64(it.Quantity), Currency: in.Args.Currency},
+			HSCode:    "851830", Origin: "CN", Category: "electronics", WeightGrams: 400}
+		q.Lines = append(q.Lines, line)
+		q.Subtotal.Amount += line.LineTotal.Amount
+	}
+	q.Subtotal.Currency = in.Args.Currency
+	q.PriceHash, _ = commerce.PriceHash(q.Currency, q.Lines)
+	if in.Args.ExpectedPriceHash != "" && in.Args.ExpectedPriceHash != q.PriceHash {
+		return flowtest.ToolOut[commerce.Quote]{}, activities.ApplicationError(
+			toolkit.Errorf(toolkit.PriceChanged, "prices changed since the quote the user saw").WithDetail("price_hash", q.PriceHash))
+	}
+	return flowtest.ToolOut[commerce.Quote]{Data: q, Envelope: f.EnvelopeFor(commerce.ToolGetQuote, toolkit.StatusOK)}, nil
+}
+
+func (f *fixture) quoteShipping(ctx context.Context, in flowtest.ToolIn[commerce.QuoteShippingArgs]) (flowtest.ToolOut[commerce.ShippingQuote], error) {
+	if err := f.Enter("QuoteShipping", in); err != nil {
+		return flowtest.ToolOut[commerce.ShippingQuote]{}, err
+	}
+	cur := in.Args.Currency
+	opt := func(level string, cost int64) commerce.ShippingOption {
+		return commerce.ShippingOption{OptionID: level, ServiceLevel: level, Carrier: "DHL", Cost: commerce.Money{Amount: cost, Currency: cur},
+			MinDays: 2, MaxDays: 5, ChargeableGrams: 800, Zone: "EU", TransportMode: f.mode(level)}
+	}
+	return flowtest.ToolOut[commerce.ShippingQuote]{
+		Data: commerce.ShippingQuote{Options: []commerce.ShippingOption{opt("economy", 499), opt("standard", 899), opt("express", 1999)},
+			ExpiresAt: f.Env.Now().Add(30 * time.Minute), RulesetVersion: "shipping-test"},
+		Envelope: f.EnvelopeFor(commerce.ToolQuoteShipping, toolkit.StatusOK),
+	}, nil
+}
+
+func (f *fixture) checkCompliance(ctx context.Context, in flowtest.ToolIn[commerce.CheckComplianceArgs]) (flowtest.ToolOut[commerce.ComplianceVerdict], error) {
+	if err := f.Enter("CheckCompliance", in); err != nil {
+		return flowtest.ToolOut[commerce.ComplianceVerdict]{}, err
+	}
+	mode := in.Args.TransportMode
+	if mode == "" {
+		mode = "air" // the tool's strict default
+	}
+	if f.blockAir && mode == "air" {
+		return flowtest.ToolOut[commerce.ComplianceVerdict]{}, activities.ApplicationError(
+			toolkit.Errorf(toolkit.ComplianceBlocked, "the order cannot ship to DE by air").WithDetail("rule", "DG_LITHIUM_ION_STANDALONE_AIR"))
+	}
+	v := f.verdict
+	v.TransportMode = mode
+	return flowtest.ToolOut[commerce.ComplianceVerdict]{Data: v, Envelope: f.EnvelopeFor(commerce.ToolCheckCompliance, toolkit.StatusOK)}, nil
+}
+
+func (f *fixture) duties(ctx context.Context, in flowtest.ToolIn[commerce.DutiesAndTaxesArgs]) (flowtest.ToolOut[commerce.DutiesAndTaxes], error) {
+	if err := f.Enter("EstimateDutiesAndTaxes", in); err != nil {
+		return flowtest.ToolOut[commerce.DutiesAndTaxes]{}, err
+	}
+	cur := in.Args.Currency
+	var base int64
+	for _, l := range in.Args.Lines {
+		base += l.LineTotal.Amount
+	}
+	base += in.Args.Shipping.Cost.Amount
+	d := commerce.DutiesAndTaxes{Currency: cur, Incoterm: in.Args.Incoterm, Country: in.Args.Destination.Country,
+		Duty: commerce.Money{Currency: cur}, Tax: commerce.Money{Amount: base * 19 / 100, Currency: cur},
+		TaxName: "VAT", TaxRateBPS: 1900, CollectedAtCheckout: in.Args.Incoterm == commerce.IncotermDDP,
+		Notes: []string{}, RulesetVersion: "tax-test"}
+	return flowtest.ToolOut[commerce.DutiesAndTaxes]{Data: d, Envelope: f.EnvelopeFor(commerce.ToolDutiesAndTaxes, toolkit.StatusOK)}, nil
+}
+
+func (f *fixture) computeTotal(ctx context.Context, in flowtest.ToolIn[commerce.ComputeTotalArgs]) (flowtest.ToolOut[commerce.Total], error) {
+	if err := f.Enter("ComputeTotal", in); err != nil {
+		return flowtest.ToolOut[commerce.Total]{}, err
+	}
+	t, err := commerce.ComputeTotal(in.Args)
+	if err != nil {
+		return flowtest.ToolOut[commerce.Total]{}, activities.ApplicationError(err)
+	}
+	return flowtest.ToolOut[commerce.Total]{Data: t, Envelope: f.EnvelopeFor(commerce.ToolComputeTotal, toolkit.StatusOK)}, nil
+}
+
+func (f *fixture) createDraftOrder(ctx context.Context, in flowtest.ToolIn[commerce.CreateDraftOrderArgs]) (flowtest.ToolOut[commerce.DraftOrder], error) {
+	if f.beforeCreate != nil {
+		f.beforeCreate(ctx)
+	}
+	if err := f.Enter("CreateDraftOrder", in); err != nil {
+		return flowtest.ToolOut[commerce.DraftOrder]{}, err
+	}
+	if in.Args.ConfirmedQuoteHash != in.Args.Total.QuoteHash || in.Request.IdempotencyKey == "" {
+		return flowtest.ToolOut[commerce.DraftOrder]{}, activities.ApplicationError(toolkit.Errorf(toolkit.NeedsUserConfirmation, "not confirmed"))
+	}
+	return flowtest.ToolOut[commerce.DraftOrder]{
+		Data: commerce.DraftOrder{DraftOrderID: "do_01TEST", ExpiresAt: f.Env.Now().Add(24 * time.Hour), Status: commerce.DraftStatusOpen,
+			QuoteHash: in.Args.Total.QuoteHash, GrandTotal: in.Args.Total.GrandTotal},
+		Envelope: f.EnvelopeFor(commerce.ToolCreateDraftOrder, toolkit.StatusOK),
+	}, nil
+}
+
+// mode is the transport mode of level's option now.
+func (f *fixture) mode(level string) string {
+	if f.modeOf == nil {
+		return "air"
+	}
+	return f.modeOf(level, f.Env.Now())
+}
+
+// run executes the workflow to its end and returns its result.
+func (f *fixture) run() DraftOrderResult {
+	f.T.Helper()
+	return flowtest.RunWorkflow[DraftOrderResult](&f.FakeEnv, DraftOrderWorkflowName, f.in)
+}
+
+// status queries the running workflow.
+func (f *fixture) status() DraftOrderStatus {
+	f.T.Helper()
+	return flowtest.FetchStatus[DraftOrderStatus](&f.FakeEnv)
+}
+
+// confirmPublished sends a confirm with the published quote_hash.
+func (f *fixture) confirmPublished() {
+	s := f.status()
+	if s.Confirmation == nil {
+		f.T.Errorf("no confirmation is published (state %s)", s.State)
+		return
+	}
+	f.Env.SignalWorkflow(SignalConfirm, ConfirmSignal{QuoteHash: s.Confirmation.QuoteHash})
+}
+
+// approve sends an approval for the pending approval id.
+func (f *fixture) approval(decision, approver, reason string) {
+	s := f.status()
+	if s.Approvals.Pending == nil {
+		f.T.Errorf("no approval is pending (state %s)", s.State)
+		return
+	}
+	f.Env.SignalWorkflow(approval.SignalApproval, flowtest.SealedAs(approver, s.Approvals.Pending.ApprovalID, decision, reason))
+}
+
+// unsealedApproval sends what a raw `temporal workflow signal` can: a
+// decision naming approver, with no seal.
+func (f *fixture) unsealedApproval(decision, approver, reason string) {
+	s := f.status()
+	f.Env.SignalWorkflow(approval.SignalApproval, approval.ApprovalSignal{ApprovalID: s.Approvals.Pending.ApprovalID, Decision: decision, Approver: approver, Reason: reason})
+}

@@ -1,0 +1,111 @@
+package draftorder
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/toolkit"
+)
+
+// roundTools are a quote round's six tools, in the order it calls them.
+var roundTools = func() []string {
+	var out []string
+	for _, st := range activities.QuoteRoundSteps {
+		out = append(out, st.Tool)
+	}
+	return out
+}()
+
+func TestQuoteRoundAnswersTheFirstRound(t *testing.T) {
+	f, _ := asStarted(t)
+	f.At(time.Minute, f.confirmPublished)
+	res := f.run()
+	if res.State != StateDraftCreated || len(res.Evidence) != 7 {
+		t.Fatalf("result = %+v", res)
+	}
+	// One round made the six read-only calls; the workflow itself called
+	// only the write.
+	if f.Rounds != 1 || !reflect.DeepEqual(f.Direct, []string{commerce.ToolCreateDraftOrder}) {
+		t.Fatalf("%d round(s), direct calls %v", f.Rounds, f.Direct)
+	}
+	if !reflect.DeepEqual(f.ToolCalls, append(append([]string{}, roundTools...), commerce.ToolCreateDraftOrder)) {
+		t.Fatalf("tool calls %v", f.ToolCalls)
+	}
+	// The evidence names each step of round 1 once, in the workflow's order.
+	var steps []string
+	for _, e := range res.Evidence {
+		steps = append(steps, e.Step)
+	}
+	want := []string{"q1/origins", "q1/shipping", "q1/pricing", "q1/compliance", "q1/duties", "q1/total", "create"}
+	if !reflect.DeepEqual(steps, want) {
+		t.Fatalf("evidence steps %v, want %v", steps, want)
+	}
+	checkCorrelationIDs(t, f)
+}
+
+func TestQuoteRoundThatFailsLeavesTheCallsToTheWorkflow(t *testing.T) {
+	f, _ := asStarted(t)
+	// Pricing's first attempt meets an outage: the round fails (one
+	// attempt, no retries) and the workflow makes every call itself.
+	f.Fail("GetQuote", toolkit.Errorf(toolkit.UpstreamError, "database unavailable"), 1)
+	f.At(time.Minute, f.confirmPublished)
+	res := f.run()
+	if res.State != StateDraftCreated {
+		t.Fatalf("result = %+v", res)
+	}
+	want := append(append([]string{}, roundTools...), commerce.ToolCreateDraftOrder)
+	got := append([]string{}, f.Direct...)
+	slices.Sort(got)
+	slices.Sort(want)
+	if f.Rounds != 1 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%d round(s), direct calls %v, want %v", f.Rounds, f.Direct, want)
+	}
+}
+
+func TestQuoteRoundStopsWhereSupportStaffDecide(t *testing.T) {
+	f, _ := asStarted(t)
+	f.verdict.Confidence = 0.79 // below the approval threshold
+	f.At(time.Minute, func() { f.approval("approve", "carol.admin", "") })
+	f.At(2*time.Minute, f.confirmPublished)
+	res := f.run()
+	if res.State != StateDraftCreated || res.Approval == nil {
+		t.Fatalf("result = %+v", res)
+	}
+	// The round stopped after compliance: duties and the total were
+	// computed after the approval, by the workflow.
+	want := []string{commerce.ToolDutiesAndTaxes, commerce.ToolComputeTotal, support.RecordApprovalTool, commerce.ToolCreateDraftOrder}
+	got := append([]string{}, f.Direct...)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("direct calls %v, want %v", f.Direct, want)
+	}
+}
+
+func TestQuoteRoundAnswerForAnotherInputIsNotTaken(t *testing.T) {
+	f, _ := asStarted(t)
+	// A round whose shipping call had another input than the workflow's
+	// (a round that computed differently): the workflow does not take it
+	// and asks shipping itself; a later answer is still taken when its
+	// input is the workflow's byte for byte.
+	f.TamperRound = func(r *activities.QuoteRoundResult) {
+		for i := range r.Calls {
+			if r.Calls[i].Tool == commerce.ToolQuoteShipping {
+				r.Calls[i].InputSHA256 = activities.InputSHA256([]byte(`{"items":[]}`))
+			}
+		}
+	}
+	f.At(time.Minute, f.confirmPublished)
+	res := f.run()
+	if res.State != StateDraftCreated {
+		t.Fatalf("result = %+v", res)
+	}
+	if f.Direct[0] != commerce.ToolQuoteShipping || f.Count("QuoteShipping") != 2 {
+		t.Fatalf("direct calls %v, %d shipping calls: the tampered answer was taken", f.Direct, f.Count("QuoteShipping"))
+	}
+}

@@ -1,0 +1,43 @@
+package registry
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
+	"github.com/cartwright-dev/cartwright/workflows/maintenance"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
+)
+
+// Registry returns every workflow the worker serves, by registered type
+// name, bound to specs (normally the worker registry's Specs()). The
+// auditor replays histories with exactly these functions, so a workflow
+// missing here cannot be audited: add each new workflow here.
+func Registry(specs []toolkit.Spec) map[string]any {
+	s := flow.NewToolSpecs(specs)
+	return map[string]any{
+		draftorder.DraftOrderWorkflowName:        draftorder.Flow{Specs: s}.DraftOrder,
+		onboardingflow.OnboardingWorkflowName:    onboardingflow.Flow{Specs: s}.Onboarding,
+		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
+		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
+		toolcall.ToolCallWorkflowName:            toolcall.Flow{Specs: s}.ToolCall,
+		toolcall.ListToolsWorkflowName:           toolcall.ListTools,
+	}
+}
+
+// WorkflowRegistrar is what both worker.Worker and worker.WorkflowReplayer
+// offer for registering a workflow under a name.
+type WorkflowRegistrar interface {
+	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
+}
+
+// Register registers every workflow of Registry(specs) on r under its
+// name, so the worker and the auditor's replayer can never disagree on a
+// name.
+func Register(r WorkflowRegistrar, specs []toolkit.Spec) {
+	for name, fn := range Registry(specs) {
+		r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
+	}
+}

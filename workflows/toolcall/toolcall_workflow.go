@@ -1,0 +1,201 @@
+package toolcall
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/cartwright-dev/cartwright/activities"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows"
+	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
+)
+
+// Workflow type names and the id prefix of the generic tool workflows.
+const (
+	ToolCallWorkflowName  = "ToolCall"
+	ListToolsWorkflowName = "ListTools"
+	ToolCallIDPrefix      = "tool-call/"
+)
+
+// callerCorrelation is the shape of a correlation id a caller may bring
+// (docs/mcp.md#mcp-invariants, MCP-INV-05).
+var callerCorrelation = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
+
+// ToolCallInput is one call of one tool.
+type ToolCallInput struct {
+	Call toolkit.ToolCall `json:"call"`
+	// refused is why strict decoding refused the input (UnmarshalJSON).
+	refused *toolkit.Error
+}
+
+// ToolCallResult is the tool's response envelope, with its evidence: an
+// answer (ok) or a refusal (ok=false, error, and the refusal's evidence),
+// or the error envelope of a call that could not reach the tool.
+type ToolCallResult struct {
+	Envelope toolkit.Response `json:"envelope"`
+}
+
+// ToolCallID is the workflow id of a tool call: tool-call/{user_id}/{key},
+// where key is the idempotency key for a write tool and the request id
+// otherwise. Like the draft order's, the id is the idempotency key: the
+// same call started twice reaches the same run and the same answer.
+func ToolCallID(call toolkit.ToolCall) (string, error) {
+	if err := workflows.CheckUserID(call.Request.UserID); err != nil {
+		return "", err
+	}
+	key := call.Request.IdempotencyKey
+	if key == "" {
+		key = call.Request.RequestID
+	}
+	if err := workflows.CheckIdempotencyKey(key); err != nil {
+		return "", fmt.Errorf("request_id or idempotency_key: %w", err)
+	}
+	return ToolCallIDPrefix + call.Request.UserID + "/" + key, nil
+}
+
+// Flow is ToolCall bound to the specs of the tools it calls
+// (their activity options come from the specs).
+type Flow struct{ Specs flow.ToolSpecs }
+
+// ToolCall (registered as ToolCallWorkflowName) runs one tool as the tool
+// activity with the tool's own timeout and retry contract, and returns its
+// envelope whatever the answer, so a caller reads one shape whatever
+// happened: a refusal, an unknown tool or a call that failed through its
+// retries is a result with ok=false, not a failed workflow (unless its key
+// is released: keyOrRelease).
+func (b Flow) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+	res, err := b.toolCallAnswer(ctx, in)
+	if err != nil {
+		return res, err
+	}
+	return keyOrRelease(res)
+}
+
+// toolCallAnswer is the call's envelope, whatever the answer. An input
+// strict decoding refused (duplicate keys, unknown fields) runs nothing.
+func (b Flow) toolCallAnswer(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+	if in.refused != nil {
+		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}, nil
+	}
+	if in.Call.Tool == "" {
+		return ToolCallResult{Envelope: toolkit.ErrorResponse("", "", toolkit.Errorf(toolkit.InvalidArgument, "tool call names no tool").
+			WithDetail("fields", []string{"tool"}))}, nil
+	}
+	spec, err := b.Specs.Get(in.Call.Tool)
+	if err != nil {
+		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", err)}, nil
+	}
+	in.Call.Request = toolRequest(ctx, in.Call)
+	actx := flow.ToolOptions(ctx, spec, "call "+in.Call.Tool)
+	var out activities.CallToolResult
+	var tools *activities.Tools
+	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput{Call: in.Call}).Get(actx, &out); err != nil {
+		if ctx.Err() != nil {
+			return ToolCallResult{}, err // cancelled: not an answer
+		}
+		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, spec.Version, err)}, nil
+	}
+	return ToolCallResult(out), nil
+}
+
+// ReleasedKeyType is the error type of a ToolCall that ended without
+// holding its key; its details carry the ToolCallResult.
+const ReleasedKeyType = "TOOL_CALL_NOT_KEPT"
+
+// keyOrRelease returns res, or fails the run with res in the error's
+// details when res holds no result worth keeping under the key, so the
+// idempotency key is free again (docs/envelope.md#idempotency): a
+// retryable failure (an outage, a timeout: can_retry) and a refused input
+// (INVALID_ARGUMENT: nothing ran). The reuse policy keeps only completed
+// runs.
+func keyOrRelease(res ToolCallResult) (ToolCallResult, error) {
+	e := res.Envelope.Error
+	if res.Envelope.OK || e == nil || !(e.CanRetry || e.Code == toolkit.InvalidArgument) {
+		return res, nil
+	}
+	return ToolCallResult{}, temporal.NewApplicationErrorWithOptions(
+		fmt.Sprintf("%s: %s: %s (the key is free for the next call)", res.Envelope.Tool, e.Code, e.Message),
+		ReleasedKeyType, temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{res}})
+}
+
+// toolRequest completes the call's envelope. A caller that made a
+// correlation id at its entry (the MCP gateway) keeps it, so one id finds
+// the request, the run and the evidence.
+func toolRequest(ctx workflow.Context, call toolkit.ToolCall) toolkit.Request {
+	given := call.Request.CorrelationID
+	req := flow.Envelope(ctx, call.Request, "tool/"+call.Tool)
+	if callerCorrelation.MatchString(given) {
+		req.CorrelationID = given
+	}
+	return req
+}
+
+// ListToolsInput asks for the worker's tool catalogue; it has no fields.
+type ListToolsInput struct{}
+
+// ListToolsResult is every ToolSpec the worker serves.
+type ListToolsResult struct {
+	Tools []toolkit.Spec `json:"tools"`
+}
+
+// ListTools asks a worker of the task queue for its registry's specs.
+func ListTools(ctx workflow.Context, _ ListToolsInput) (ListToolsResult, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Second,
+		Summary:             "list the worker's tools",
+	})
+	var out activities.ListToolsResult
+	var tools *activities.Tools
+	if err := workflow.ExecuteActivity(actx, tools.ListTools, activities.ListToolsInput{}).Get(actx, &out); err != nil {
+		return ListToolsResult{}, err
+	}
+	return ListToolsResult(out), nil
+}
+
+// ToolCallStartOptions start a tool call idempotently (the rules are
+// beside DraftOrderStartOptions): the id is ToolCallID(call); a second
+// start while it runs attaches to it, a start after it completed reads
+// that answer, and a start after it failed runs the call again (a write
+// tool's own idempotency key keeps that from writing twice).
+func ToolCallStartOptions(taskQueue string, call toolkit.ToolCall) (client.StartWorkflowOptions, error) {
+	id, err := ToolCallID(call)
+	if err != nil {
+		return client.StartWorkflowOptions{}, err
+	}
+	fp, err := ToolCallFingerprint(call)
+	if err != nil {
+		return client.StartWorkflowOptions{}, err
+	}
+	opts := workflows.OnceStartOptions(id, taskQueue, workflows.FlowToolCall, "CALLING", "tool call "+call.Tool)
+	opts.Memo = map[string]any{workflows.MemoInputFingerprint: fp}
+	return opts, nil
+}
+
+// toolCallDoc is what makes two tool calls under one key the same call:
+// who, which tool, with which input, for real or as a dry run. Request
+// ids, trace, locale and correlation ids are how it was asked, not what.
+type toolCallDoc struct {
+	UserID string          `json:"user_id"`
+	Tool   string          `json:"tool"`
+	Input  json.RawMessage `json:"input"`
+	DryRun bool            `json:"dry_run"`
+}
+
+// ToolCallFingerprint is "sha256:" and the hex SHA-256 of the canonical
+// JSON (RFC 8785) of the call's identity (toolCallDoc): the first
+// request's digest a reused key with other arguments is refused with
+// (docs/envelope.md#idempotency). Input key order and number spelling do
+// not change it; any other difference does. It holds no input in clear.
+func ToolCallFingerprint(call toolkit.ToolCall) (string, error) {
+	in := call.Input
+	if len(in) == 0 {
+		in = json.RawMessage("null")
+	}
+	return toolkit.CanonicalHash(toolCallDoc{UserID: call.Request.UserID, Tool: call.Tool, Input: in, DryRun: call.Request.DryRun})
+}
