@@ -172,7 +172,7 @@ func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (Q
 }
 
 // runSplitRound is the rest of a round whose origin choice split the
-// basket, as the workflow makes it (workflows/draftorder_origin.go):
+// basket, as the workflow makes it (workflows/draftorder/draftorder_origin.go):
 // pricing with each line at its parcel's warehouse, compliance for the
 // parcels' strictest transport mode, and the total over the parcels.
 func runSplitRound(r *round, plan commerce.OriginPlan) (QuoteRoundResult, error) {
