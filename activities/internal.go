@@ -9,11 +9,12 @@ import (
 )
 
 // callerNamedTools are the workflow types that call whichever tool their
-// input names (toolcall.ToolCallWorkflowName; activities sit below
+// input names (toolcall.ToolCallWorkflowName and
+// toolcall.ToolCallLocalFirstWorkflowName; activities sit below
 // workflows and cannot import it). Every other workflow calls the tools
 // its own code names, so only these can be pointed at an internal step
 // (docs/quote-seals.md#internal-tools).
-var callerNamedTools = map[string]bool{"ToolCall": true}
+var callerNamedTools = map[string]bool{"ToolCall": true, "ToolCallLocalFirst": true}
 
 // internalRefusal refuses an internal tool called from a ToolCall run (one
 // started with a bare SDK or the temporal CLI, past the client's check):

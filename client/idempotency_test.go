@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -19,13 +20,16 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
-// TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey on the real dev
-// server: every bad input is refused before the
-// start (no workflow with its id exists afterwards); a run that failed
-// (an unknown SKU, which only the catalog knows) does not hold its key, so
-// the corrected order with the same key starts a new run that completes.
-func TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
-	c, _ := newClient(t)
+// TestBadInputStartsNoWorkflowAndAnUnknownSKUIsAnOutcome on the real dev
+// server: every bad input is refused before the start (no workflow with
+// its id exists afterwards); an unknown SKU, which only the catalog knows,
+// is the pricing tool's answer: the run completes NOT_FOUND with the
+// tool's whole error (the SKU named, what to do) and its evidence, in the
+// start's answer, the result and the status, and it keeps its key like
+// any outcome (the corrected order takes a new key: the same key with
+// another basket is CONFLICT).
+func TestBadInputStartsNoWorkflowAndAnUnknownSKUIsAnOutcome(t *testing.T) {
+	c, s := newClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 
@@ -54,33 +58,64 @@ func TestBadInputStartsNoWorkflowAndAFailedRunFreesItsKey(t *testing.T) {
 
 	k := key("f4-retry")
 	unknown := order(k, commerce.LineItem{SKU: "NO-SUCH-SKU-F4", Quantity: 1})
-	// The start answers with the run's failure, and names the run.
+	// The start answers with the outcome, and names the run.
 	h, err := c.StartDraftOrder(ctx, unknown)
-	wantCode(t, "start with an unknown sku", err, toolkit.NotFound)
-	if h.RunID == "" || h.Attached {
-		t.Fatalf("start with an unknown sku: %+v, want the failed run named", h)
+	if err != nil || h.RunID == "" || h.Attached {
+		t.Fatalf("start with an unknown sku: %+v, %v", h, err)
 	}
-	_, err = c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
-	wantCode(t, "unknown sku", err, toolkit.NotFound)
+	wantNotFound(t, "start's answer", h.Status.Result, "NO-SUCH-SKU-F4")
+	res, err := c.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
+	if err != nil {
+		t.Fatalf("unknown sku: %v", err)
+	}
+	wantNotFound(t, "result", &res, "NO-SUCH-SKU-F4")
+	st, err := c.Status(ctx, h.WorkflowID)
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	wantNotFound(t, "status", st.Result, "NO-SUCH-SKU-F4")
+	desc, err := c.Temporal().DescribeWorkflowExecution(ctx, h.WorkflowID, "")
+	if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		t.Fatalf("the run of an unknown sku: %v, %v; want completed", desc.GetWorkflowExecutionInfo().GetStatus(), err)
+	}
+	// Its evidence: the pricing tool's refusal, stored like any answer.
+	snaps, err := s.Store.SnapshotsForWorkflow(ctx, h.WorkflowID)
+	if err != nil || len(snaps) == 0 || len(res.Evidence) == 0 {
+		t.Fatalf("evidence of the NOT_FOUND outcome: %d snapshots, %d refs, %v", len(snaps), len(res.Evidence), err)
+	}
+	// A confirmation for the ended run passes its error on.
+	err = c.Confirm(ctx, h.WorkflowID, "sha256:00")
+	if te := wantCode(t, "confirm after NOT_FOUND", err, toolkit.Conflict); te.RecoverySuggestion == "" || te.Details["result_error"] == nil {
+		t.Fatalf("confirm after NOT_FOUND: %+v", te)
+	}
 
-	fixed, err := c.StartDraftOrder(ctx, order(k, tshirt))
-	if err != nil || fixed.Attached || fixed.RunID == h.RunID || fixed.WorkflowID != h.WorkflowID {
-		t.Fatalf("corrected retry after a failed run: %+v (failed run %s), %v", fixed, h.RunID, err)
+	// The same key keeps its outcome; the corrected order is a new key.
+	again, err := c.StartDraftOrder(ctx, unknown)
+	if err != nil || !again.Attached || again.RunID != h.RunID {
+		t.Fatalf("the same order again: %+v, %v", again, err)
 	}
-	st, err := c.WaitForAction(ctx, fixed.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
-	if err != nil || st.Confirmation == nil {
-		t.Fatalf("corrected retry: %+v, %v", st, err)
+	_, err = c.StartDraftOrder(ctx, order(k, tshirt))
+	wantCode(t, "corrected basket with the spent key", err, toolkit.Conflict)
+	fixed, err := c.StartDraftOrder(ctx, order(key("f4-fixed"), tshirt))
+	if err != nil || fixed.Status.Confirmation == nil {
+		t.Fatalf("corrected order with a new key: %+v, %v", fixed, err)
 	}
-	if err := c.Confirm(ctx, fixed.WorkflowID, st.Confirmation.QuoteHash); err != nil {
-		t.Fatalf("confirm: %v", err)
+	if err := c.Cancel(ctx, fixed.WorkflowID, ""); err != nil {
+		t.Fatal(err)
 	}
-	res, err := c.WaitResult(ctx, fixed.WorkflowID, time.Now().Add(testenv.Deadline(time.Minute)))
-	if err != nil || res.State != draftorder.StateDraftCreated {
-		t.Fatalf("corrected retry result: %+v, %v", res, err)
+}
+
+// wantNotFound fails unless r is the NOT_FOUND outcome of sku with the
+// pricing tool's whole error.
+func wantNotFound(t *testing.T, what string, r *draftorder.DraftOrderResult, sku string) {
+	t.Helper()
+	if r == nil || r.State != draftorder.StateNotFound || r.Code != toolkit.NotFound || r.Error == nil {
+		t.Fatalf("%s: %+v, want the NOT_FOUND outcome", what, r)
 	}
-	again, err := c.StartDraftOrder(ctx, order(k, tshirt))
-	if err != nil || !again.Attached || again.RunID != fixed.RunID {
-		t.Fatalf("a completed run keeps its key: %+v, %v", again, err)
+	e := r.Error
+	skus, _ := e.Details["skus"].([]any)
+	if len(skus) != 1 || skus[0] != sku || e.RecoverySuggestion == "" || e.CanRetry {
+		t.Fatalf("%s: error %+v, want details.skus [%s], a recovery suggestion and can_retry false", what, e, sku)
 	}
 }
 

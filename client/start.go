@@ -18,9 +18,10 @@ import (
 // same user and idempotency key already started: one key never yields two
 // runs or two draft orders. It returns with the draft order's first
 // answer (DraftOrderHandle.Status): the published total to confirm, the
-// staff decision it waits for, or its end; a run that failed (a tool's
-// NOT_FOUND for an unknown SKU) is that error, with the handle naming the
-// run. Start and answer are one round
+// staff decision it waits for, or its end (a refusal such as an unknown
+// SKU's NOT_FOUND is an end, Status.Result with its whole error); a run
+// that failed (an input started past Check) is that error, with the
+// handle naming the run. Start and answer are one round
 // trip (Update-with-Start: the next_action update rides on the start), so
 // nothing polls; it waits as long as ctx allows.
 //

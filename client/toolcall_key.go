@@ -64,15 +64,20 @@ func (c *Client) sameCall(ctx context.Context, h Handle, call toolkit.ToolCall, 
 	if key == "" {
 		key = call.Request.RequestID
 	}
-	return keyConflict(call.Tool, key, got, h.WorkflowID)
+	return KeyConflict(call.Tool, key, got, h.WorkflowID)
 }
 
-// keyConflict is the CONFLICT of a key reused with other arguments.
-func keyConflict(tool, key, firstDigest, workflowID string) *toolkit.Error {
-	return errf(toolkit.Conflict, "idempotency key %s was already used for %s with different arguments; use a new key for a new request", key, tool).
+// KeyConflict is the CONFLICT of a key reused with other arguments
+// (docs/envelope.md#idempotency); workflowID names the run that holds the
+// key, "" for a read answered without one (docs/evidence.md#direct-calls).
+func KeyConflict(tool, key, firstDigest, workflowID string) *toolkit.Error {
+	e := errf(toolkit.Conflict, "idempotency key %s was already used for %s with different arguments; use a new key for a new request", key, tool).
 		WithDetail("tool", tool).WithDetail("idempotency_key", key).WithDetail("reason", "arguments differ").
-		WithDetail("first_request_digest", firstDigest).WithDetail("workflow_id", workflowID).
-		WithDetail("fields", []string{"request.idempotency_key"}).
+		WithDetail("first_request_digest", firstDigest)
+	if workflowID != "" {
+		e = e.WithDetail("workflow_id", workflowID)
+	}
+	return e.WithDetail("fields", []string{"request.idempotency_key"}).
 		WithRecovery("send the new request with a new idempotency key, or repeat the first request unchanged")
 }
 

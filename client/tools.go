@@ -13,7 +13,8 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
-// CallTool runs one tool durably through the generic ToolCall workflow and
+// CallTool runs one tool durably through the generic tool-call workflow
+// (ToolCallLocalFirst: docs/performance.md#tool-calls-local-first) and
 // waits up to deadline for its envelope. The same call (same user and
 // idempotency key, or request id for a read tool) started twice reaches the
 // same run and the same answer. Every answer is an envelope: a refusal
@@ -34,10 +35,13 @@ func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline t
 	}
 	opts, err := toolcall.ToolCallStartOptions(c.taskQueue, call)
 	if err != nil {
-		err = errf(toolkit.InvalidArgument, "%v", err)
+		// The id's refusal names the field (details.fields); keep it.
+		if te, ok := err.(*toolkit.Error); !ok || te.Code != toolkit.InvalidArgument {
+			err = errf(toolkit.InvalidArgument, "%v", err)
+		}
 		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
-	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, toolcall.ToolCallWorkflowName, toolcall.ToolCallInput{Call: call})
+	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, toolcall.ToolCallLocalFirstWorkflowName, toolcall.ToolCallInput{Call: call})
 	if err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), h, err
 	}

@@ -132,7 +132,12 @@ func (c *Client) closedResult(ctx context.Context, id string) (draftorder.DraftO
 }
 
 // endedError is the CONFLICT of a request to a run that already ended
-// otherwise.
+// otherwise; a run that ended on a refusal passes on its whole error
+// (details.result_error) and what to do about it.
 func endedError(id string, r draftorder.DraftOrderResult) error {
-	return errf(toolkit.Conflict, "%s already ended (%s): %s", id, r.State, r.Message).WithDetail("state", r.State)
+	e := errf(toolkit.Conflict, "%s already ended (%s): %s", id, r.State, r.Message).WithDetail("state", r.State)
+	if r.Error != nil {
+		e.WithDetail("result_error", r.Error).WithRecovery(r.Error.RecoverySuggestion, r.Error.NextSteps...)
+	}
+	return e
 }

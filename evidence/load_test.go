@@ -52,36 +52,53 @@ func TestAppendLoad(t *testing.T) {
 	payload := map[string]any{"quote_id": "q_123", "total_minor": 125000, "currency": "EUR",
 		"lines": []map[string]any{{"sku": "A-1", "qty": 2, "unit_minor": 50000}, {"sku": "B-2", "qty": 1, "unit_minor": 25000}}}
 
-	pgBefore, selfBefore, start := cpuTicks(t, pids), selfCPU(), time.Now()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= appends {
-					return
-				}
-				snap := snapshot(t, fmt.Sprintf("load-%03d", i%chains), i/chains+1, payload)
-				if _, err := s.RecordStep(ctx, snap); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
+	// CARTWRIGHT_EVIDENCE_LOAD_MODES=definer,invoker,definer,invoker
+	// alternates the append as the migrations define it (SECURITY
+	// DEFINER, a pinned search_path) with a SECURITY INVOKER append the
+	// runtime role is granted the tables for: what the definer costs
+	// (docs/performance.md#what-the-authority-checks-cost).
+	modes := strings.Split(os.Getenv("CARTWRIGHT_EVIDENCE_LOAD_MODES"), ",")
+	if modes[0] == "" {
+		modes = []string{"definer"}
 	}
-	wg.Wait()
-	elapsed, pgCPU, self := time.Since(start), ticksToDuration(cpuTicks(t, pids)-pgBefore), selfCPU()-selfBefore
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+	total := 0
+	for round, mode := range modes {
+		securityMode(t, pool, mode)
+		pgBefore, selfBefore, start := cpuTicks(t, pids), selfCPU(), time.Now()
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, workers)
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= appends {
+						return
+					}
+					n := total + i
+					snap := snapshot(t, fmt.Sprintf("load-%03d", n%chains), n/chains+1, payload)
+					if _, err := s.RecordStep(ctx, snap); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		elapsed, pgCPU, self := time.Since(start), ticksToDuration(cpuTicks(t, pids)-pgBefore), selfCPU()-selfBefore
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		total += appends
+		t.Logf("round %d (%s): %d appends, %d goroutines, %d chains: %.0f appends/s; postgres backends %.0f µs CPU/append; this process %.0f µs CPU/append",
+			round+1, mode, appends, workers, chains, float64(appends)/elapsed.Seconds(),
+			float64(pgCPU.Microseconds())/float64(appends), float64(self.Microseconds())/float64(appends))
 	}
-	t.Logf("%d appends, %d goroutines, %d chains: %.0f appends/s; postgres backends %.0f µs CPU/append; this process %.0f µs CPU/append",
-		appends, workers, chains, float64(appends)/elapsed.Seconds(),
-		float64(pgCPU.Microseconds())/float64(appends), float64(self.Microseconds())/float64(appends))
+	securityMode(t, pool, "definer")
+	appends = total
 
 	for ch := 0; ch < chains && ch < appends; ch++ {
 		wf := fmt.Sprintf("load-%03d", ch)
@@ -140,4 +157,28 @@ func selfCPU() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// appendSignature is evidence_append's argument list (migration 00080).
+const appendSignature = `evidence_append(integer, text, text, text, text, text, text, text, text, text, text, integer,
+	text, text, text, text, jsonb, text, bytea, bytea, text, text, integer, text, timestamptz, text, bytea, bytea)`
+
+// securityMode makes evidence_append run as its owner (definer: the
+// migrations' way) or as its caller with the grants that needs (invoker).
+func securityMode(t *testing.T, pool *pgxpool.Pool, mode string) {
+	t.Helper()
+	switch mode {
+	case "definer":
+		testenv.AdminExec(t, pool, `REVOKE INSERT, UPDATE ON evidence_snapshots, evidence_chain_heads FROM cartwright_runtime;
+			ALTER FUNCTION `+appendSignature+` SECURITY DEFINER SET search_path = public, pg_temp`)
+	case "invoker":
+		testenv.AdminExec(t, pool, `GRANT INSERT ON evidence_snapshots TO cartwright_runtime;
+			GRANT INSERT, UPDATE ON evidence_chain_heads TO cartwright_runtime;
+			ALTER FUNCTION `+appendSignature+` SECURITY INVOKER RESET search_path`)
+	case "definer-unpinned": // to tell the definer's cost from its SET clause's
+		testenv.AdminExec(t, pool, `REVOKE INSERT, UPDATE ON evidence_snapshots, evidence_chain_heads FROM cartwright_runtime;
+			ALTER FUNCTION `+appendSignature+` SECURITY DEFINER RESET search_path`)
+	default:
+		t.Fatalf("CARTWRIGHT_EVIDENCE_LOAD_MODES: %q is not definer, definer-unpinned or invoker", mode)
+	}
 }

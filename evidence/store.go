@@ -151,7 +151,12 @@ func (s *Store) build(snap toolkit.Snapshot) (*SnapshotRecord, string, error) {
 		r.rawNonce, r.rawCiphertext, r.RawKeyID, r.HasRaw = nonce, ct, s.cipher.KeyID(), true
 	}
 	var parts []string
-	if r.WorkflowID != "" {
+	if r.WorkflowID == "" && r.ActivityType == DirectActivityType {
+		// A read answered without a workflow: its key's own chain
+		// (docs/evidence.md#direct-calls).
+		r.ChainKey = DirectChainKey(r.UserIDHash, r.RequestID)
+		parts = []string{"direct", r.ChainKey}
+	} else if r.WorkflowID != "" {
 		r.ChainKey = r.WorkflowID
 		parts = []string{"activity", r.WorkflowID, r.RunID, r.ActivityID}
 	} else {

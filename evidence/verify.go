@@ -56,6 +56,31 @@ func (s *Store) Verify(ctx context.Context, workflowID string) (VerifyReport, er
 	if err != nil {
 		return rep, err
 	}
+	var head *chainHead
+	var h chainHead
+	err = s.pool.QueryRow(ctx, `SELECT last_seq, last_hash FROM evidence_chain_heads WHERE chain_key = $1`, workflowID).
+		Scan(&h.seq, &h.hash)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return rep, dbError("read chain head", err)
+	default:
+		head = &h
+	}
+	verifyChain(&rep, rows, head)
+	return rep, nil
+}
+
+// chainHead is a chain's row in evidence_chain_heads.
+type chainHead struct {
+	seq  int64
+	hash string
+}
+
+// verifyChain checks one chain's rows (in chain order) and its head (nil:
+// none) into rep: every missing sequence number, edited row, edited output
+// and broken link.
+func verifyChain(rep *VerifyReport, rows []*SnapshotRecord, head *chainHead) {
 	rep.Rows = len(rows)
 	prevHash, wantSeq := "", int64(1)
 	for _, r := range rows {
@@ -82,23 +107,16 @@ func (s *Store) Verify(ctx context.Context, workflowID string) (VerifyReport, er
 		}
 		prevHash = r.ChainHash
 	}
-	var headSeq int64
-	var headHash string
-	err = s.pool.QueryRow(ctx, `SELECT last_seq, last_hash FROM evidence_chain_heads WHERE chain_key = $1`, workflowID).
-		Scan(&headSeq, &headHash)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case head == nil:
 		if len(rows) > 0 {
 			rep.add(Problem{Kind: ProblemTruncated, Detail: "the chain has rows but no head"})
 		}
-	case err != nil:
-		return rep, dbError("read chain head", err)
-	case headSeq >= wantSeq:
+	case head.seq >= wantSeq:
 		rep.add(Problem{Kind: ProblemTruncated, ChainSeq: wantSeq,
-			Detail: fmt.Sprintf("the head names row %d, the last row present is %d", headSeq, wantSeq-1)})
-	case headSeq == wantSeq-1 && headHash != prevHash:
-		rep.add(Problem{Kind: ProblemBrokenLink, ChainSeq: headSeq,
-			Detail: fmt.Sprintf("the head's hash %s is not the last row's chain_hash %s", headHash, prevHash)})
+			Detail: fmt.Sprintf("the head names row %d, the last row present is %d", head.seq, wantSeq-1)})
+	case head.seq == wantSeq-1 && head.hash != prevHash:
+		rep.add(Problem{Kind: ProblemBrokenLink, ChainSeq: head.seq,
+			Detail: fmt.Sprintf("the head's hash %s is not the last row's chain_hash %s", head.hash, prevHash)})
 	}
-	return rep, nil
 }

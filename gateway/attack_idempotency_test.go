@@ -3,11 +3,6 @@ package gateway_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,42 +160,19 @@ func TestAttackSchemaInvalidStartsNothing(t *testing.T) {
 	}
 }
 
-// stripeSwitch forwards to stripe-mock, or answers 503 while down: an
-// outage that ends.
-type stripeSwitch struct {
-	down  atomic.Bool
-	proxy *httputil.ReverseProxy
-}
-
-func (s *stripeSwitch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.down.Load() {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte(`{"error": {"type": "api_error", "message": "Stripe is down (test)"}}`))
-		return
-	}
-	s.proxy.ServeHTTP(w, r)
-}
-
 // TestAttackOutageDoesNotHoldTheKey: a call that failed on a Stripe outage
 // (retryable) leaves its key free: once Stripe is back, the same key runs
 // again and answers, over ToolCall and MCP.
 func TestAttackOutageDoesNotHoldTheKey(t *testing.T) {
-	upstream, err := url.Parse(testenv.StripeAPIBase())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sw := &stripeSwitch{proxy: httputil.NewSingleHostReverseProxy(upstream)}
-	srv := httptest.NewServer(sw)
-	t.Cleanup(srv.Close)
-	st := wiringtest.StartWith(t, wiringtest.Options{Configure: func(c *config.Config) { c.StripeAPIBase = srv.URL }})
+	sw := testenv.NewStripeSwitch(t)
+	st := wiringtest.StartWith(t, wiringtest.Options{Configure: func(c *config.Config) { c.StripeAPIBase = sw.URL }})
 	st.Env(t)
 	s := gatewayOn(t, st)
 	sess := s.connect(t, s.token, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	sw.down.Store(true)
+	sw.Down(true)
 	key := newKey("outage")
 	c := loginLinkCall(key, "acct_1CwJaneCrafts001")
 	env, _, err := s.client.CallTool(ctx, c, time.Now().Add(time.Minute))
@@ -213,7 +185,7 @@ func TestAttackOutageDoesNotHoldTheKey(t *testing.T) {
 		t.Fatalf("during the outage over MCP: %+v", env)
 	}
 
-	sw.down.Store(false)
+	sw.Down(false)
 	env, h, err := s.client.CallTool(ctx, c, time.Now().Add(time.Minute))
 	if err != nil || !env.OK || h.Attached {
 		t.Fatalf("the same key after the outage: %v %+v attached=%v", err, env.Error, h.Attached)

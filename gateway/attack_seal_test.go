@@ -99,18 +99,21 @@ func TestAttackInternalToolsOverToolCall(t *testing.T) {
 			t.Fatalf("%s: workflow %s exists after a refused call (%v)", tool, id, err)
 		}
 
-		// A bare start: the ToolCall workflow runs, its activity refuses.
-		run, err := s.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: s.TaskQueue},
-			toolcall.ToolCallWorkflowName, toolcall.ToolCallInput{Call: tc})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res toolcall.ToolCallResult
-		if err := run.Get(ctx, &res); err != nil {
-			t.Fatalf("%s bare start: %v", tool, err)
-		}
-		if e := res.Envelope.Error; res.Envelope.OK || e == nil || e.Code != toolkit.Forbidden || e.Details["reason"] != "internal_tool" {
-			t.Fatalf("%s bare start answered %+v (error %+v)", tool, res.Envelope, e)
+		// A bare start of either tool-call workflow: it runs, its
+		// activity (local or regular) refuses.
+		for _, wt := range []string{toolcall.ToolCallWorkflowName, toolcall.ToolCallLocalFirstWorkflowName} {
+			run, err := s.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id + "/" + wt, TaskQueue: s.TaskQueue},
+				wt, toolcall.ToolCallInput{Call: tc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res toolcall.ToolCallResult
+			if err := run.Get(ctx, &res); err != nil {
+				t.Fatalf("%s bare start of %s: %v", tool, wt, err)
+			}
+			if e := res.Envelope.Error; res.Envelope.OK || e == nil || e.Code != toolkit.Forbidden || e.Details["reason"] != "internal_tool" {
+				t.Fatalf("%s bare start of %s answered %+v (error %+v)", tool, wt, res.Envelope, e)
+			}
 		}
 	}
 	s.mustHaveNoDrafts(t)

@@ -78,7 +78,14 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 			call.Request.IdempotencyKey = key
 		}
 	}
-	env, started, err := g.runDurably(ctx, call, progress)
+	var env toolkit.Response
+	var err error
+	started := true
+	if local, ok := g.direct[spec.Name]; ok {
+		env, err = g.runDirect(ctx, local, call, key != "") // docs/mcp.md#direct-reads
+	} else {
+		env, started, err = g.runDurably(ctx, call, progress)
+	}
 	if err != nil {
 		te := toolkit.AsError(err)
 		if !started && (te.Code == toolkit.UpstreamError || te.Code == toolkit.Timeout) {

@@ -355,7 +355,7 @@ func view(tool, id, key string, st draftorder.DraftOrderStatus) DraftOrderView {
 		}
 		if st.Result.Code != "" {
 			v.OK, v.Status = false, toolkit.StatusError
-			v.Error = toolkit.Errorf(st.Result.Code, "%s", st.Result.Message)
+			v.Error = resultError(*st.Result)
 		}
 	case st.Confirmation != nil:
 		c := st.Confirmation
@@ -425,6 +425,9 @@ func draftResult(v DraftOrderView, corr string) *mcp.CallToolResult {
 			total, show.ConfirmBy.Format(time.RFC3339), v.Confirmation.Send.Tool, args)
 	case v.Error != nil:
 		text = fmt.Sprintf("%s: %s: %s", v.Tool, v.Error.Code, v.Error.Message)
+		if r := v.Error.RecoverySuggestion; r != "" {
+			text += " — " + r
+		}
 	case v.AwaitingStaff:
 		text = fmt.Sprintf("draft order %s waits for a support-staff decision; check draft_order.status later", v.WorkflowID)
 	default:
@@ -434,4 +437,16 @@ func draftResult(v DraftOrderView, corr string) *mcp.CallToolResult {
 		Meta: mcp.Meta{"correlation_id": corr}, Content: []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: v, IsError: !v.OK,
 	}
+}
+
+// resultError is the error of a draft order that ended without a draft:
+// the result's whole error object (a tool's refusal as its evidence holds
+// it, details, recovery_suggestion, next_steps and can_retry included), so
+// an agent gets what a tool-call refusal gives it. A result recorded
+// without one has its code and message only.
+func resultError(r draftorder.DraftOrderResult) *toolkit.Error {
+	if r.Error != nil && r.Error.Code == r.Code {
+		return r.Error
+	}
+	return toolkit.Errorf(r.Code, "%s", r.Message)
 }

@@ -53,6 +53,9 @@ type Options struct {
 	// authentications per client (default 10, then one per 6 s).
 	AuthFailureBurst  int
 	AuthFailureRefill time.Duration
+	// Direct, when set, answers read-only tool calls without a workflow
+	// (docs/mcp.md#direct-reads); nil runs every call as a ToolCall.
+	Direct *DirectReads
 }
 
 // Gateway is the MCP server over cartwright's tools. Safe for concurrent use.
@@ -69,6 +72,9 @@ type Gateway struct {
 	names map[string]bool
 	// handlers serve each tool (the legacy body calls them directly).
 	handlers map[string]mcp.ToolHandler
+	// direct are the read tools answered without a workflow, by name,
+	// with the gateway's own spec of each (directTools).
+	direct map[string]toolkit.Spec
 	// stdioActor is the one actor of a stdio process; stdioAuthErr the
 	// refusal of a stdio process whose token did not resolve.
 	stdioActor   *Actor
@@ -108,6 +114,7 @@ func New(opts Options) (*Gateway, error) {
 		opts: opts, log: opts.Logger, specs: map[string]toolkit.Spec{}, budgets: newBudgets(),
 		authFailures: newAuthThrottle(opts.AuthFailureBurst, opts.AuthFailureRefill),
 		names:        map[string]bool{}, handlers: map[string]mcp.ToolHandler{},
+		direct: directTools(opts.Direct, opts.Specs),
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "cartwright commerce tools", Version: Version},
 		&mcp.ServerOptions{

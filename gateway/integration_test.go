@@ -16,6 +16,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -94,9 +95,11 @@ func toStrings(v any) []string {
 
 // TestMCPCallsEveryTool: an agent calls every registered tool over MCP
 // but the internal ones (TestAttackInternalToolsOverMCP), chaining answers
-// the way it would (quote → shipping → duties). Each answer is the tool's envelope from a ToolCall run, and each
-// successful one names an evidence snapshot holding the gateway's
-// correlation id (MCP-INV-06).
+// the way it would (quote → shipping → duties). Each answer is the tool's
+// envelope — a write's from a ToolCall run, a read's answered by the
+// gateway itself (docs/mcp.md#direct-reads) — and each successful one
+// names an evidence snapshot holding the gateway's correlation id
+// (MCP-INV-06).
 func TestMCPCallsEveryTool(t *testing.T) {
 	s := newStack(t)
 	sess := s.connect(t, s.token, nil)
@@ -118,7 +121,12 @@ func TestMCPCallsEveryTool(t *testing.T) {
 		if corr := corrOf(res); !wire.ValidCorrelationID(corr) || rec.CorrelationID != corr {
 			t.Fatalf("%s: evidence correlation %q, gateway's %q", tool, rec.CorrelationID, corr)
 		}
-		if !strings.HasPrefix(rec.WorkflowID, toolcall.ToolCallIDPrefix) {
+		spec, _ := s.Deps.Registry.Spec(tool)
+		switch {
+		case spec.Annotations.ReadOnly && (rec.WorkflowID != "" || rec.ActivityType != evidence.DirectActivityType ||
+			rec.ChainKey != evidence.DirectChainKey(evidence.HashUserID(s.actor.UserID()), rec.RequestID)):
+			t.Fatalf("read %s ran in %q (%s, chain %s), not answered directly", tool, rec.WorkflowID, rec.ActivityType, rec.ChainKey)
+		case !spec.Annotations.ReadOnly && !strings.HasPrefix(rec.WorkflowID, toolcall.ToolCallIDPrefix):
 			t.Fatalf("%s ran in %s, not a ToolCall run", tool, rec.WorkflowID)
 		}
 		return env

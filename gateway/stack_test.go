@@ -72,6 +72,7 @@ func gatewayOn(t testing.TB, st *wiringtest.Stack) *stack {
 	gw, err := gateway.New(gateway.Options{
 		Client: c, Tokens: tokens, Specs: st.Deps.Registry.Specs(), Schemas: schemas.FS,
 		Config: wiringtest.Config(st.TaskQueue, st.EvidenceKey), ProgressEvery: 200 * time.Millisecond,
+		Direct: &gateway.DirectReads{Invoker: st.Deps.Invoker, Evidence: st.Deps.Evidence},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -93,7 +93,7 @@ bench() {
 	log "bench against Temporal :$BENCH_PORT (logs in $dir), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	CARTWRIGHT_TEST_TEMPORAL_ADDRESS="127.0.0.1:$BENCH_PORT" CARTWRIGHT_BENCH=1 CARTWRIGHT_BENCH_OUT="$dir/table.md" \
 		CARTWRIGHT_BENCH_SERVER_PID="$BENCH_SERVER_PID" \
-		go test -count=1 -timeout 60m -v -run '^TestBenchAgainstFloor$' ./worker/scaletest/ >"$dir/go-test.log" 2>&1 ||
+		go test -count=1 -timeout 60m -v -run "${BENCH_TEST:-^TestBenchAgainstFloor$}" ./worker/scaletest/ >"$dir/go-test.log" 2>&1 ||
 		{ tail -n 60 "$dir/go-test.log" >&2; die "the bench failed; full log: $dir/go-test.log"; }
 	grep -E '^\s+bench.*_test.go:[0-9]+: ' "$dir/go-test.log" >&2 || true
 	cat "$dir/table.md"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -24,9 +25,10 @@ func (a *app) auditCmd() *cobra.Command {
 	var (
 		runID, history, query string
 		all                   bool
+		directSince           time.Duration
 	)
 	c := &cobra.Command{
-		Use:   "audit [WORKFLOW_ID] [--run RUN_ID] | --history FILE | --all --query QUERY",
+		Use:   "audit [WORKFLOW_ID] [--run RUN_ID] | --history FILE | --all --query QUERY | --direct-since DURATION",
 		Short: "Replay a workflow run and check every tool result against the evidence store",
 		Long: `Audit a workflow run: replay its history with the registered workflow code (a
 non-deterministic change is reported), then check every completed tool activity
@@ -39,6 +41,8 @@ snapshot is named with its activity id.
   starter audit --history h.json                          a history exported with
       temporal workflow show --workflow-id ID --output json > h.json
   starter audit --all --query 'WorkflowType = "DraftOrder" AND ExecutionStatus = "Completed"'
+  starter audit --direct-since 24h                        the read-only calls the MCP
+      gateway answered without a workflow (docs/audit.md#direct-calls)
 
 A run the server no longer has (deleted after retention) is audited from the
 history archive. Needs CARTWRIGHT_PG_DSN and CARTWRIGHT_EVIDENCE_KEY, and Temporal
@@ -51,6 +55,12 @@ be audited).`,
 			var id string
 			if len(args) == 1 {
 				id = args[0]
+			}
+			if directSince > 0 {
+				if all || id != "" || history != "" {
+					return usagef("--direct-since takes no WORKFLOW_ID, --history or --all")
+				}
+				return a.auditDirect(directSince)
 			}
 			switch {
 			case all && (id != "" || history != ""):
@@ -103,7 +113,39 @@ be audited).`,
 	c.Flags().StringVar(&history, "history", "", "audit a history JSON file instead of fetching it")
 	c.Flags().BoolVar(&all, "all", false, "audit every run --query lists")
 	c.Flags().StringVar(&query, "query", "", "visibility query for --all (the Web UI's query language)")
+	c.Flags().DurationVar(&directSince, "direct-since", 0, "audit the direct calls (read-only calls answered without a workflow) of this long ago until now")
 	return c
+}
+
+// auditDirect audits the direct calls of the last since
+// (docs/audit.md#direct-calls): no history, no Temporal.
+func (a *app) auditDirect(since time.Duration) error {
+	ctx, cancel := a.ctxFor(0)
+	defer cancel()
+	deps, closeDeps, err := a.auditDeps(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	rep, err := deps.Evidence.AuditDirect(a.ctx, time.Now().Add(-since))
+	if err != nil {
+		return &exitError{code: audit.ExitCannotRun, msg: err.Error()}
+	}
+	a.emit(rep, func(w io.Writer) {
+		for _, f := range rep.Findings {
+			fmt.Fprintf(w, "FINDING %s: %s %s: %s\n", f.Kind, f.ChainKey, f.SnapshotID, f.Detail)
+		}
+		verdict := "CLEAN"
+		if !rep.Clean {
+			verdict = fmt.Sprintf("%d findings", len(rep.Findings))
+		}
+		fmt.Fprintf(w, "direct calls since %s: %d calls, %d snapshots in %d chains: %s\n",
+			rep.Since.UTC().Format(time.RFC3339), rep.Calls, rep.Snapshots, rep.Chains, verdict)
+	})
+	if !rep.Clean {
+		return exitWith(audit.ExitFindings)
+	}
+	return nil
 }
 
 // auditDeps opens the evidence store, the history archive and (when

@@ -114,6 +114,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"onboarding", "status"}, "--merchant is required"},
 		{[]string{"audit"}, "give a WORKFLOW_ID"},
 		{[]string{"audit", "--all"}, "--all needs --query"},
+		{[]string{"audit", "--direct-since", "1h", "--all"}, "--direct-since takes no"},
 		{[]string{"reconcile", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"draft-order", "status", "x", "--timeout", "soon"}, "invalid argument"},
 	} {

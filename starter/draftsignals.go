@@ -67,14 +67,18 @@ with the confirm_total update, which does what the confirm signal does and answe
 this call: a hash other than the published one is refused (exit 1) with the
 reason; if the quote expired the workflow re-quotes, and a changed price is
 PRICE_CHANGED (exit 1) with the new total to confirm. It returns once the draft
-order exists and prints the result.`,
+order exists and prints the result, and whether this call created it or found
+it created by an earlier confirmation of the same quote_hash (--json:
+created_by_this_call, already_done).`,
 		Args: exactArgs(1, "WORKFLOW_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
-				if err := c.Confirm(ctx, args[0], hash); err != nil {
+				ans, err := c.ConfirmResult(ctx, args[0], hash)
+				if err != nil {
 					return err
 				}
-				return a.afterSignal(ctx, c, args[0], "confirmed", wait)
+				a.emitConfirmed(args[0], ans)
+				return nil
 			})
 		},
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
@@ -77,11 +78,14 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 	// The printed command, as printed.
 	args := strings.Fields(started.ConfirmCommand)[1:]
 	r = runCLI(t, "", args...)
-	if r.code != 0 || !strings.Contains(r.stdout, draftorder.StateDraftCreated) {
+	if r.code != 0 || !strings.Contains(r.stdout, draftorder.StateDraftCreated) || !strings.Contains(r.stdout, "created by this call") {
 		t.Fatalf("confirm: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var res draftorder.DraftOrderResult
-	if r := jsonOut(t, &res, args...); r.code != 0 || res.State != draftorder.StateDraftCreated || res.DraftOrder.QuoteHash != hash {
+	// Again: the same draft order, and --json says this call found it
+	// created rather than created it.
+	var res confirmOutput
+	if r := jsonOut(t, &res, args...); r.code != 0 || res.State != draftorder.StateDraftCreated || res.DraftOrder.QuoteHash != hash ||
+		!res.AlreadyDone || res.CreatedByThisCall {
 		t.Fatalf("confirm again (idempotent): exit %d %+v", r.code, res)
 	}
 	runCLI(t, "", "draft-order", "cancel", id).oneLineErr(t, "cancel after creation", exitRefused, "CONFLICT", "already ended")
@@ -92,6 +96,10 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 		t.Fatalf("audit: exit %d, %+v\n%s", r.code, rep, r.stderr)
 	}
 	runCLI(t, "", "audit", "draft-order/u_cli/never-started-1").oneLineErr(t, "audit of a missing workflow", exitCannot, "NOT_FOUND")
+	var drep evidence.DirectReport
+	if r := jsonOut(t, &drep, "audit", "--direct-since", "1h"); r.code != 0 || !drep.Clean {
+		t.Fatalf("audit --direct-since: exit %d, %+v\n%s", r.code, drep, r.stderr)
+	}
 }
 
 // TestApprovalThroughTheCLI: support staff's commands, a refused approver

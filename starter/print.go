@@ -92,6 +92,7 @@ func printResultLine(w io.Writer, r draftorder.DraftOrderResult) {
 		msg += " (" + string(r.Code) + ")"
 	}
 	fmt.Fprintf(w, "  ended        %s — %s\n", r.State, msg)
+	printRefusal(w, r.Error)
 }
 
 // succeeded: the draft order was created (or, on a dry run, validated).

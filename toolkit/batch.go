@@ -135,3 +135,17 @@ func (inv *Invoker) CommitBatch(ctx context.Context, b *Batch) error {
 	inv.log.Warn("evidence batch not written", zap.Int("snapshots", len(steps)), zap.String("error_code", string(te.Code)))
 	return te
 }
+
+// Take returns the staged snapshots and empties the batch, for a caller
+// that writes them itself together with something else (the MCP
+// gateway's direct reads: docs/evidence.md#direct-calls).
+func (b *Batch) Take() []Staged {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	steps := b.steps
+	b.steps = nil
+	return steps
+}

@@ -50,12 +50,17 @@ func CheckUserID(userID string) error {
 
 // CheckIdempotencyKey refuses a key the envelope schema would refuse, or a
 // bare number (which is how a phone or document number would arrive).
-func CheckIdempotencyKey(key string) error {
+func CheckIdempotencyKey(key string) error { return CheckKey("idempotency_key", key) }
+
+// CheckKey is CheckIdempotencyKey for the field that carries the key:
+// idempotency_key, or request_id where a read's request id is its key
+// (toolcall.ToolCallID). The message names the field the caller sent.
+func CheckKey(field, key string) error {
 	if !idempotencyKeyPattern.MatchString(key) {
-		return fmt.Errorf("idempotency_key must be 8 to 128 of A-Z a-z 0-9 . _ : -")
+		return fmt.Errorf("%s must be 8 to 128 of A-Z a-z 0-9 . _ : -", field)
 	}
 	if onlyDigits.MatchString(key) {
-		return fmt.Errorf("idempotency_key must be a generated token (e.g. a UUID), not a bare number")
+		return fmt.Errorf("%s must be a generated token (e.g. a UUID), not a bare number", field)
 	}
 	return nil
 }

@@ -17,9 +17,10 @@ import (
 //     good (a second start gets that run and its result: one key, one draft
 //     order); a run that FAILED, was TERMINATED, CANCELED or TIMED OUT frees
 //     it (reuse policy ALLOW_DUPLICATE_FAILED_ONLY), so a corrected retry
-//     with the same key starts a new run. A run fails on input Check refuses
-//     and on errors no retry fixed; business outcomes (blocked, out of
-//     stock, address invalid, cancelled, expired) complete.
+//     with the same key starts a new run. A draft order fails only on input
+//     Check refuses; business outcomes (blocked, out of stock, an unknown
+//     SKU, address invalid, refused, unavailable, cancelled, expired)
+//     complete (docs/errors.md#draft-order-outcomes).
 //   - A draft order's key is bound to its order: the start carries the
 //     input's fingerprint (DraftOrderFingerprint) in the run's memo, and a
 //     start that reaches an existing run with another fingerprint is

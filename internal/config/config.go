@@ -146,6 +146,10 @@ type Config struct {
 	// whose X-Forwarded-For names the client the gateway throttles
 	// failed authentications of (docs/mcp.md#throttling).
 	MCPTrustedProxies []string `env:"CARTWRIGHT_MCP_TRUSTED_PROXIES" envSeparator:","`
+	// MCPDirectReads makes the gateway answer read-only tool calls itself,
+	// without a workflow (docs/mcp.md#direct-reads); false sends every call
+	// to the worker as a ToolCall.
+	MCPDirectReads bool `env:"CARTWRIGHT_MCP_DIRECT_READS" envDefault:"true"`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
@@ -24,15 +25,34 @@ import (
 // 16 in flight, orders per round at each, orders per cart size, audits,
 // and whether to kill the worker in a last round.
 type benchConfig struct {
-	rounds, n1, n16, cart, audit int
-	kill                         bool
+	rounds, n1, n16, n64, cart, audit int
+	kill                              bool
+	mcp                               mcpConfig
+}
+
+// concurrencies are the in-flight levels of the draft-order curve.
+var concurrencies = []int{1, 16, 64}
+
+// orders is how many draft orders (and floor workflows) a round makes at
+// c in flight.
+func (c benchConfig) orders(inFlight int) int {
+	switch inFlight {
+	case 1:
+		return c.n1
+	case 16:
+		return c.n16
+	}
+	return c.n64
 }
 
 func benchConfigFromEnv(t *testing.T) benchConfig {
-	c := benchConfig{rounds: 2, n1: 40, n16: 200, cart: 10, audit: 50, kill: os.Getenv("CARTWRIGHT_BENCH_KILL") != "0"}
+	c := benchConfig{rounds: 2, n1: 40, n16: 200, n64: 320, cart: 10, audit: 50, kill: os.Getenv("CARTWRIGHT_BENCH_KILL") != "0",
+		mcp: mcpConfig{one: 200, many: 2000, clients: 20, keys: 20, writes: 40}}
 	for name, dst := range map[string]*int{
 		"CARTWRIGHT_BENCH_ROUNDS": &c.rounds, "CARTWRIGHT_BENCH_N1": &c.n1, "CARTWRIGHT_BENCH_N16": &c.n16,
-		"CARTWRIGHT_BENCH_CART": &c.cart, "CARTWRIGHT_BENCH_AUDIT": &c.audit,
+		"CARTWRIGHT_BENCH_N64": &c.n64, "CARTWRIGHT_BENCH_CART": &c.cart, "CARTWRIGHT_BENCH_AUDIT": &c.audit,
+		"CARTWRIGHT_BENCH_MCP_ONE": &c.mcp.one, "CARTWRIGHT_BENCH_MCP_MANY": &c.mcp.many,
+		"CARTWRIGHT_BENCH_MCP_CLIENTS": &c.mcp.clients, "CARTWRIGHT_BENCH_MCP_WRITES": &c.mcp.writes,
 	} {
 		if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
 			*dst = n
@@ -72,11 +92,8 @@ func TestBenchAgainstFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for r := 0; r < cfg.rounds; r++ {
-		for _, c := range []int{1, 16} {
-			n := cfg.n1
-			if c == 16 {
-				n = cfg.n16
-			}
+		for _, c := range concurrencies {
+			n := cfg.orders(c)
 			steps := []func(){
 				func() { res.add(c, runFloor(ctx, t, fb, c, n)) },
 				func() {
@@ -129,6 +146,9 @@ func TestBenchAgainstFloor(t *testing.T) {
 		res.rssMiB = u.PeakRSSMiB
 	}
 
+	// Agents over MCP through the real gateway (docs/mcp.md#direct-reads).
+	benchMCP(ctx, t, b, cfg.mcp, &res)
+
 	// Every draft order of the run so far audits CLEAN.
 	res.audited, res.auditTook = auditRun(ctx, t, b, cfg.audit)
 	res.loadAfter = loadAverage()
@@ -151,6 +171,7 @@ type benchStack struct {
 	tq     string
 	cl     *client.Client
 	pool   *pgxpool.Pool
+	stripe *stripefake.Server
 }
 
 // startBenchStack starts one worker process (workflows and activities) on
@@ -160,9 +181,12 @@ func startBenchStack(ctx context.Context, t *testing.T) *benchStack {
 	t.Helper()
 	base := newScaleBase(ctx, t)
 	env := workerEnv(base.tq, base.dsn, base.fake.URL, 24)
+	if v := os.Getenv("CARTWRIGHT_BENCH_WORKER_GOGC"); v != "" { // an experiment's knob, not the product's
+		env["GOGC"] = v
+	}
 	w := startWorker(t, "bench", "workflows,activities", env)
 	w.waitReady(t, 2*time.Minute)
-	return &benchStack{worker: w, env: env, tq: base.tq, cl: base.client(ctx, t), pool: base.pool}
+	return &benchStack{worker: w, env: env, tq: base.tq, cl: base.client(ctx, t), pool: base.pool, stripe: base.fake}
 }
 
 func oneLine(int) draftorder.DraftOrderInput { return orderInput("bench-" + randomHex(8)) }

@@ -122,6 +122,33 @@ func Build(ctx context.Context, b Base) (*Deps, error) {
 	return d, nil
 }
 
+// BuildTools makes what answering tool calls needs and nothing else: the
+// evidence store and the registry with every tool, without a Temporal
+// client (the MCP gateway's direct reads: docs/mcp.md#direct-reads).
+func BuildTools(ctx context.Context, b Base) (*Deps, error) {
+	if b.Pool == nil {
+		return nil, errors.New("wiring: BuildTools needs a database pool")
+	}
+	if b.Logger == nil {
+		b.Logger = zap.NewNop()
+	}
+	d := &Deps{Base: b}
+	for _, s := range []struct {
+		what string
+		fn   func(context.Context) error
+	}{
+		{"evidence store", d.buildEvidence},
+		{"commerce tools", d.buildCommerce},
+		{"support tools", d.buildSupport},
+		{"onboarding tools", d.buildOnboarding},
+	} {
+		if err := s.fn(ctx); err != nil {
+			return nil, fmt.Errorf("wiring: %s: %w", s.what, err)
+		}
+	}
+	return d, nil
+}
+
 // buildEvidence makes the evidence store, the sealer for PII at rest (draft
 // addresses, archived histories), the history archive, and the registry and
 // invoker every tool call goes through.

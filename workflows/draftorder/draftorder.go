@@ -107,10 +107,10 @@ func (in *DraftOrderInput) ApplyDefaults(d StartDefaults) {
 }
 
 // DraftOrderResult is how a draft order ended. Business outcomes (blocked,
-// out of stock, cancelled, expired …) are results, not workflow failures;
-// the workflow fails only on invalid input or a non-business error such as
-// NOT_FOUND. An outage that outlives the order's window is the result
-// UNAVAILABLE (draftorder_outlive.go).
+// out of stock, an unknown SKU, cancelled, expired …) are results, not
+// workflow failures (draftorder_refusal.go); the workflow fails only on an
+// input its start check refuses. An outage that outlives the order's window
+// is the result UNAVAILABLE (draftorder_outlive.go).
 type DraftOrderResult struct {
 	// State is a final state: DRAFT_CREATED or why not.
 	State string `json:"state"`
@@ -121,6 +121,12 @@ type DraftOrderResult struct {
 	Code toolkit.Code `json:"code,omitempty"`
 	// Message explains the state.
 	Message string `json:"message,omitempty"`
+	// Error is the whole error object of a state with a Code
+	// (docs/errors.md#error-object): a tool's refusal exactly as its
+	// evidence holds it (details naming the SKU, field or rule,
+	// recovery_suggestion, next_steps, can_retry), or the one the
+	// workflow made for its own outcomes (docs/errors.md#draft-order-outcomes).
+	Error *toolkit.Error `json:"error,omitempty"`
 	// DraftOrder is the created draft order.
 	DraftOrder *commerce.DraftOrder `json:"draft_order,omitempty"`
 	// Total is the last total computed (the confirmed one on success).

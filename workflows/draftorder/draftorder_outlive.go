@@ -40,5 +40,6 @@ func (d *draftOrder) unavailable(err error) *DraftOrderResult {
 	te := toolkit.AsError(err)
 	return d.end(StateUnavailable, toolkit.UpstreamError,
 		fmt.Sprintf("a dependency stayed unavailable for the order's window of %s (state %s): %s: %s",
-			d.in.ConfirmWindow, d.state, te.Code, te.Message))
+			d.in.ConfirmWindow, d.state, te.Code, te.Message)).
+		withDetail("cause", map[string]any{"code": te.Code, "message": te.Message})
 }

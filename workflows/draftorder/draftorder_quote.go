@@ -53,7 +53,7 @@ func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 		return d.outcome(firstFailure(perr, serr))
 	}
 	if err := d.chooseShipping(); err != nil {
-		return nil, err
+		return d.outcome(err)
 	}
 	cf := d.startCompliance(ctx)
 	q, qenv, perr := pf.Get(ctx)
@@ -69,7 +69,8 @@ func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 // blocked ends the draft order when the compliance verdict is block.
 func (d *draftOrder) blocked() *DraftOrderResult {
 	if d.compliance != nil && d.compliance.Verdict == commerce.VerdictBlock {
-		return d.end(StateComplianceBlocked, toolkit.ComplianceBlocked, "compliance blocked the basket: "+strings.Join(d.compliance.Reasons, ", "))
+		return d.end(StateComplianceBlocked, toolkit.ComplianceBlocked, "compliance blocked the basket: "+strings.Join(d.compliance.Reasons, ", ")).
+			withDetail("reasons", d.compliance.Reasons).withDetail("ruleset_version", d.compliance.Ruleset)
 	}
 	return nil
 }
@@ -137,7 +138,7 @@ func (d *draftOrder) startShipping(ctx workflow.Context) flow.Future[commerce.Sh
 func (d *draftOrder) chooseShipping() error {
 	i := commerce.ChooseOption(d.shipping.Options, d.in.ShippingService)
 	if i < 0 {
-		return flow.InvalidInput("no shipping option to %s", d.in.ShipTo.Country)
+		return noShippingOption(d.in.ShipTo.Country)
 	}
 	d.option = &d.shipping.Options[i]
 	return nil
@@ -186,7 +187,7 @@ func (d *draftOrder) requote(ctx workflow.Context) (*DraftOrderResult, error) {
 	}
 	if !split {
 		if err := d.chooseShipping(); err != nil {
-			return nil, err
+			return d.outcome(err)
 		}
 	}
 	if end, err := d.recheckCompliance(ctx); end != nil || err != nil {

@@ -92,10 +92,12 @@ func (d *draftOrder) approve(ctx workflow.Context) (*DraftOrderResult, error) {
 	case approval.ApprovalInterrupted:
 		return d.cancelledResult(), nil
 	case approval.ApprovalExpired:
-		return d.end(StateApprovalExpired, toolkit.Timeout, "no support-staff decision within "+d.in.ApprovalWindow.String()), nil
+		return d.end(StateApprovalExpired, toolkit.Timeout, "no support-staff decision within "+d.in.ApprovalWindow.String()).
+			withDetail("approval_id", out.ApprovalID), nil
 	}
 	if !out.Approved() {
-		return d.end(StateApprovalRejected, toolkit.ComplianceBlocked, fmt.Sprintf("rejected by %s: %s", out.Approver, out.Reason)), nil
+		return d.end(StateApprovalRejected, toolkit.ComplianceBlocked, fmt.Sprintf("rejected by %s: %s", out.Approver, out.Reason)).
+			withDetail("approval_id", out.ApprovalID), nil
 	}
 	return nil, nil
 }

@@ -203,9 +203,10 @@ func (d *draftOrder) request(ctx workflow.Context, step string) toolkit.Request 
 	return req
 }
 
-// end builds a final result.
+// end builds a final result; a state with a code carries its error object
+// (outcomeError).
 func (d *draftOrder) end(state string, code toolkit.Code, msg string) *DraftOrderResult {
-	return &DraftOrderResult{State: state, Code: code, Message: msg}
+	return &DraftOrderResult{State: state, Code: code, Message: msg, Error: outcomeError(state, code, msg)}
 }
 
 // finish records the result, publishes the final state and returns it.
@@ -234,18 +235,13 @@ func (d *draftOrder) cancelledResult() *DraftOrderResult {
 	return d.end(StateCancelled, "", "cancelled by the user before the draft order was created")
 }
 
-// outcome turns a tool failure into a final result when it is a business
-// answer (the order cannot proceed as asked); any other error fails the
-// workflow with its closed-set code as the error type.
+// outcome turns a tool failure into a final result: a business answer
+// (the order cannot proceed as asked, draftorder_refusal.go) or an outage
+// that outlived the order's window (outlive.go). Only what is neither — a
+// cancelled run — fails the workflow.
 func (d *draftOrder) outcome(err error) (*DraftOrderResult, error) {
-	te := toolkit.AsError(err)
-	switch te.Code {
-	case toolkit.OutOfStock:
-		return d.end(StateOutOfStock, te.Code, te.Message), nil
-	case toolkit.AddressInvalid:
-		return d.end(StateAddressInvalid, te.Code, te.Message), nil
-	case toolkit.ComplianceBlocked:
-		return d.end(StateComplianceBlocked, te.Code, te.Message), nil
+	if end := d.refused(err); end != nil {
+		return end, nil
 	}
 	if end := d.unavailable(err); end != nil {
 		return end, nil

@@ -376,15 +376,6 @@ func TestInvalidAddress(t *testing.T) {
 	}
 }
 
-func TestInfrastructureFailureFailsTheWorkflow(t *testing.T) {
-	f := newFixture(t)
-	f.Failures["EstimateDutiesAndTaxes"] = toolkit.Errorf(toolkit.NotFound, "no tax rules for XX")
-	f.Env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
-	if err := f.Env.GetWorkflowError(); toolkit.CodeOf(err) != toolkit.NotFound {
-		t.Fatalf("workflow error = %v", err)
-	}
-}
-
 func TestInputIsChecked(t *testing.T) {
 	f := newFixture(t)
 	f.in.Request.IdempotencyKey = "another-key-1" // not the workflow id's key

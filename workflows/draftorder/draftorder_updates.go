@@ -110,8 +110,8 @@ func (d *draftOrder) id(ctx workflow.Context) string {
 
 // nextAction answers once the action differs from in.Seen (and, with
 // UntilEnd, the run ended), or the run is over: a run that failed (an
-// unknown SKU is NOT_FOUND) answers with its error, not with the state it
-// failed in, so the caller of Update-with-Start gets the code.
+// input its start check refused) answers with its error, not with the
+// state it failed in, so the caller of Update-with-Start gets the code.
 func (d *draftOrder) nextAction(ctx workflow.Context, in NextActionInput) (DraftOrderStatus, error) {
 	err := workflow.Await(ctx, func() bool {
 		if d.over || d.result != nil {
@@ -191,7 +191,7 @@ func (d *draftOrder) confirmTotal(ctx workflow.Context, in ConfirmInput) (Confir
 		return ConfirmAnswer{}, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%s ended without a result", id))
 	case !d.createdFor(in.QuoteHash):
 		return ConfirmAnswer{}, activities.ApplicationError(toolkit.Errorf(toolkit.Conflict, "%s ended (%s): %s", id, d.result.State, d.result.Message).
-			WithDetail("state", d.result.State))
+			WithDetail("state", d.result.State).WithDetail("result_error", d.result.Error))
 	}
 	return ConfirmAnswer{AlreadyDone: !ask.first, Result: *d.result}, nil
 }

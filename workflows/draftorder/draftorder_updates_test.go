@@ -173,19 +173,23 @@ func TestDecideByUpdate(t *testing.T) {
 	}
 }
 
-// TestNextActionAnswersTheFailure: a run that fails while the start's
-// next_action update waits (a tool answered NOT_FOUND) answers the update
-// with that error, not with the state it failed in.
-func TestNextActionAnswersTheFailure(t *testing.T) {
+// TestNextActionAnswersTheRefusal: a run that ends on a refusal while the
+// start's next_action update waits (a tool answered NOT_FOUND) answers the
+// update with the result, its whole error included, not with the state it
+// was in.
+func TestNextActionAnswersTheRefusal(t *testing.T) {
 	f := newFixture(t)
-	f.Failures["GetQuote"] = toolkit.Errorf(toolkit.NotFound, "SKU-NOPE is not in the catalogue")
+	f.Failures["GetQuote"] = toolkit.Errorf(toolkit.NotFound, "SKU-NOPE is not in the catalogue").
+		WithDetail("skus", []string{"SKU-NOPE"}).WithRecovery("remove the unknown items")
 	var next answer
 	f.At(0, func() { f.update(UpdateNextAction, &next, NextActionInput{}) })
-	f.Env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
-	if err := f.Env.GetWorkflowError(); toolkit.CodeOf(err) != toolkit.NotFound {
-		t.Fatalf("workflow error = %v", err)
+	res := f.run()
+	if res.State != StateNotFound {
+		t.Fatalf("result = %+v", res)
 	}
-	if !next.done || toolkit.CodeOf(next.err) != toolkit.NotFound {
-		t.Fatalf("next_action answered %+v, want NOT_FOUND", next)
+	var st DraftOrderStatus
+	if !next.done || next.err != nil || next.get(&st) != nil || st.Result == nil || st.Result.Error == nil ||
+		st.Result.Error.RecoverySuggestion != "remove the unknown items" {
+		t.Fatalf("next_action answered %+v (%+v), want the NOT_FOUND result with its error", next, st.Result)
 	}
 }

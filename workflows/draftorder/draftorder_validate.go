@@ -28,7 +28,7 @@ import (
 // built-in rule data decides (currency quotable, destination modelled:
 // commerce.CheckOrderFacts). What only the catalog in PostgreSQL knows
 // (an unknown or discontinued SKU, stock) is the pricing tool's answer;
-// such a run fails and frees its key (DraftOrderStartOptions).
+// such a run completes with that outcome (docs/errors.md#draft-order-outcomes).
 //
 // Check reads no clock, environment or database, so it is deterministic
 // workflow code; its answer changes only with the code and data of a

@@ -152,7 +152,6 @@ func (o *onboardingRun) ensureRelink(ctx workflow.Context) {
 func (o *onboardingRun) serveDashboard(ctx workflow.Context) {
 	st := o.st
 	for st.PendingDashboard > 0 {
-		st.PendingDashboard--
 		st.DashboardSeq++
 		idem := fmt.Sprintf("dashboard-%d", st.DashboardSeq)
 		req, step := o.request(ctx, "dashboard", idem)
@@ -160,7 +159,9 @@ func (o *onboardingRun) serveDashboard(ctx workflow.Context) {
 			Tool: stripetools.ToolLoginLink, Req: req,
 			Args:    stripetools.LoginLinkInput{StripeAccountID: st.StripeAccountID},
 			Summary: stripetools.ToolLoginLink,
+			Wrap:    o.outlivingFlow(stripetools.ToolLoginLink), // onboarding_outlive.go
 		}).Get(ctx)
+		st.PendingDashboard-- // pending until answered, an outage included
 		if err != nil {
 			o.stepError(ctx, step, err)
 			continue

@@ -23,6 +23,7 @@ func Registry(specs []toolkit.Spec) map[string]any {
 		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
 		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
 		toolcall.ToolCallWorkflowName:            toolcall.Flow{Specs: s}.ToolCall,
+		toolcall.ToolCallLocalFirstWorkflowName:  toolcall.Flow{Specs: s}.ToolCallLocalFirst,
 		toolcall.ListToolsWorkflowName:           toolcall.ListTools,
 	}
 }

@@ -49,12 +49,15 @@ func ToolCallID(call toolkit.ToolCall) (string, error) {
 	if err := workflows.CheckUserID(call.Request.UserID); err != nil {
 		return "", err
 	}
-	key := call.Request.IdempotencyKey
+	key, field := call.Request.IdempotencyKey, "idempotency_key"
 	if key == "" {
-		key = call.Request.RequestID
+		key, field = call.Request.RequestID, "request_id"
 	}
-	if err := workflows.CheckIdempotencyKey(key); err != nil {
-		return "", fmt.Errorf("request_id or idempotency_key: %w", err)
+	if err := workflows.CheckKey(field, key); err != nil {
+		// The message names the field the caller sent, the one that
+		// keys this call.
+		return "", toolkit.Errorf(toolkit.InvalidArgument, "%v: it keys the tool call", err).
+			WithDetail("fields", []string{"request." + field}).WithRecovery("fix the named fields and call again")
 	}
 	return ToolCallIDPrefix + call.Request.UserID + "/" + key, nil
 }

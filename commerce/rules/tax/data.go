@@ -56,6 +56,9 @@ type regionRates struct {
 	Periods []ratePeriod `json:"periods"`
 	// Note says why an unsupported region is not modelled.
 	Note string `json:"note"`
+	// Exemptions are the region tax's documented exemptions of a class of
+	// goods (exemptions.go).
+	Exemptions []exemption `json:"exemptions"`
 }
 
 type countryRates struct {
@@ -67,6 +70,9 @@ type countryRates struct {
 	Regions        map[string]*regionRates `json:"regions"`
 	Note           string                  `json:"note"`
 	Source         string                  `json:"source"`
+	// Coverage says what of the country's consumption taxes is modelled
+	// and what is not (read by people and docs, not by the engine).
+	Coverage string `json:"coverage"`
 }
 
 type ratesFile struct {
@@ -280,6 +286,11 @@ func (r *rules) validate() error {
 			needRates := rg.Mode == "add" || rg.Mode == "replace"
 			if !sorted(rg.Periods) || (needRates && len(rg.Periods) == 0) {
 				return fmt.Errorf("tax: %s-%s periods", cc, rc)
+			}
+			for i := range rg.Exemptions {
+				if err := rg.Exemptions[i].check(cc+"-"+rc, c.Currency); err != nil {
+					return err
+				}
 			}
 		}
 		if c.RegionRequired && len(c.Regions) == 0 {

@@ -165,6 +165,16 @@ func (e *estimator) addNote(code string) {
 	e.res.Notes = append(e.res.Notes, Note{Code: code, Message: text})
 }
 
+// addExemptionNote notes an exemption that relieved a line, once.
+func (e *estimator) addExemptionNote(x *exemption) {
+	for _, n := range e.res.Notes {
+		if n.Code == x.Code {
+			return
+		}
+	}
+	e.res.Notes = append(e.res.Notes, Note{Code: x.Code, Message: x.Note + " (" + x.Law + ")"})
+}
+
 // useFX records which FX source a conversion uses: the caller's, or the
 // built-in table, whose rates the result notes as indicative.
 func (e *estimator) useFX() {
@@ -211,9 +221,19 @@ func (e *estimator) lineTax(i int, base int64, at Collection) error {
 	var total int64
 	for ci := range e.rs.comps {
 		rate := e.rs.rateFor(ci, e.hs[i])
-		amt, err := rate.Apply(base)
+		taxed, x, err := e.taxable(ci, i, base)
 		if err != nil {
 			return err
+		}
+		if x != nil {
+			e.addExemptionNote(x)
+		}
+		amt, err := rate.Apply(taxed)
+		if err != nil {
+			return err
+		}
+		if taxed == 0 && x != nil {
+			continue // exempt: the component does not apply to the line
 		}
 		l.TaxRate += rate
 		total += amt

@@ -26,7 +26,7 @@ func est(t *testing.T, in Input) Result {
 	if d != r.Duty || x != r.Tax {
 		t.Fatalf("lines do not add up to totals")
 	}
-	if r.RulesetVersion != "tax-2026.11.2" {
+	if r.RulesetVersion != "tax-2026.11.3" {
 		t.Fatalf("version %q", r.RulesetVersion)
 	}
 	return r

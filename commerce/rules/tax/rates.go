@@ -33,6 +33,10 @@ type rateSet struct {
 	comps []Component
 	books []*money.Rate
 	notes []Note
+	// exempts are each component's exemptions (exemptions.go); currency is
+	// the country's, in which their limits are stated.
+	exempts  [][]*exemption
+	currency string
 }
 
 // total is the combined standard rate.
@@ -59,10 +63,11 @@ func (r *rules) rateSetFor(country, region string, at time.Time) (rateSet, error
 		return rateSet{}, fmt.Errorf("%w: %s", ErrUnsupportedDestination, country)
 	}
 	var s rateSet
-	s.taxName = c.TaxName
+	s.taxName, s.currency = c.TaxName, c.Currency
 	if p, ok := periodAt(c.Periods, at); ok {
 		s.comps = append(s.comps, Component{Name: c.TaxName, Rate: p.Standard})
 		s.books = append(s.books, p.Books)
+		s.exempts = append(s.exempts, nil)
 		if p.Note != "" {
 			s.notes = append(s.notes, Note{Code: "RATE_NOTE_" + country, Message: p.Note})
 		}
@@ -90,7 +95,7 @@ func (r *rules) rateSetFor(country, region string, at time.Time) (rateSet, error
 				}
 				comp := Component{Name: rg.TaxName, Rate: p.Standard}
 				if rg.Mode == "replace" {
-					s.comps, s.books = nil, nil
+					s.comps, s.books, s.exempts = nil, nil, nil
 					s.taxName = rg.TaxName
 				} else if s.taxName == "" || len(s.comps) == 0 {
 					s.taxName = rg.TaxName
@@ -99,6 +104,7 @@ func (r *rules) rateSetFor(country, region string, at time.Time) (rateSet, error
 				}
 				s.comps = append(s.comps, comp)
 				s.books = append(s.books, p.Books)
+				s.exempts = append(s.exempts, regionExemptions(rg))
 				if p.Note != "" {
 					s.notes = append(s.notes, Note{Code: "RATE_NOTE_" + country + "_" + region, Message: p.Note})
 				}
@@ -194,7 +200,7 @@ func Schemes() []string {
 }
 
 // RulesetVersion is the version shared by the tax data files, e.g.
-// "tax-2026.11.2"; it goes into evidence with every estimate.
+// "tax-2026.11.3"; it goes into evidence with every estimate.
 func RulesetVersion() string {
 	r, err := load()
 	if err != nil {
@@ -223,4 +229,14 @@ func Currency(country string) string {
 		return c.Currency
 	}
 	return ""
+}
+
+// regionExemptions are pointers to a region's exemptions (their parsed
+// limits are set by validate).
+func regionExemptions(rg *regionRates) []*exemption {
+	var out []*exemption
+	for i := range rg.Exemptions {
+		out = append(out, &rg.Exemptions[i])
+	}
+	return out
 }

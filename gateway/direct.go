@@ -1,0 +1,152 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows/toolcall"
+)
+
+// DirectReads answers read-only tool calls without a workflow
+// (docs/mcp.md#direct-reads): the gateway runs the tool through the invoker
+// itself and writes its evidence snapshot, bound to the call's key, in one
+// statement (docs/evidence.md#direct-calls). A read changes nothing, so a
+// workflow's durability adds nothing to it; what it must keep — one
+// pipeline, evidence for every answer, the same answer under the same key,
+// CONFLICT under the same key with other arguments — it keeps here.
+type DirectReads struct {
+	// Invoker is a registry holding the tools (worker/wiring builds the
+	// worker's) with the evidence store as its sink; Evidence is that store.
+	Invoker  *toolkit.Invoker
+	Evidence *evidence.Store
+}
+
+// directTools are the tools the gateway answers itself: read-only, not
+// internal, and registered here at the version the worker serves (a
+// gateway of another build sends the call to the worker).
+func directTools(d *DirectReads, served []toolkit.Spec) map[string]toolkit.Spec {
+	out := map[string]toolkit.Spec{}
+	if d == nil || d.Invoker == nil || d.Evidence == nil {
+		return out
+	}
+	for _, spec := range served {
+		local, ok := d.Invoker.Registry().Spec(spec.Name)
+		if ok && spec.Annotations.ReadOnly && !spec.Internal && local.Annotations.ReadOnly && !local.Internal &&
+			local.Version == spec.Version {
+			out[spec.Name] = local
+		}
+	}
+	return out
+}
+
+// runDirect answers call (a read tool's; keyed when the caller gave an
+// idempotency key, which is then its request id) with the same contract
+// as the ToolCall workflow: an envelope for every answer, the tool's retry
+// policy for retryable failures within the call timeout, the answer kept
+// under the key, CONFLICT for the key with other arguments. An input its
+// schema refuses writes nothing and keeps nothing (docs/envelope.md#idempotency).
+func (g *Gateway) runDirect(ctx context.Context, spec toolkit.Spec, call toolkit.ToolCall, keyed bool) (toolkit.Response, error) {
+	d := g.opts.Direct
+	if err := toolkit.BuiltinSchemas().CheckToolInput(call.Tool, call.Input, nil); err != nil {
+		return toolkit.ErrorResponse(call.Tool, spec.Version, err), err
+	}
+	fp, err := toolcall.ToolCallFingerprint(call)
+	if err != nil {
+		err = toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+		return toolkit.ErrorResponse(call.Tool, spec.Version, err), err
+	}
+	chain := evidence.DirectChainKey(evidence.HashUserID(call.Request.UserID), call.Request.RequestID)
+	key := call.Request.RequestID
+	if keyed {
+		kept, found, err := d.Evidence.LookupDirect(ctx, chain)
+		if err != nil {
+			return toolkit.ErrorResponse(call.Tool, spec.Version, err), err
+		}
+		if found {
+			return keptAnswer(call.Tool, key, fp, kept)
+		}
+	}
+	deadline := time.Now().Add(g.opts.CallTimeout)
+	backoff := spec.Retry.InitialInterval
+	if backoff <= 0 {
+		backoff = 200 * time.Millisecond
+	}
+	for attempt := int32(1); ; attempt++ {
+		env, kept, err := g.directOnce(ctx, call, fp)
+		if kept != nil {
+			return keptAnswer(call.Tool, key, fp, *kept)
+		}
+		te := toolkit.AsError(err)
+		if err == nil || !te.Code.Retryable() {
+			return env, nil
+		}
+		if n := spec.Retry.MaxAttempts; (n > 0 && attempt >= n) || time.Now().Add(backoff).After(deadline) {
+			return env, nil // the retryable failure is the answer: its key stays free
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return env, nil
+		case <-t.C:
+		}
+		if backoff *= 2; spec.Retry.MaxInterval > 0 && backoff > spec.Retry.MaxInterval {
+			backoff = spec.Retry.MaxInterval
+		}
+	}
+}
+
+// directOnce is one attempt: the invoker runs the tool and stages its
+// snapshot, then the snapshot and (for an answer worth keeping) its
+// binding to the key are written in one statement. kept is the answer
+// another call with the same key wrote first.
+func (g *Gateway) directOnce(ctx context.Context, call toolkit.ToolCall, fp string) (toolkit.Response, *evidence.DirectAnswer, error) {
+	d := g.opts.Direct
+	b := d.Invoker.NewBatch()
+	if b == nil {
+		err := toolkit.Errorf(toolkit.UpstreamError, "the gateway's evidence sink cannot stage snapshots")
+		return toolkit.ErrorResponse(call.Tool, "", err), nil, err
+	}
+	cctx := toolkit.WithBatch(toolkit.WithCall(ctx, toolkit.CallContext{ActivityType: evidence.DirectActivityType}), b)
+	resp, err := d.Invoker.Invoke(cctx, call.Tool, call.Request, json.RawMessage(call.Input))
+	steps := b.Take()
+	if err != nil && toolkit.AsError(err).Code.Retryable() {
+		return *resp, nil, err // nothing is written for a failure worth retrying
+	}
+	if len(steps) != 1 {
+		// No snapshot (a tool the registry does not have): nothing to keep.
+		return *resp, nil, err
+	}
+	e := resp.Error
+	keep := resp.OK || (e != nil && !e.CanRetry && e.Code != toolkit.InvalidArgument)
+	c, cerr := d.Evidence.CommitDirect(ctx, steps[0], fp, *resp, keep)
+	if cerr != nil {
+		te := toolkit.AsError(cerr)
+		if !te.Code.Retryable() {
+			te = toolkit.Errorf(toolkit.UpstreamError, "store evidence for %s: %v", call.Tool, cerr).WithCause(cerr)
+		}
+		return toolkit.ErrorResponse(call.Tool, resp.Version, te), nil, te
+	}
+	if c.Kept != nil {
+		return toolkit.Response{}, c.Kept, nil
+	}
+	if c.Reused && resp.Evidence != nil {
+		resp.Evidence.SnapshotID = c.SnapshotID // the same refusal, made before with these arguments
+	}
+	return *resp, nil, err
+}
+
+// keptAnswer is the answer kept under the key when the call is the same
+// request (its fingerprint), else the CONFLICT of a key reused with other
+// arguments.
+func keptAnswer(tool, key, fp string, kept evidence.DirectAnswer) (toolkit.Response, error) {
+	if kept.Fingerprint != fp {
+		err := client.KeyConflict(tool, key, kept.Fingerprint, "")
+		return toolkit.ErrorResponse(tool, "", err), err
+	}
+	return kept.Envelope, nil
+}
