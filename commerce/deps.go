@@ -106,7 +106,7 @@ func newTools(d ToolDeps) (*tools, error) {
 	return t, nil
 }
 
-// RegisterTools registers the six commerce tools into reg.
+// RegisterTools registers the commerce tools into reg.
 func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
 	t, err := newTools(deps)
 	if err != nil {
@@ -121,6 +121,7 @@ func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
 		{dutiesSpec(), t.estimateDuties},
 		{complianceSpec(), t.checkCompliance},
 		{totalSpec(), t.computeTotal},
+		{chooseOriginsSpec(), t.chooseOrigins},
 		{draftSpec(), t.createDraftOrder},
 	} {
 		if err := reg.Register(r.spec, r.h); err != nil {
@@ -149,8 +150,8 @@ func lookupSpec(name string, ttl time.Duration, provider, description string) to
 	}
 }
 
-// Specs are the six commerce tools' specs, exactly as RegisterTools
+// Specs are the commerce tools' specs, exactly as RegisterTools
 // registers them: what workflows derive their activity options from.
 func Specs() []toolkit.Spec {
-	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec()}
+	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec()}
 }

@@ -23,7 +23,8 @@ func quoteSpec() toolkit.Spec {
 			"and lines; show them and ask the user again), INVALID_ARGUMENT (currency without an exchange rate), "+
 			"UPSTREAM_ERROR (the exchange rates are older than allowed; details name rate_date). fx_rates names the "+
 			"rates' source and reference date.")
-	// 1.1.0: the answer names its exchange rates (fx_rates).
+	// 1.1.0: the answer names its exchange rates (fx_rates), and a line may
+	// name the warehouse that ships it (a split basket).
 	s.Version = "1.1.0"
 	return s
 }
@@ -72,8 +73,16 @@ func (t *tools) getQuote(ctx context.Context, call *toolkit.Call) (*toolkit.Outp
 	var short []map[string]any
 	for _, it := range in.Items {
 		p := products[it.SKU]
-		if avail := p.AvailableAt(shipFrom); it.Quantity > avail {
-			short = append(short, map[string]any{"sku": it.SKU, "requested": it.Quantity, "available": avail, "warehouse": shipFrom})
+		// A line of a split basket names its own warehouse.
+		from, lineFrom := shipFrom, ""
+		if it.ShipFrom != "" {
+			if from, err = warehouse("items.ship_from", it.ShipFrom); err != nil {
+				return nil, err
+			}
+			lineFrom = from
+		}
+		if avail := p.AvailableAt(from); it.Quantity > avail {
+			short = append(short, map[string]any{"sku": it.SKU, "requested": it.Quantity, "available": avail, "warehouse": from})
 			continue
 		}
 		unit, err := fx.Convert(p.BasePrice, in.Currency)
@@ -88,6 +97,7 @@ func (t *tools) getQuote(ctx context.Context, call *toolkit.Call) (*toolkit.Outp
 			SKU: p.SKU, Title: p.Title, Quantity: it.Quantity, UnitPrice: unit,
 			LineTotal: Money{Amount: total, Currency: in.Currency},
 			HSCode:    p.HSCode, Origin: p.Origin, Category: p.Category, WeightGrams: p.WeightGrams, Dims: p.Dims,
+			ShipFrom: lineFrom,
 		})
 	}
 	if len(short) > 0 {

@@ -168,6 +168,11 @@ func newClusterStack(t *testing.T, script string) (*stack, clusterCtl) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.pool.Close)
+	// Each draft order takes its T-shirts from stock when it is written
+	// (docs/quote-seals.md#stock-at-the-write): enough for every scenario.
+	if _, err := s.pool.Exec(ctx, `UPDATE catalog_stock SET on_hand = 1000000, reserved = 0 WHERE sku = 'TEE-ORG-M-WHT'`); err != nil {
+		t.Fatal(err)
+	}
 	opts, err := client.OptionsFromEnv()
 	if err != nil {
 		t.Fatal(err)
