@@ -35,7 +35,7 @@ TEST_PKGS ?= ./...
 GOTEST_FLAGS ?=
 export DEV_MAIN_JOB FUZZ_TARGETS FUZZ_TIME TEST_TIMEOUT TEST_PKGS GOTEST_FLAGS
 
-.PHONY: help tools build dev down status test test-stress test-unit test-integration test-integration-ui test-ui test-scale test-faults test-faults-short test-down fuzz lint clean bench
+.PHONY: help tools build dev down status test test-stress test-unit test-integration test-integration-ui test-ui test-scale test-faults test-faults-short test-down fuzz lint clean bench cluster-tools cluster cluster-down cluster-status test-cluster test-faults-cluster
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -55,6 +55,49 @@ $(TOOL_BINS) &: build/tools/go.mod build/tools/go.sum build/tools/k8sschema/main
 # Commit hash linked into the binaries: evidence records it as the code version.
 BUILD_HASH ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 LDFLAGS := -X github.com/cartwright-dev/cartwright/toolkit.build=$(BUILD_HASH)
+
+# Temporal's own server (go.temporal.io/server: temporal-server and
+# temporal-sql-tool, the version the pinned CLI embeds) and its Web UI
+# server (github.com/temporalio/ui-server), pinned in build/tools/go.mod
+# too, for `make cluster` only: `make tools` stays as light as it was.
+# Three builds (two of the packages are named main "server"); most of the
+# server's packages are the CLI's, already in the build cache.
+CLUSTER_TOOL_BINS := $(BIN)/temporal-server $(BIN)/temporal-sql-tool $(BIN)/temporal-ui-server
+cluster-tools: $(CLUSTER_TOOL_BINS) ## build Temporal's server, sql tool and Web UI server into .bin/
+
+$(CLUSTER_TOOL_BINS) &: build/tools/go.mod build/tools/go.sum
+	@echo "==> building Temporal's server, sql tool and Web UI server into $(BIN)/"
+	@mkdir -p $(BIN)
+	cd build/tools && go build -o ../../$(BIN)/temporal-server go.temporal.io/server/cmd/server
+	cd build/tools && go build -o ../../$(BIN)/temporal-sql-tool go.temporal.io/server/cmd/tools/sql
+	cd build/tools && go build -o ../../$(BIN)/temporal-ui-server github.com/temporalio/ui-server/v2/cmd/server
+	@touch $(CLUSTER_TOOL_BINS)
+
+# Temporal's real topology (docs/operators.md#a-temporal-cluster-make-cluster): four
+# temporal-server processes on PostgreSQL with mTLS, our worker, gateway and
+# the Web UI against it. Safe to repeat: starts only what is down.
+cluster: tools cluster-tools ## Temporal's frontend/history/matching/worker on PostgreSQL + mTLS, our services on it
+	scripts/cluster.sh up
+
+# Checks a running make cluster (brought up first): four processes on
+# PostgreSQL, plaintext and foreign certificates refused, a draft order
+# through it, the Web UI against it (worker/clustertest); then a Worker
+# Versioning rollout on it (worker/scaletest TestDeployBesideRunningBuild).
+test-cluster: cluster ## make cluster, then worker/clustertest and the Worker Versioning rollout against it
+	scripts/test-cluster.sh
+
+cluster-down: ## stop everything make cluster started
+	scripts/cluster.sh down
+
+cluster-status: ## show what make cluster runs
+	scripts/cluster.sh status
+
+# The fault matrix on a cluster of its own (.data/cluster-faults, ports
+# 7450-7471, a private PostgreSQL it restarts): SIGKILL of each service and
+# of our worker, a rolling restart, a PostgreSQL restart
+# (docs/testing.md#fault-matrix-on-the-cluster-make-test-faults-cluster).
+test-faults-cluster: tools cluster-tools ## the fault matrix against make cluster's topology (own cluster, own PostgreSQL)
+	scripts/faults-cluster.sh
 
 build: ## build worker and starter into .bin/
 	go build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./worker ./starter
@@ -119,9 +162,14 @@ BENCH_ROUNDS ?= 2
 BENCH_N1 ?= 40
 BENCH_N16 ?= 200
 BENCH_KILL ?= 1
-bench: tools ## draft orders vs the Temporal floor at 1 and 16 in flight, one table; audits; worker SIGKILLed
+# More in-flight levels past 16, e.g. BENCH_MORE=32,64 (where the server saturates).
+BENCH_MORE ?=
+# BENCH_TARGET=cluster: on Temporal's four services, a private PostgreSQL and
+# mTLS (a cluster of its own, .data/cluster-bench, ports 7425-7446), CPU per service.
+BENCH_TARGET ?= dev
+bench: tools $(if $(filter cluster,$(BENCH_TARGET)),cluster-tools) ## draft orders vs the Temporal floor at 1 and 16 in flight, one table; audits; worker SIGKILLed (BENCH_TARGET=dev|cluster)
 	CARTWRIGHT_BENCH_ROUNDS=$(BENCH_ROUNDS) CARTWRIGHT_BENCH_N1=$(BENCH_N1) CARTWRIGHT_BENCH_N16=$(BENCH_N16) \
-	  CARTWRIGHT_BENCH_KILL=$(BENCH_KILL) scripts/test.sh bench
+	  CARTWRIGHT_BENCH_KILL=$(BENCH_KILL) CARTWRIGHT_BENCH_MORE=$(BENCH_MORE) BENCH_TARGET=$(BENCH_TARGET) scripts/test.sh bench
 
 fuzz: ## run each FUZZ_TARGETS target for FUZZ_TIME
 	scripts/test.sh fuzz
@@ -134,5 +182,5 @@ lint: tools ## gofmt, go vet, staticcheck, workflowcheck, the Helm chart (helm l
 	$(BIN)/workflowcheck ./...
 	scripts/lint-deploy.sh
 
-clean: down test-down ## stop everything and delete .data/ and .bin/
+clean: down test-down cluster-down ## stop everything and delete .data/ and .bin/
 	rm -rf .data $(BIN)

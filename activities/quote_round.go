@@ -19,6 +19,9 @@ const (
 	StepCompliance = "compliance"
 	StepDuties     = "duties"
 	StepTotal      = "total"
+	// StepOrigins is the origin choice, each round's first call
+	// (docs/tools.md#origin-choice).
+	StepOrigins = "origins"
 )
 
 // RoundStep is one step of a quote round and the tool it calls.
@@ -27,7 +30,7 @@ type RoundStep struct{ Step, Tool string }
 // QuoteRoundSteps are a quote round's steps in order: what the workflow
 // gives a request envelope and a timeout for.
 var QuoteRoundSteps = []RoundStep{
-	{StepPricing, commerce.ToolGetQuote}, {StepShipping, commerce.ToolQuoteShipping},
+	{StepOrigins, commerce.ToolChooseOrigins}, {StepPricing, commerce.ToolGetQuote}, {StepShipping, commerce.ToolQuoteShipping},
 	{StepCompliance, commerce.ToolCheckCompliance}, {StepDuties, commerce.ToolDutiesAndTaxes},
 	{StepTotal, commerce.ToolComputeTotal},
 }
@@ -129,11 +132,20 @@ type RoundCaller func(ctx context.Context, tool string, req toolkit.Request, inp
 // it on the invoker, and workflow tests on their fakes.
 func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (QuoteRoundResult, error) {
 	r := &round{ctx: ctx, exec: call, in: in}
+	var plan commerce.OriginPlan
+	if !r.call(StepOrigins, commerce.ToolChooseOrigins, commerce.ChooseOriginsArgs{Items: in.Items, Destination: in.ShipTo,
+		Currency: in.Currency, ShippingService: in.ShippingService, Incoterm: in.Incoterm}, &plan) || len(plan.Parcels) == 0 {
+		return r.result()
+	}
+	if plan.Split {
+		return runSplitRound(r, plan)
+	}
+	shipFrom := plan.Parcels[0].ShipFrom
 	var quote commerce.Quote
 	var ship commerce.ShippingQuote
-	pok := r.call(StepPricing, commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: in.Items, Currency: in.Currency}, &quote)
+	pok := r.call(StepPricing, commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: in.Items, Currency: in.Currency, ShipFrom: shipFrom}, &quote)
 	sok := r.call(StepShipping, commerce.ToolQuoteShipping,
-		commerce.QuoteShippingArgs{Items: in.Items, Destination: in.ShipTo, Currency: in.Currency}, &ship)
+		commerce.QuoteShippingArgs{Items: in.Items, Destination: in.ShipTo, Currency: in.Currency, ShipFrom: shipFrom}, &ship)
 	if r.err != nil || !pok || !sok {
 		return r.result()
 	}
@@ -142,13 +154,8 @@ func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (Q
 		return r.result()
 	}
 	option := ship.Options[i]
-	var verdict commerce.ComplianceVerdict
-	if !r.call(StepCompliance, commerce.ToolCheckCompliance,
-		commerce.CheckComplianceArgs{Items: in.Items, Destination: in.ShipTo, TransportMode: option.TransportMode}, &verdict) {
+	if !r.cleared(option.TransportMode) {
 		return r.result()
-	}
-	if verdict.Verdict == commerce.VerdictBlock || verdict.NeedsApproval(in.ApprovalConfidence) {
-		return r.result() // the workflow ends or asks support staff first
 	}
 	var duties commerce.DutiesAndTaxes
 	if !r.call(StepDuties, commerce.ToolDutiesAndTaxes, commerce.DutiesAndTaxesArgs{Lines: quote.Lines, Shipping: option,
@@ -159,10 +166,56 @@ func RunQuoteRound(ctx context.Context, in QuoteRoundInput, call RoundCaller) (Q
 	args := commerce.ComputeTotalArgs{Quote: quote, Shipping: option, Duties: duties, ShippingExpiresAt: &shipExp}
 	// Sealed with the evidence it rests on, as the workflow asks it
 	// (docs/quote-seals.md#the-seal).
-	args.Evidence = &commerce.EvidenceRefs{PricingSnapshotID: r.snapshotOf(StepPricing),
-		ComplianceSnapshotID: r.snapshotOf(StepCompliance)}
+	args.Evidence = r.refs()
 	r.call(StepTotal, commerce.ToolComputeTotal, args, nil)
 	return r.result()
+}
+
+// runSplitRound is the rest of a round whose origin choice split the
+// basket, as the workflow makes it (workflows/draftorder/draftorder_origin.go):
+// pricing with each line at its parcel's warehouse, compliance for the
+// parcels' strictest transport mode, and the total over the parcels.
+func runSplitRound(r *round, plan commerce.OriginPlan) (QuoteRoundResult, error) {
+	in := r.in
+	items := make([]commerce.LineItem, len(in.Items))
+	for i, it := range in.Items {
+		items[i] = commerce.LineItem{SKU: it.SKU, Quantity: it.Quantity, ShipFrom: plan.ShipFromOf(it.SKU)}
+	}
+	var quote commerce.Quote
+	if !r.call(StepPricing, commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: items, Currency: in.Currency}, &quote) {
+		return r.result()
+	}
+	mode := plan.Parcels[0].Shipping.TransportMode
+	for _, p := range plan.Parcels {
+		if p.Shipping.TransportMode == "air" {
+			mode = "air"
+		}
+	}
+	if !r.cleared(mode) {
+		return r.result()
+	}
+	exp := plan.ExpiresAt
+	r.call(StepTotal, commerce.ToolComputeTotal, commerce.ComputeTotalArgs{Quote: quote, Parcels: plan.Parcels,
+		ShippingExpiresAt: &exp, Evidence: r.refs()}, nil)
+	return r.result()
+}
+
+// cleared checks compliance for mode and reports whether the round goes
+// on: not after a refusal, a block, or a verdict support staff must
+// clear (the workflow ends or asks them first).
+func (r *round) cleared(mode string) bool {
+	var verdict commerce.ComplianceVerdict
+	if !r.call(StepCompliance, commerce.ToolCheckCompliance,
+		commerce.CheckComplianceArgs{Items: r.in.Items, Destination: r.in.ShipTo, TransportMode: mode}, &verdict) {
+		return false
+	}
+	return verdict.Verdict != commerce.VerdictBlock && !verdict.NeedsApproval(r.in.ApprovalConfidence)
+}
+
+// refs are the snapshots a round's total is sealed with.
+func (r *round) refs() *commerce.EvidenceRefs {
+	return &commerce.EvidenceRefs{PricingSnapshotID: r.snapshotOf(StepPricing),
+		ComplianceSnapshotID: r.snapshotOf(StepCompliance), OriginsSnapshotID: r.snapshotOf(StepOrigins)}
 }
 
 // round is one QuoteRound's calls so far.

@@ -63,7 +63,7 @@ func (c *commerceEnv) snapshots(t *testing.T) int {
 	return n
 }
 
-// TestQuoteRoundThroughTheInvoker: the round makes the five calls through
+// TestQuoteRoundThroughTheInvoker: the round makes the six calls through
 // the real invoker and store, each with its own evidence; run again with
 // the same ids (a lost workflow task) it answers what the evidence holds
 // and writes nothing new.
@@ -85,19 +85,20 @@ func TestQuoteRoundThroughTheInvoker(t *testing.T) {
 			t.Fatalf("%s: no input hash", call.Tool)
 		}
 	}
-	want := []string{commerce.ToolGetQuote, commerce.ToolQuoteShipping, commerce.ToolCheckCompliance, commerce.ToolDutiesAndTaxes, commerce.ToolComputeTotal}
+	want := []string{commerce.ToolChooseOrigins, commerce.ToolGetQuote, commerce.ToolQuoteShipping, commerce.ToolCheckCompliance,
+		commerce.ToolDutiesAndTaxes, commerce.ToolComputeTotal}
 	if !reflect.DeepEqual(tools, want) {
 		t.Fatalf("calls %v, want %v", tools, want)
 	}
-	if n := c.snapshots(t); n != 5 {
-		t.Fatalf("%d snapshots, want 5", n)
+	if n := c.snapshots(t); n != 6 {
+		t.Fatalf("%d snapshots, want 6", n)
 	}
 	again, err := c.quoteRound(t, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := c.snapshots(t); n != 5 {
-		t.Fatalf("the round run again wrote: %d snapshots, want 5", n)
+	if n := c.snapshots(t); n != 6 {
+		t.Fatalf("the round run again wrote: %d snapshots, want 6", n)
 	}
 	for i := range first.Calls {
 		a, b := first.Calls[i], again.Calls[i]
@@ -111,8 +112,8 @@ func TestQuoteRoundThroughTheInvoker(t *testing.T) {
 	}
 }
 
-// TestQuoteRoundStopsAtARefusal: a basket out of stock is refused by
-// pricing (and shipping); the round stops there, with the refusals
+// TestQuoteRoundStopsAtARefusal: a basket no warehouse holds is refused
+// by the origin choice; the round stops there, with the refusal
 // evidenced, as the workflow would.
 func TestQuoteRoundStopsAtARefusal(t *testing.T) {
 	c := newCommerceEnv(t)
@@ -120,7 +121,8 @@ func TestQuoteRoundStopsAtARefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Calls) != 2 || res.Calls[0].Envelope.OK || res.Calls[0].Envelope.Error.Code != toolkit.OutOfStock {
+	if len(res.Calls) != 1 || res.Calls[0].Tool != commerce.ToolChooseOrigins || res.Calls[0].Envelope.OK ||
+		res.Calls[0].Envelope.Error.Code != toolkit.OutOfStock {
 		t.Fatalf("calls %+v", res.Calls)
 	}
 	for _, call := range res.Calls {

@@ -125,6 +125,9 @@ func TestCaptureHistories(t *testing.T) {
 	}{
 		{"reconcile", maintenance.ReconcileWorkflowName, maintenance.ReconcileInput{TaskQueue: s.tq}},
 		{"archive", maintenance.ArchiveHistoriesWorkflowName, maintenance.ArchiveHistoriesInput{TaskQueue: s.tq}},
+		// This stack reads no feed, so the run ends REFUSED: the same
+		// commands as a stored read (activity, search attributes, result).
+		{"fxrates", maintenance.FetchFXRatesWorkflowName, maintenance.FetchFXRatesInput{}},
 	} {
 		t.Run(sc.file, func(t *testing.T) {
 			run, err := s.c.ExecuteWorkflow(ctxT(t), client.StartWorkflowOptions{ID: "capture-" + uniqueKey(sc.file), TaskQueue: s.tq}, sc.workflow, sc.in)

@@ -18,6 +18,8 @@ import (
 // round (activities.QuoteRound) carries one envelope per call it made.
 func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]ActivityCheck, error) {
 	checks := []ActivityCheck{}
+	var origins originChecks
+	defer origins.finish(rep)
 	for _, a := range ev.Activities {
 		if a.State != stateCompleted {
 			continue
@@ -45,6 +47,7 @@ func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]Ac
 				return checks, err
 			}
 			checkSeal(d, env, g, rep)
+			origins.see(env, g, rep)
 			c.OK = len(rep.Findings) == before
 			checks = append(checks, c)
 		}

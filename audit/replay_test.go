@@ -33,7 +33,7 @@ var mustCover = []string{
 	"draftorder_handover", "draftorder_round_fails",
 	// Driven by Workflow Updates (Update-with-Start, confirm and decide).
 	"updates_draftorder_happy", "updates_draftorder_approval",
-	"onboarding", "toolcall", "reconcile", "archive",
+	"onboarding", "toolcall", "reconcile", "archive", "fxrates",
 }
 
 func TestReplayHistories(t *testing.T) {

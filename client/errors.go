@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -33,6 +35,35 @@ func (c *Client) unreachable(err error) *toolkit.Error {
 	}
 	return errf(toolkit.UpstreamError, "cannot reach Temporal at %s (namespace %s): %s; is the server running? (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)",
 		c.hostPort, c.namespace, why).WithCause(err)
+}
+
+// namespaceNotFound tells a namespace that does not exist (NOT_FOUND) from
+// a server that cannot read its namespaces: Temporal's frontend answers
+// NamespaceNotFound also when its database is unreachable (its namespace
+// registry turns any read error into not-found), which a patient caller
+// must retry like any outage (docs/operators.md#a-temporal-cluster-make-cluster).
+// DescribeNamespace reads the namespace from the database itself and
+// answers Unavailable then.
+func (c *Client) namespaceNotFound(err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, derr := c.tc.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: c.namespace})
+	var nsNotFound *serviceerror.NamespaceNotFound
+	if derr == nil || !errors.As(derr, &nsNotFound) {
+		return errf(toolkit.UpstreamError, "namespace %s on %s: the server cannot read its namespaces now (%s); retry",
+			c.namespace, c.hostPort, short(cmpErr(derr, err))).WithCause(err)
+	}
+	return errf(toolkit.NotFound, "namespace %s not found on %s", c.namespace, c.hostPort).WithCause(err)
+}
+
+// cmpErr is the first non-nil error.
+func cmpErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
 }
 
 // wrap maps an SDK or server error about workflow id into the closed set.
@@ -64,7 +95,7 @@ func (c *Client) wrap(err error, id, what string) error {
 	case errors.As(err, &notFound):
 		return errf(toolkit.NotFound, "workflow %s not found in namespace %s", id, c.namespace).WithCause(err)
 	case errors.As(err, &nsNotFound):
-		return errf(toolkit.NotFound, "namespace %s not found on %s", c.namespace, c.hostPort).WithCause(err)
+		return c.namespaceNotFound(err)
 	case errors.As(err, &started):
 		return errf(toolkit.Conflict, "workflow %s already exists", id).WithCause(err)
 	case errors.As(err, &queryFail):

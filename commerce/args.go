@@ -1,6 +1,9 @@
 package commerce
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Tool names (docs/tools.md#tool-list). Activities, the workflow and the
 // registry use these constants so a rename cannot split them.
@@ -73,6 +76,10 @@ type ComputeTotalArgs struct {
 	// Evidence names the snapshots the total rests on; with it the total
 	// comes back sealed (docs/quote-seals.md#the-seal).
 	Evidence *EvidenceRefs `json:"evidence,omitempty"`
+	// Parcels, for a basket split between warehouses, are the parcels of
+	// the shipping.choose_origins answer, each with its own shipping
+	// option and duty estimate; Shipping and Duties are then unused.
+	Parcels []ParcelQuote `json:"parcels,omitempty"`
 }
 
 // CreateDraftOrderArgs is the input of checkout.create_draft_order. The
@@ -83,4 +90,19 @@ type CreateDraftOrderArgs struct {
 	// equal the hash recomputed from Total, else NEEDS_USER_CONFIRMATION.
 	ConfirmedQuoteHash string  `json:"confirmed_quote_hash"`
 	ShipTo             Address `json:"ship_to"`
+}
+
+// MarshalJSON leaves out Shipping and Duties for a split basket (Parcels
+// carry them per parcel); any other input encodes as it always did.
+func (a ComputeTotalArgs) MarshalJSON() ([]byte, error) {
+	type plain ComputeTotalArgs
+	if len(a.Parcels) == 0 {
+		return json.Marshal(plain(a))
+	}
+	return json.Marshal(struct {
+		Quote             Quote         `json:"quote"`
+		ShippingExpiresAt *time.Time    `json:"shipping_expires_at,omitempty"`
+		Evidence          *EvidenceRefs `json:"evidence,omitempty"`
+		Parcels           []ParcelQuote `json:"parcels"`
+	}{a.Quote, a.ShippingExpiresAt, a.Evidence, a.Parcels})
 }

@@ -13,7 +13,7 @@ import (
 // required; every provider left nil gets its built-in implementation.
 // The interfaces are kept where a second implementation exists or is
 // planned: Catalog and DraftStore (PostgreSQL; in memory for the -short
-// matrix), FXTable (the ECB table; a live rates feed), ShippingRater (the
+// matrix), FXSource (the ECB feed as stored; the shipped table), ShippingRater (the
 // rate cards; a carrier's rating API) and TaxEstimator (the rule tables;
 // a tax engine for US sales tax by address). Address validation and the
 // compliance verdict are the product's own rules and have none.
@@ -34,7 +34,11 @@ type ToolDeps struct {
 	Snapshots  SnapshotReader
 	Unsealed   bool
 
-	Catalog  Catalog
+	Catalog Catalog
+	// FXSource gives every call its exchange rates (FeedFX: the stored
+	// ECB feed). Nil: the fixed table FX, or the shipped one, named as the
+	// fallback in every quote.
+	FXSource FXSource
 	FX       FXTable
 	Shipping ShippingRater
 	Tax      TaxEstimator
@@ -44,7 +48,7 @@ type ToolDeps struct {
 // tools holds the resolved dependencies the handlers close over.
 type tools struct {
 	catalog  Catalog
-	fx       FXTable
+	fx       FXSource
 	shipping ShippingRater
 	tax      TaxEstimator
 	drafts   DraftStore
@@ -69,7 +73,7 @@ func newTools(d ToolDeps) (*tools, error) {
 	if needPool && d.Pool == nil {
 		return nil, errors.New("commerce: a pool is required for the built-in catalog and draft store")
 	}
-	t := &tools{catalog: d.Catalog, fx: d.FX, shipping: d.Shipping, tax: d.Tax, drafts: d.Drafts, audit: d.Audit, sealer: d.Sealer, now: d.Clock,
+	t := &tools{catalog: d.Catalog, fx: d.FXSource, shipping: d.Shipping, tax: d.Tax, drafts: d.Drafts, audit: d.Audit, sealer: d.Sealer, now: d.Clock,
 		seals: d.QuoteSeals, snaps: d.Snapshots}
 	if t.catalog == nil {
 		t.catalog = PGCatalog{Pool: d.Pool}
@@ -78,11 +82,15 @@ func newTools(d ToolDeps) (*tools, error) {
 		t.drafts = PGDrafts{Pool: d.Pool}
 	}
 	if t.fx == nil {
-		fx, err := BuiltinFX()
-		if err != nil {
-			return nil, err
+		table := d.FX
+		if table == nil {
+			fx, err := BuiltinFX()
+			if err != nil {
+				return nil, err
+			}
+			table = fx
 		}
-		t.fx = fx
+		t.fx = fallbackSource(table)
 	}
 	if t.shipping == nil {
 		t.shipping = RulesShipping{}
@@ -98,7 +106,7 @@ func newTools(d ToolDeps) (*tools, error) {
 	return t, nil
 }
 
-// RegisterTools registers the six commerce tools into reg.
+// RegisterTools registers the commerce tools into reg.
 func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
 	t, err := newTools(deps)
 	if err != nil {
@@ -113,6 +121,7 @@ func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
 		{dutiesSpec(), t.estimateDuties},
 		{complianceSpec(), t.checkCompliance},
 		{totalSpec(), t.computeTotal},
+		{chooseOriginsSpec(), t.chooseOrigins},
 		{draftSpec(), t.createDraftOrder},
 	} {
 		if err := reg.Register(r.spec, r.h); err != nil {
@@ -141,8 +150,8 @@ func lookupSpec(name string, ttl time.Duration, provider, description string) to
 	}
 }
 
-// Specs are the six commerce tools' specs, exactly as RegisterTools
+// Specs are the commerce tools' specs, exactly as RegisterTools
 // registers them: what workflows derive their activity options from.
 func Specs() []toolkit.Spec {
-	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec()}
+	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec()}
 }

@@ -30,7 +30,49 @@ const (
 	// CreateRefused: the correlation id's audit row is failed or another
 	// tool's (Audit names it); nothing was written.
 	CreateRefused CreateOutcome = "refused"
+	// CreateOutOfStock: a line is short of stock in the warehouse that
+	// ships it (Short names them); nothing was written.
+	CreateOutOfStock CreateOutcome = "out_of_stock"
 )
+
+// Reservation is stock a draft order takes: quantity units of sku in a
+// warehouse.
+type Reservation struct {
+	SKU       string `json:"sku"`
+	Warehouse string `json:"warehouse"`
+	Quantity  int    `json:"quantity"`
+}
+
+// ShortLine is a line the write found short of stock.
+type ShortLine struct {
+	SKU       string `json:"sku"`
+	Warehouse string `json:"warehouse"`
+	Requested int    `json:"requested"`
+	Available int    `json:"available"`
+}
+
+// Reservations is the stock a total takes: each line in the warehouse
+// that ships it (a split total's parcels, else the total's one warehouse,
+// DE when it names none).
+func Reservations(t Total) []Reservation {
+	var out []Reservation
+	if len(t.Parcels) > 0 {
+		for _, p := range t.Parcels {
+			for _, it := range p.Items {
+				out = append(out, Reservation{SKU: it.SKU, Warehouse: p.ShipFrom, Quantity: it.Quantity})
+			}
+		}
+		return out
+	}
+	w := t.ShipFrom
+	if w == "" {
+		w = DefaultWarehouse
+	}
+	for _, l := range t.Lines {
+		out = append(out, Reservation{SKU: l.SKU, Warehouse: w, Quantity: l.Quantity})
+	}
+	return out
+}
 
 // Created is what DraftStore.Create reports.
 type Created struct {
@@ -39,10 +81,13 @@ type Created struct {
 	Draft StoredDraft
 	// Audit is the correlation id's two-phase row after the write.
 	Audit evidence.AtomicResult
+	// Short are the lines short of stock (CreateOutOfStock).
+	Short []ShortLine
 }
 
 // Create implements DraftStore with the database function
-// draft_order_create (migration 00090): the audit row and the draft in one
+// draft_order_create (migrations 00090, 00150: it also takes the draft's
+// stock, Reservations(d.Total), in the same transaction): the audit row and the draft in one
 // statement, so one round trip and one transaction where the two-phase
 // audit used to take four (docs/evidence.md#one-transaction). A refused
 // constraint (bad data) is a PermanentError; anything else, including the
@@ -53,22 +98,27 @@ func (s PGDrafts) Create(ctx context.Context, d NewDraft, a evidence.TwoPhaseRow
 	if err != nil {
 		return Created{}, fmt.Errorf("draft orders: encode total: %w", err)
 	}
+	reservations, err := json.Marshal(Reservations(d.Total))
+	if err != nil {
+		return Created{}, fmt.Errorf("draft orders: encode reservations: %w", err)
+	}
 	var c Created
+	var short []byte
 	var outcome, auditStatus string
 	var expires *time.Time // NULL when refused
 	err = s.Pool.QueryRow(ctx, `SELECT r_outcome, r_audit_id, r_audit_status, r_audit_tool, r_audit_closed,
-			r_draft_order_id, r_status, r_quote_hash, r_grand_total_minor, r_currency, r_expires_at
+			r_draft_order_id, r_status, r_quote_hash, r_grand_total_minor, r_currency, r_expires_at, r_short
 		FROM draft_order_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-			$19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
+			$19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)`,
 		a.CorrelationID, a.Tool, a.UserIDHash, a.ActorType, a.Action, a.Reason, a.PayloadSHA, a.WorkflowID, a.RunID,
 		a.ActivityID, a.Refs,
 		d.DraftOrderID, d.Scope.UserIDHash, d.Scope.Tool, d.Scope.IdempotencyKey, d.Total.QuoteID, d.Total.QuoteHash,
 		d.Total.Currency, d.Total.GrandTotal.Amount, total, d.ShipTo.Country, d.ShipTo.Region, d.ShipTo.PostalCode,
 		d.ShipTo.Ciphertext, d.ShipTo.Nonce, d.ShipTo.KeyID, d.CorrelationID, d.WorkflowID, d.RunID,
-		d.CreatedAt, d.ExpiresAt).
+		d.CreatedAt, d.ExpiresAt, reservations).
 		Scan(&outcome, &c.Audit.AuditID, &auditStatus, &c.Audit.Tool, &c.Audit.Closed,
 			&c.Draft.DraftOrderID, &c.Draft.Status, &c.Draft.QuoteHash, &c.Draft.GrandTotal.Amount,
-			&c.Draft.GrandTotal.Currency, &expires)
+			&c.Draft.GrandTotal.Currency, &expires, &short)
 	if err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23")) {
@@ -78,6 +128,11 @@ func (s PGDrafts) Create(ctx context.Context, d NewDraft, a evidence.TwoPhaseRow
 		return Created{}, fmt.Errorf("draft orders: create: %w", err)
 	}
 	c.Outcome = CreateOutcome(outcome)
+	if len(short) > 0 {
+		if err := json.Unmarshal(short, &c.Short); err != nil {
+			return Created{}, fmt.Errorf("draft orders: decode short lines: %w", err)
+		}
+	}
 	c.Audit.Status = evidence.AuditStatus(auditStatus)
 	if expires != nil {
 		c.Draft.ExpiresAt = expires.UTC()

@@ -39,7 +39,7 @@ type AddressSealer interface {
 func draftSpec() toolkit.Spec {
 	return toolkit.Spec{
 		Name:    ToolCreateDraftOrder,
-		Version: "1.0.0",
+		Version: "1.1.0",
 		Description: "Create the draft order for a total the user has confirmed. Use it only after the user confirmed the " +
 			"exact total: pass the total from checkout.compute_total, the confirmed quote_hash and the shipping address; " +
 			"the request needs an idempotency_key (one draft per user and key, a repeat returns the same draft) and may " +
@@ -192,12 +192,29 @@ func (t *tools) insertDraft(ctx context.Context, req toolkit.Request, scope Draf
 		return t.draftOutput(draftFrom(got.Draft, true)), nil
 	case CreateConflict:
 		return nil, keyConflict(req, got.Draft)
+	case CreateOutOfStock:
+		// Stock taken since the quote (another order, or a person): final,
+		// recorded as a failed audit like any refused write.
+		return nil, t.outOfStock(ctx, entry, got.Short)
 	case CreateRefused:
 		// The audit log turns a refusal into CONFLICT; one that did not is
 		// still one.
 		return nil, toolkit.Errorf(toolkit.Conflict, "audit %d for %s refused the write", got.Audit.AuditID, req.CorrelationID)
 	}
 	return nil, toolkit.Errorf(toolkit.UpstreamError, "draft order store answered %q", got.Outcome)
+}
+
+// outOfStock answers a write that found a line short of stock
+// (docs/quote-seals.md#stock-at-the-write): nothing was written; the
+// refusal is recorded as a failed audit, best effort.
+func (t *tools) outOfStock(ctx context.Context, e evidence.AuditEntry, short []ShortLine) error {
+	if _, werr := t.audit.WritePending(ctx, e); werr == nil {
+		_, _ = t.audit.Finalize(ctx, e.CorrelationID, evidence.AuditFailed,
+			map[string]any{"error_type": string(toolkit.OutOfStock), "short": short})
+	}
+	return toolkit.Errorf(toolkit.OutOfStock, "not enough stock left for %d line(s): taken since the quote", len(short)).
+		WithDetail("lines", short).
+		WithRecovery("quote again: another warehouse may hold it, or lower the quantity", ToolGetQuote)
 }
 
 // storeFailed answers a Create that failed. It wrote nothing: the audit

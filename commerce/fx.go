@@ -16,8 +16,8 @@ import (
 var dataFS embed.FS
 
 // FXTable converts amounts between currencies. The built-in table is the
-// ECB reference rates in data/fx_rates.json; a live rates service can
-// replace it behind this interface.
+// ECB reference rates in data/fx_rates.json (the fallback); FeedFX gives a
+// table per stored day of the ECB feed.
 type FXTable interface {
 	// Convert converts amount into currency to, exactly and rounded half-up
 	// once to the minor unit of to.
@@ -39,6 +39,8 @@ type fxFile struct {
 type StaticFX struct {
 	version string
 	rates   map[string]*big.Rat
+	// asOf is the reference date of the rates (YYYY-MM-DD), "" unknown.
+	asOf string
 }
 
 var builtinFX = sync.OnceValues(func() (*StaticFX, error) {
@@ -50,10 +52,16 @@ var builtinFX = sync.OnceValues(func() (*StaticFX, error) {
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, fmt.Errorf("commerce: data/fx_rates.json: %w", err)
 	}
-	return NewStaticFX(f.RulesetVersion, f.Base, f.Rates)
+	t, err := NewStaticFX(f.RulesetVersion, f.Base, f.Rates)
+	if err != nil {
+		return nil, err
+	}
+	t.asOf = f.AsOf
+	return t, nil
 })
 
-// BuiltinFX returns the embedded ECB table.
+// BuiltinFX returns the embedded ECB table: the offline fallback of the
+// feed (docs/operators.md#exchange-rates), named fallback_table in quotes.
 func BuiltinFX() (*StaticFX, error) { return builtinFX() }
 
 // NewStaticFX builds a table from decimal rates (units per 1 base). Every
@@ -81,6 +89,9 @@ func NewStaticFX(version, base string, rates map[string]string) (*StaticFX, erro
 
 // Version implements FXTable.
 func (t *StaticFX) Version() string { return t.version }
+
+// AsOf is the reference date of the rates (YYYY-MM-DD), "" when unknown.
+func (t *StaticFX) AsOf() string { return t.asOf }
 
 // Currencies lists the currencies the table can quote in, sorted.
 func (t *StaticFX) Currencies() []string {

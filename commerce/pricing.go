@@ -13,14 +13,20 @@ import (
 const QuoteTTL = 15 * time.Minute
 
 func quoteSpec() toolkit.Spec {
-	return lookupSpec(ToolGetQuote, QuoteTTL, "catalog-postgres",
+	s := lookupSpec(ToolGetQuote, QuoteTTL, "catalog-postgres",
 		"Price a basket of catalog SKUs in one currency, with live stock. Use it first when building an order, "+
 			"and again when a quote has expired. Success: every line priced (unit price converted from the catalog base "+
-			"price with the ECB rate table, line total exact in minor units), a quote_id, expires_at (15 min) and a "+
+			"price with the ECB reference rates, line total exact in minor units), a quote_id, expires_at (15 min) and a "+
 			"price_hash. Pass expected_price_hash to re-quote what the user already saw. Common failures: NOT_FOUND "+
 			"(unknown or discontinued SKU), OUT_OF_STOCK (quantity above available stock, details name the SKU and "+
 			"what is available), PRICE_CHANGED (prices differ from expected_price_hash; details carry the new price_hash "+
-			"and lines; show them and ask the user again), INVALID_ARGUMENT (currency without an exchange rate).")
+			"and lines; show them and ask the user again), INVALID_ARGUMENT (currency without an exchange rate), "+
+			"UPSTREAM_ERROR (the exchange rates are older than allowed; details name rate_date). fx_rates names the "+
+			"rates' source and reference date.")
+	// 1.1.0: the answer names its exchange rates (fx_rates), and a line may
+	// name the warehouse that ships it (a split basket).
+	s.Version = "1.1.0"
+	return s
 }
 
 // priceKey is the priced content a PriceHash covers.
@@ -59,15 +65,27 @@ func (t *tools) getQuote(ctx context.Context, call *toolkit.Call) (*toolkit.Outp
 		return nil, err
 	}
 	now := t.now()
-	q := Quote{Currency: in.Currency, ExpiresAt: now.Add(QuoteTTL).Truncate(time.Second), FXVersion: t.fx.Version(), ShipFrom: shipFrom}
+	fx, rates, err := t.fx.Rates(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	q := Quote{Currency: in.Currency, ExpiresAt: now.Add(QuoteTTL).Truncate(time.Second), FXVersion: fx.Version(), FXRates: &rates, ShipFrom: shipFrom}
 	var short []map[string]any
 	for _, it := range in.Items {
 		p := products[it.SKU]
-		if avail := p.AvailableAt(shipFrom); it.Quantity > avail {
-			short = append(short, map[string]any{"sku": it.SKU, "requested": it.Quantity, "available": avail, "warehouse": shipFrom})
+		// A line of a split basket names its own warehouse.
+		from, lineFrom := shipFrom, ""
+		if it.ShipFrom != "" {
+			if from, err = warehouse("items.ship_from", it.ShipFrom); err != nil {
+				return nil, err
+			}
+			lineFrom = from
+		}
+		if avail := p.AvailableAt(from); it.Quantity > avail {
+			short = append(short, map[string]any{"sku": it.SKU, "requested": it.Quantity, "available": avail, "warehouse": from})
 			continue
 		}
-		unit, err := t.fx.Convert(p.BasePrice, in.Currency)
+		unit, err := fx.Convert(p.BasePrice, in.Currency)
 		if err != nil {
 			return nil, err
 		}
@@ -79,6 +97,7 @@ func (t *tools) getQuote(ctx context.Context, call *toolkit.Call) (*toolkit.Outp
 			SKU: p.SKU, Title: p.Title, Quantity: it.Quantity, UnitPrice: unit,
 			LineTotal: Money{Amount: total, Currency: in.Currency},
 			HSCode:    p.HSCode, Origin: p.Origin, Category: p.Category, WeightGrams: p.WeightGrams, Dims: p.Dims,
+			ShipFrom: lineFrom,
 		})
 	}
 	if len(short) > 0 {

@@ -91,14 +91,24 @@ type sealDoc struct {
 	ComplianceSnapshotID string    `json:"compliance_snapshot_id"`
 	ApprovalSnapshotID   string    `json:"approval_snapshot_id"`
 	IssuedAt             time.Time `json:"issued_at"`
+	// OriginsSnapshotID and ShipFrom: the origin choice the total ships
+	// by, and the warehouse of a total from one (a split's are in its
+	// hashed parcels). Empty, and left out of the MAC, for a total that
+	// chose no origin, so seals made before origins existed still verify.
+	OriginsSnapshotID string `json:"origins_snapshot_id,omitempty"`
+	ShipFrom          string `json:"ship_from,omitempty"`
 }
 
 func docOf(workflowID string, t Total, e TotalEvidence) sealDoc {
-	return sealDoc{
+	d := sealDoc{
 		Version: sealVersion, WorkflowID: workflowID, QuoteHash: t.QuoteHash, GrandTotal: t.GrandTotal,
 		DueOnDelivery: t.DueOnDelivery, ExpiresAt: t.ExpiresAt.UTC(), PricingSnapshotID: e.PricingSnapshotID,
 		ComplianceSnapshotID: e.ComplianceSnapshotID, ApprovalSnapshotID: e.ApprovalSnapshotID, IssuedAt: e.IssuedAt.UTC(),
 	}
+	if e.OriginsSnapshotID != "" {
+		d.OriginsSnapshotID, d.ShipFrom = e.OriginsSnapshotID, t.ShipFrom
+	}
+	return d
 }
 
 func (r *SealRing) mac(keyID string, d sealDoc) ([]byte, error) {

@@ -62,6 +62,11 @@ func (t *tools) checkEvidence(ctx context.Context, total Total, now time.Time) e
 	if err := json.Unmarshal(pricing.Output, &quote); err != nil || !sameLines(quote, total) {
 		return sealRefusal("price_not_quoted", "the total's lines are not what pricing snapshot %s quoted", pricing.SnapshotID)
 	}
+	if e.OriginsSnapshotID != "" {
+		if err := t.checkOrigins(ctx, e.OriginsSnapshotID, wf, total, quote, now); err != nil {
+			return err
+		}
+	}
 	comp, err := t.snapshot(ctx, e.ComplianceSnapshotID, ToolCheckCompliance, wf)
 	if err != nil {
 		return err

@@ -52,27 +52,9 @@ func (t *tools) quoteShipping(ctx context.Context, call *toolkit.Call) (*toolkit
 	if err != nil {
 		return nil, err
 	}
-	items := make([]shipping.Item, 0, len(in.Items))
-	for _, it := range in.Items {
-		p := products[it.SKU]
-		items = append(items, shipping.Item{SKU: it.SKU, Quantity: int64(it.Quantity), WeightGrams: int64(p.WeightGrams),
-			LengthMM: int64(p.Dims.LengthMM), WidthMM: int64(p.Dims.WidthMM), HeightMM: int64(p.Dims.HeightMM)})
-	}
-	opts, version, err := t.shipping.Options(ctx, shipFrom, dest.Country, items)
+	out, err := t.rateParcel(ctx, shipFrom, dest.Country, products, in.Items, in.Currency)
 	if err != nil {
-		return nil, shippingError(err)
-	}
-	out := ShippingQuote{ExpiresAt: t.now().Add(ShippingTTL).Truncate(time.Second), RulesetVersion: version + "+" + t.fx.Version(), ShipFrom: shipFrom}
-	for _, o := range opts {
-		cost, err := t.fx.Convert(Money{Amount: o.Cost, Currency: o.Currency}, in.Currency)
-		if err != nil {
-			return nil, err
-		}
-		out.Options = append(out.Options, ShippingOption{
-			OptionID: o.Service, ServiceLevel: o.Service, Carrier: o.Carrier, Cost: cost,
-			MinDays: o.MinDays, MaxDays: o.MaxDays, ChargeableGrams: int(o.ChargeableGrams), Zone: o.Zone,
-			TransportMode: string(o.Mode), ShipFrom: shipFrom,
-		})
+		return nil, err
 	}
 	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}, nil
 }
@@ -94,4 +76,38 @@ func shippingError(err error) error {
 		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"items"})
 	}
 	return err
+}
+
+// rateParcel prices the options of one parcel of items (resolved in
+// products) from warehouse shipFrom to country, in currency: the answer
+// of shipping.quote_options, also what shipping.choose_origins compares.
+func (t *tools) rateParcel(ctx context.Context, shipFrom, country string, products map[string]Product, lines []LineItem, currency string) (ShippingQuote, error) {
+	items := make([]shipping.Item, 0, len(lines))
+	for _, it := range lines {
+		p := products[it.SKU]
+		items = append(items, shipping.Item{SKU: it.SKU, Quantity: int64(it.Quantity), WeightGrams: int64(p.WeightGrams),
+			LengthMM: int64(p.Dims.LengthMM), WidthMM: int64(p.Dims.WidthMM), HeightMM: int64(p.Dims.HeightMM)})
+	}
+	opts, version, err := t.shipping.Options(ctx, shipFrom, country, items)
+	if err != nil {
+		return ShippingQuote{}, shippingError(err)
+	}
+	now := t.now()
+	fx, _, err := t.fx.Rates(ctx, now)
+	if err != nil {
+		return ShippingQuote{}, err
+	}
+	out := ShippingQuote{ExpiresAt: now.Add(ShippingTTL).Truncate(time.Second), RulesetVersion: version + "+" + fx.Version(), ShipFrom: shipFrom}
+	for _, o := range opts {
+		cost, err := fx.Convert(Money{Amount: o.Cost, Currency: o.Currency}, currency)
+		if err != nil {
+			return ShippingQuote{}, err
+		}
+		out.Options = append(out.Options, ShippingOption{
+			OptionID: o.Service, ServiceLevel: o.Service, Carrier: o.Carrier, Cost: cost,
+			MinDays: o.MinDays, MaxDays: o.MaxDays, ChargeableGrams: int(o.ChargeableGrams), Zone: o.Zone,
+			TransportMode: string(o.Mode), ShipFrom: shipFrom,
+		})
+	}
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/commerce/rules/money"
+	"github.com/cartwright-dev/cartwright/commerce/rules/shipping"
 	"github.com/cartwright-dev/cartwright/commerce/rules/tax"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -32,8 +33,9 @@ func (RulesTax) Estimate(_ context.Context, in tax.Input) (tax.Result, error) {
 func dutiesSpec() toolkit.Spec {
 	return lookupSpec(ToolDutiesAndTaxes, TaxTTL, "tax-rules",
 		"Estimate import duty and VAT/GST/sales tax for the priced lines of a quote and the chosen shipping "+
-			"option, shipped from the option's warehouse (ship_from of the option, DE when absent): destination rate (and US state / CA province), duty and tax de "+
-			"minimis thresholds, low-value schemes (IOSS, UK, AU/NZ, SG, NO), duty by HS chapter with FTA preferences, "+
+			"option, shipped from the option's warehouse (ship_from of the option, DE when absent) and declared as postal or courier "+
+			"import as that warehouse's rate card says for the service: destination rate (and US state / CA province), duty and tax de "+
+			"minimis thresholds (Canada: CUSMA courier thresholds from the US), low-value schemes (IOSS, UK, AU/NZ, SG, NO), duty by HS chapter with FTA preferences, "+
 			"DDP or DAP. Use it after pricing and shipping, before the total. Success: duty and tax per line and in "+
 			"total, what is charged at checkout and what the recipient pays on delivery, notes and the ruleset version. "+
 			"Common failures: ADDRESS_INVALID (destination, e.g. a missing US state, or a state or province the postal code "+
@@ -54,50 +56,10 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 	if err != nil {
 		return nil, err
 	}
-	// The estimate follows the chosen option's origin: EU import from the
-	// US or GB warehouse, CUSMA relief into CA from the US, a domestic sale
-	// inside the warehouse's country.
-	shipFrom, err := warehouse("shipping.ship_from", in.Shipping.ShipFrom)
+	out, err := t.dutiesFor(ctx, dest, in)
 	if err != nil {
 		return nil, err
 	}
-	q := tax.Input{
-		Destination: tax.Destination{Country: dest.Country, Region: dest.Region}, ShipFrom: shipFrom,
-		Currency: in.Currency, Shipping: in.Shipping.Cost.Amount, Incoterm: tax.Incoterm(in.Incoterm),
-		// The rules in force now; the evidence keeps the answer, so an
-		// audit does not need to recompute it later.
-		At: t.now(),
-		// Thresholds are compared with the same FX table that priced the
-		// order, so the two answers agree.
-		Convert: func(amount int64, from, to string) (int64, error) {
-			m, err := t.fx.Convert(Money{Amount: amount, Currency: from}, to)
-			return m.Amount, err
-		},
-	}
-	var fields []string
-	if in.Shipping.Cost.Currency != in.Currency {
-		fields = append(fields, "shipping.cost.currency")
-	}
-	for _, l := range in.Lines {
-		if l.LineTotal.Currency != in.Currency || l.UnitPrice.Currency != in.Currency {
-			fields = append(fields, "lines["+l.SKU+"].line_total.currency")
-		}
-		q.Lines = append(q.Lines, tax.Line{SKU: l.SKU, HSCode: l.HSCode, OriginCountry: l.Origin,
-			CustomsValue: l.LineTotal.Amount, Quantity: int64(l.Quantity)})
-	}
-	if len(fields) > 0 {
-		return nil, toolkit.Errorf(toolkit.InvalidArgument, "an order has one currency (%s)", in.Currency).
-			WithDetail("fields", fields)
-	}
-	if err := checkLineTotals(in.Lines); err != nil {
-		return nil, err
-	}
-	res, err := t.tax.Estimate(ctx, q)
-	if err != nil {
-		return nil, taxError(err)
-	}
-	out := dutiesFrom(res, dest, t.fx.Version())
-	out.ShipFrom = shipFrom
 	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}, nil
 }
 
@@ -163,4 +125,68 @@ func taxError(err error) error {
 		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}
 	return err
+}
+
+// dutiesFor estimates duty and tax for a checked destination: the answer
+// of tax.estimate_duties_and_taxes, also what shipping.choose_origins
+// compares.
+func (t *tools) dutiesFor(ctx context.Context, dest Address, in DutiesAndTaxesArgs) (DutiesAndTaxes, error) {
+	// The estimate follows the chosen option's origin: EU import from the
+	// US or GB warehouse, CUSMA courier relief into CA from the US, a
+	// domestic sale inside the warehouse's country.
+	shipFrom, err := warehouse("shipping.ship_from", in.Shipping.ShipFrom)
+	if err != nil {
+		return DutiesAndTaxes{}, err
+	}
+	// The customs channel (postal or courier) comes from the warehouse's
+	// rate card for the service, never from the carrier text of the input:
+	// a caller cannot buy USPS and claim the courier thresholds
+	// (commerce/rules/README.md#canada-postal-and-courier-imports).
+	channel, err := shipping.ServiceChannel(shipFrom, in.Shipping.ServiceLevel)
+	if err != nil {
+		return DutiesAndTaxes{}, toolkit.Errorf(toolkit.InvalidArgument, "%v", err).WithDetail("fields", []string{"shipping.service_level"})
+	}
+	now := t.now()
+	fx, _, err := t.fx.Rates(ctx, now)
+	if err != nil {
+		return DutiesAndTaxes{}, err
+	}
+	q := tax.Input{
+		Destination: tax.Destination{Country: dest.Country, Region: dest.Region}, ShipFrom: shipFrom, Channel: tax.Channel(channel),
+		Currency: in.Currency, Shipping: in.Shipping.Cost.Amount, Incoterm: tax.Incoterm(in.Incoterm),
+		// The rules in force now; the evidence keeps the answer, so an
+		// audit does not need to recompute it later.
+		At: now,
+		// Thresholds are compared with the same FX table that priced the
+		// order, so the two answers agree.
+		Convert: func(amount int64, from, to string) (int64, error) {
+			m, err := fx.Convert(Money{Amount: amount, Currency: from}, to)
+			return m.Amount, err
+		},
+	}
+	var fields []string
+	if in.Shipping.Cost.Currency != in.Currency {
+		fields = append(fields, "shipping.cost.currency")
+	}
+	for _, l := range in.Lines {
+		if l.LineTotal.Currency != in.Currency || l.UnitPrice.Currency != in.Currency {
+			fields = append(fields, "lines["+l.SKU+"].line_total.currency")
+		}
+		q.Lines = append(q.Lines, tax.Line{SKU: l.SKU, HSCode: l.HSCode, OriginCountry: l.Origin,
+			CustomsValue: l.LineTotal.Amount, Quantity: int64(l.Quantity)})
+	}
+	if len(fields) > 0 {
+		return DutiesAndTaxes{}, toolkit.Errorf(toolkit.InvalidArgument, "an order has one currency (%s)", in.Currency).
+			WithDetail("fields", fields)
+	}
+	if err := checkLineTotals(in.Lines); err != nil {
+		return DutiesAndTaxes{}, err
+	}
+	res, err := t.tax.Estimate(ctx, q)
+	if err != nil {
+		return DutiesAndTaxes{}, taxError(err)
+	}
+	out := dutiesFrom(res, dest, fx.Version())
+	out.ShipFrom = shipFrom
+	return out, nil
 }

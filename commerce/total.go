@@ -12,7 +12,7 @@ import (
 func totalSpec() toolkit.Spec {
 	return toolkit.Spec{
 		Name:    ToolComputeTotal,
-		Version: "1.0.0",
+		Version: "1.1.0",
 		Description: "Add up an order exactly: the quote's lines, the chosen shipping option, and the duty and tax estimate, " +
 			"all in integer minor units of one currency. Use it after pricing, shipping and duties, and show its result " +
 			"to the user for confirmation. Success: a breakdown (lines, subtotal, shipping, duty, tax, grand_total, " +
@@ -57,6 +57,9 @@ func (t *tools) computeTotal(ctx context.Context, call *toolkit.Call) (*toolkit.
 // ComputeTotal is the pure arithmetic of checkout.compute_total.
 func ComputeTotal(in ComputeTotalArgs) (Total, error) {
 	q, cur := in.Quote, in.Quote.Currency
+	if len(in.Parcels) > 0 {
+		return computeSplit(in)
+	}
 	if err := oneCurrency(cur, in); err != nil {
 		return Total{}, err
 	}
@@ -207,6 +210,11 @@ func QuoteHash(t Total) (string, error) {
 	view, err := toolkit.HashView(t)
 	if err != nil {
 		return "", err
+	}
+	if len(t.Parcels) > 0 {
+		// Only a split total has parcels: the hashes of the others stay
+		// what they were.
+		view["parcels"] = t.Parcels
 	}
 	return toolkit.CanonicalHash(view)
 }

@@ -25,6 +25,10 @@ type Address = address.Address
 type LineItem struct {
 	SKU      string `json:"sku"`
 	Quantity int    `json:"quantity"`
+	// ShipFrom is the warehouse this line ships from, when a draft order's
+	// origin choice split the basket (pricing checks its stock there);
+	// only pricing.get_realtime_quote takes it.
+	ShipFrom string `json:"ship_from,omitempty"`
 }
 
 // Dimensions of one packed unit, in millimetres.
@@ -53,6 +57,9 @@ type QuoteLine struct {
 	// WeightGrams is the packed weight of one unit.
 	WeightGrams int        `json:"weight_grams"`
 	Dims        Dimensions `json:"dims"`
+	// ShipFrom is the warehouse whose stock was checked for this line,
+	// when the line named one (a split basket).
+	ShipFrom string `json:"ship_from,omitempty"`
 }
 
 // Quote is the answer of pricing.get_realtime_quote.
@@ -69,6 +76,9 @@ type Quote struct {
 	PriceHash string `json:"price_hash"`
 	// FXVersion names the exchange-rate table used (goes into evidence).
 	FXVersion string `json:"fx_version"`
+	// FXRates says where the rates came from (the ECB feed or the
+	// fallback table) and their reference date (docs/tools.md#exchange-rates).
+	FXRates *FXRates `json:"fx_rates,omitempty"`
 	// ShipFrom is the warehouse whose stock the quote checked.
 	ShipFrom string `json:"ship_from,omitempty"`
 }
@@ -239,6 +249,11 @@ type Total struct {
 	// (shipping, duty, tax are hashed), and hashes confirmed before
 	// warehouses existed must still match.
 	ShipFrom string `json:"ship_from,omitempty" hash:"-"`
+	// Parcels are the parcels of a basket split between warehouses, each
+	// with its own shipping, duty and tax (their sums are the total's);
+	// empty when one warehouse ships everything. Hashed when present
+	// (QuoteHash): the user confirms where each parcel comes from.
+	Parcels []TotalParcel `json:"parcels,omitempty" hash:"-"`
 	// GrandTotal is what is charged at checkout: subtotal + shipping, plus
 	// duty and tax when the estimate says they are collected at checkout
 	// (DDP, or a seller-collected sales tax); otherwise they are due on
@@ -275,6 +290,9 @@ type EvidenceRefs struct {
 	PricingSnapshotID    string `json:"pricing_snapshot_id"`
 	ComplianceSnapshotID string `json:"compliance_snapshot_id"`
 	ApprovalSnapshotID   string `json:"approval_snapshot_id"`
+	// OriginsSnapshotID is the shipping.choose_origins call that chose the
+	// warehouses ("" for an order that did not choose: it ships from DE).
+	OriginsSnapshotID string `json:"origins_snapshot_id,omitempty"`
 }
 
 // Draft order statuses: a dry run answers "validated" and writes nothing.

@@ -49,6 +49,9 @@ type DraftOrderView struct {
 	DraftOrder    *commerce.DraftOrder          `json:"draft_order,omitempty"`
 	Evidence      []workflows.EvidenceRef       `json:"evidence"`
 	Compliance    *draftorder.ComplianceSummary `json:"compliance,omitempty"`
+	// Origins: where the order ships from, as parcels, and why (every
+	// warehouse considered, its landed cost, why it lost).
+	Origins *draftorder.OriginsSummary `json:"origins,omitempty"`
 }
 
 // ConfirmationAsk is a NEEDS_USER_CONFIRMATION answer.
@@ -64,6 +67,8 @@ type ShowUser struct {
 	ConfirmBy      time.Time      `json:"confirm_by"`
 	PriceChanged   bool           `json:"price_changed"`
 	QuoteExpiresAt time.Time      `json:"quote_expires_at"`
+	// ShipsFrom: the warehouses the order ships from, one per parcel.
+	ShipsFrom []string `json:"ships_from,omitempty"`
 }
 
 // Send is the exact call that confirms.
@@ -116,6 +121,8 @@ func draftOutputSchema() map[string]any {
 				},
 			},
 			"total": obj, "draft_order": obj, "compliance": obj,
+			"origins": map[string]any{"type": "object", "required": []any{"origins", "split", "rule", "parcels", "landed_cost", "candidates", "snapshot_id"},
+				"description": "where the order ships from (one parcel per warehouse) and why: every warehouse considered, its landed cost, why it lost"},
 			"evidence": map[string]any{"type": "array", "items": obj},
 		},
 	}
@@ -338,7 +345,7 @@ func view(tool, id, key string, st draftorder.DraftOrderStatus) DraftOrderView {
 	v := DraftOrderView{
 		OK: true, Status: toolkit.StatusOK, Tool: tool, WorkflowID: id, State: st.State,
 		AwaitingStaff: st.Approvals.Pending != nil, Total: st.Total, DraftOrder: st.DraftOrder,
-		Evidence: st.Evidence, Compliance: st.Compliance,
+		Evidence: st.Evidence, Compliance: st.Compliance, Origins: st.Origins,
 	}
 	switch {
 	case st.Result != nil:
@@ -357,7 +364,7 @@ func view(tool, id, key string, st draftorder.DraftOrderStatus) DraftOrderView {
 			WithRecovery("show confirmation.show_user to the user and ask them to confirm the exact total", ToolDraftConfirm)
 		v.Confirmation = &ConfirmationAsk{
 			ShowUser: ShowUser{GrandTotal: c.GrandTotal, DueOnDelivery: c.DueOnDelivery, ConfirmBy: c.ConfirmBy,
-				PriceChanged: c.PriceChanged, QuoteExpiresAt: c.QuoteExpiresAt},
+				PriceChanged: c.PriceChanged, QuoteExpiresAt: c.QuoteExpiresAt, ShipsFrom: c.ShipsFrom},
 			Send: Send{Tool: ToolDraftConfirm, Arguments: map[string]any{"idempotency_key": key, "quote_hash": c.QuoteHash}},
 		}
 	case st.Approvals.Pending != nil:

@@ -72,31 +72,68 @@ hold_stack() {
 	. "$ENV_FILE"
 }
 
-# bench: `make bench` (docs/performance.md#measuring-against-the-floor-make-bench). A Temporal dev server of its
-# own (in memory, the stack's dynamic config, port BENCH_PORT), the test
-# stack's PostgreSQL, and worker/scaletest's TestBenchAgainstFloor: the
-# floor (worker/scaletest/floor, in this repository) and draft orders interleaved, one
-# table, audits, and the worker SIGKILLed at 16 in flight.
+# bench: `make bench` (docs/performance.md#measuring-against-the-floor-make-bench). A Temporal server of its
+# own — BENCH_TARGET=dev (default): a dev server in memory with the stack's
+# dynamic config on BENCH_PORT; BENCH_TARGET=cluster: Temporal's four
+# services on a private PostgreSQL with mTLS (scripts/cluster.sh,
+# .data/cluster-bench, ports from BENCH_CLUSTER_BASE, the same dynamic
+# config) — the test stack's PostgreSQL for the application database, and
+# worker/scaletest's TestBenchAgainstFloor: the floor (worker/scaletest/floor,
+# in this repository) and draft orders interleaved, one table, audits, and
+# the worker SIGKILLed at 16 in flight.
 BENCH_PORT=${BENCH_PORT:-7290}
+BENCH_TARGET=${BENCH_TARGET:-dev}
+BENCH_CLUSTER_BASE=${BENCH_CLUSTER_BASE:-7425}
 bench() {
 	hold_stack
-	port_open 127.0.0.1 "$BENCH_PORT" && die "something listens on :$BENCH_PORT already (set BENCH_PORT)"
 	local dir
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/cartwright-bench-XXXXXX")
-	"$BIN/temporal" server start-dev --ip 127.0.0.1 --port "$BENCH_PORT" --headless --log-level warn \
-		"${TEMPORAL_DYNAMIC_CONFIG[@]}" >"$dir/temporal.log" 2>&1 &
-	BENCH_SERVER_PID=$!
-	trap 'stop_bench_server; release_stack' EXIT
-	wait_until 90 "bench Temporal (127.0.0.1:$BENCH_PORT)" temporal_healthy "127.0.0.1:$BENCH_PORT" ||
-		die "the bench's Temporal did not become healthy; see $dir/temporal.log"
-	register_search_attributes "127.0.0.1:$BENCH_PORT"
-	log "bench against Temporal :$BENCH_PORT (logs in $dir), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-	CARTWRIGHT_TEST_TEMPORAL_ADDRESS="127.0.0.1:$BENCH_PORT" CARTWRIGHT_BENCH=1 CARTWRIGHT_BENCH_OUT="$dir/table.md" \
-		CARTWRIGHT_BENCH_SERVER_PID="$BENCH_SERVER_PID" \
+	case $BENCH_TARGET in
+	dev) start_bench_dev_server "$dir" ;;
+	cluster) start_bench_cluster "$dir" ;;
+	*) die "BENCH_TARGET=$BENCH_TARGET: want dev or cluster" ;;
+	esac
+	log "bench against Temporal $BENCH_ADDR ($BENCH_TARGET; logs in $dir), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+	CARTWRIGHT_TEST_TEMPORAL_ADDRESS="$BENCH_ADDR" CARTWRIGHT_BENCH=1 CARTWRIGHT_BENCH_OUT="$dir/table.md" \
+		CARTWRIGHT_BENCH_SERVER_PID="${BENCH_SERVER_PID:-}" CARTWRIGHT_BENCH_SERVER_PIDS="${BENCH_SERVER_PIDS:-}" \
 		go test -count=1 -timeout 60m -v -run "${BENCH_TEST:-^TestBenchAgainstFloor$}" ./worker/scaletest/ >"$dir/go-test.log" 2>&1 ||
 		{ tail -n 60 "$dir/go-test.log" >&2; die "the bench failed; full log: $dir/go-test.log"; }
 	grep -E '^\s+bench.*_test.go:[0-9]+: ' "$dir/go-test.log" >&2 || true
 	cat "$dir/table.md"
+}
+
+start_bench_dev_server() {
+	port_open 127.0.0.1 "$BENCH_PORT" && die "something listens on :$BENCH_PORT already (set BENCH_PORT)"
+	"$BIN/temporal" server start-dev --ip 127.0.0.1 --port "$BENCH_PORT" --headless --log-level warn \
+		"${TEMPORAL_DYNAMIC_CONFIG[@]}" >"$1/temporal.log" 2>&1 &
+	BENCH_SERVER_PID=$! BENCH_ADDR=127.0.0.1:$BENCH_PORT
+	trap 'stop_bench_server; release_stack' EXIT
+	wait_until 90 "bench Temporal (127.0.0.1:$BENCH_PORT)" temporal_healthy "127.0.0.1:$BENCH_PORT" ||
+		die "the bench's Temporal did not become healthy; see $1/temporal.log"
+	register_search_attributes "127.0.0.1:$BENCH_PORT"
+}
+
+# start_bench_cluster: the bench's own cluster, stopped when the bench
+# ends; the processes measured are its four services and its PostgreSQL
+# (CARTWRIGHT_BENCH_SERVER_PIDS), the clients and workers use its client
+# certificate (TEMPORAL_TLS_*).
+start_bench_cluster() {
+	export CLUSTER_DIR="$ROOT/.data/cluster-bench" CLUSTER_PORT_BASE="$BENCH_CLUSTER_BASE" \
+		CLUSTER_PG=private CLUSTER_UI=0 CLUSTER_APPS=0
+	trap 'stop_bench_cluster; release_stack' EXIT
+	"$ROOT/scripts/cluster.sh" up >"$1/cluster-up.log" 2>&1 ||
+		{ tail -n 30 "$1/cluster-up.log" >&2; die "the bench's cluster did not come up; log $1/cluster-up.log"; }
+	BENCH_ADDR=127.0.0.1:$BENCH_CLUSTER_BASE
+	local s pids=""
+	for s in frontend history matching worker; do
+		pids+="$s=$(cat "$CLUSTER_DIR/pids/$s.pid"),"
+	done
+	BENCH_SERVER_PIDS="${pids}postgres=$(head -n1 "$CLUSTER_DIR/pg/data/postmaster.pid")"
+	eval "$(grep '^export TEMPORAL_TLS_' "$CLUSTER_DIR/env")"
+}
+
+stop_bench_cluster() {
+	[ "${BENCH_KEEP_CLUSTER:-0}" = 1 ] || "$ROOT/scripts/cluster.sh" down >/dev/null 2>&1 || true
 }
 
 # stop_bench_server stops the one dev server bench started (its own pid).

@@ -22,6 +22,9 @@ func printStatus(w io.Writer, id string, st draftorder.DraftOrderStatus) {
 			fmt.Fprintf(w, "  on delivery  %s duty and tax, paid to the carrier\n", t.DueOnDelivery.Display())
 		}
 	}
+	if o := st.Origins; o != nil {
+		printOrigins(w, *o)
+	}
 	if c := st.Confirmation; c != nil {
 		if c.PriceChanged {
 			fmt.Fprintf(w, "  PRICE CHANGED since quote_hash %s was confirmed\n", c.PreviousQuoteHash)
@@ -53,6 +56,21 @@ func printStatus(w io.Writer, id string, st draftorder.DraftOrderStatus) {
 	}
 	if r := st.Result; r != nil {
 		printResultLine(w, *r)
+	}
+}
+
+// printOrigins is where the order ships from and why
+// (docs/tools.md#origin-choice): each parcel, and each warehouse (or way
+// to split) that lost, with its reason.
+func printOrigins(w io.Writer, o draftorder.OriginsSummary) {
+	for _, p := range o.Parcels {
+		fmt.Fprintf(w, "  ships from   %s: %s, %s by %s, %d-%d days, landed %s\n", p.ShipFrom, strings.Join(p.SKUs, ", "),
+			p.ServiceLevel, p.Carrier, p.MinDays, p.MaxDays, p.Landed.Total.Display())
+	}
+	for _, c := range append(append(o.Candidates[:0:0], o.Candidates...), o.Splits...) {
+		if !c.Chosen {
+			fmt.Fprintf(w, "  not from     %s: %s (%s)\n", strings.Join(c.Origins, "+"), strings.ReplaceAll(c.Rejected, "_", " "), c.Reason)
+		}
 	}
 }
 

@@ -24,6 +24,8 @@ const (
 	FlowDraftOrder = "draft_order"
 	FlowOnboarding = "onboarding"
 	FlowToolCall   = "tool_call"
+	// FlowFXRates: the scheduled exchange-rate reads (maintenance.FetchFXRates).
+	FlowFXRates = "fx_rates"
 )
 
 // StartSearchAttributes are the attributes to pass in StartWorkflowOptions,

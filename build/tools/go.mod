@@ -5,8 +5,11 @@ go 1.26.0
 tool (
 	github.com/stripe/stripe-mock
 	github.com/temporalio/cli/cmd/temporal
+	github.com/temporalio/ui-server/v2/cmd/server
 	github.com/yannh/kubeconform/cmd/kubeconform
 	go.temporal.io/sdk/contrib/tools/workflowcheck
+	go.temporal.io/server/cmd/server
+	go.temporal.io/server/cmd/tools/sql
 	helm.sh/helm/v3/cmd/helm
 	honnef.co/go/tools/cmd/staticcheck
 )
@@ -184,11 +187,14 @@ require (
 	github.com/twmb/murmur3 v1.1.8 // indirect
 	github.com/uber-common/bark v1.3.0 // indirect
 	github.com/uber-go/tally/v4 v4.1.17 // indirect
+	github.com/urfave/cli v1.22.16 // indirect
+	github.com/urfave/cli/v2 v2.27.5 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	github.com/xeipuuv/gojsonschema v1.2.0 // indirect
 	github.com/xlab/treeprint v1.2.0 // indirect
+	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	github.com/yannh/kubeconform v0.7.0 // indirect
 	github.com/zeebo/errs v1.4.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.1.0 // indirect

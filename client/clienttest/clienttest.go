@@ -2,10 +2,12 @@ package clienttest
 
 import (
 	"context"
+	"crypto/tls"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/cartwright-dev/cartwright/client/codec"
@@ -26,6 +28,11 @@ func Dial(t testing.TB) client.Client {
 func DialAt(t testing.TB, address string) client.Client {
 	t.Helper()
 	opts := client.Options{HostPort: address, Namespace: "default"}
+	tlsCfg, err := TLSFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.ConnectionOptions.TLS = tlsCfg
 	codec.Apply(&opts, codectest.Codec())
 	deadline := time.Now().Add(testenv.Deadline(45 * time.Second))
 	for {
@@ -41,6 +48,19 @@ func DialAt(t testing.TB, address string) client.Client {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// TLSFromEnv is the TLS configuration the SDK's environment settings
+// (TEMPORAL_TLS_*) describe, nil when none are set: the integration tests
+// dial the test stack's dev server in plaintext, and `make cluster`'s
+// mTLS frontend (docs/operators.md#a-temporal-cluster-make-cluster) when
+// its environment file is loaded.
+func TLSFromEnv() (*tls.Config, error) {
+	o, err := envconfig.LoadDefaultClientOptions()
+	if err != nil {
+		return nil, err
+	}
+	return o.ConnectionOptions.TLS, nil
 }
 
 // DataConverter is the data converter of the clients Dial makes: what an

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -26,7 +27,7 @@ type Config struct {
 	ActivityPollers int `env:"CARTWRIGHT_ACTIVITY_POLLERS" envDefault:"4"`
 	// WorkerRoles are what this worker process does, comma-separated:
 	// workflows, activities, webhook (serve the Stripe webhook receiver),
-	// schedules (ensure the reconcile and archive schedules), codec (serve
+	// schedules (ensure the reconcile, archive and exchange-rate schedules), codec (serve
 	// the codec server on CodecAddr). Any number of
 	// workers share the task queue; each may take a subset.
 	WorkerRoles string `env:"CARTWRIGHT_WORKER_ROLES" envDefault:"workflows,activities,webhook,schedules,codec"`
@@ -109,6 +110,21 @@ type Config struct {
 	// ReconcileEvery is the reconcile schedule's interval.
 	ReconcileEvery time.Duration `env:"CARTWRIGHT_RECONCILE_EVERY" envDefault:"15m"`
 
+	// FXFeedURL is the ECB euro reference-rate feed (eurofxref-daily.xml
+	// format) the worker reads on a schedule into PostgreSQL; prices then
+	// use the latest stored day. "" reads no feed: prices use the table
+	// shipped with cartwright (2024-12-31), named fallback_table in every
+	// quote (docs/operators.md#exchange-rates). Production sets
+	// https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml.
+	FXFeedURL string `env:"CARTWRIGHT_FX_FEED_URL" envDefault:""`
+	// FXMaxAge is how old (from its reference date) the latest stored day
+	// may be before prices are refused with UPSTREAM_ERROR. The default
+	// covers the ECB's longest gap, Easter (Thursday's rates until
+	// Tuesday afternoon).
+	FXMaxAge time.Duration `env:"CARTWRIGHT_FX_MAX_AGE" envDefault:"120h"`
+	// FXFetchEvery is the interval of the feed's schedule.
+	FXFetchEvery time.Duration `env:"CARTWRIGHT_FX_FETCH_EVERY" envDefault:"1h"`
+
 	// ConfirmWindow is how long a draft order waits for the user.
 	ConfirmWindow time.Duration `env:"CARTWRIGHT_CONFIRM_WINDOW" envDefault:"30m"`
 	// ApprovalWindow is how long a workflow waits for support staff.
@@ -175,6 +191,17 @@ func parse(opts env.Options) (Config, error) {
 	}
 	if c.GRPCCompression != "none" && c.GRPCCompression != "gzip" {
 		return c, fmt.Errorf("CARTWRIGHT_GRPC_COMPRESSION=%q: must be none or gzip", c.GRPCCompression)
+	}
+	if c.FXMaxAge < time.Hour {
+		return c, fmt.Errorf("CARTWRIGHT_FX_MAX_AGE=%s: must be at least 1h", c.FXMaxAge)
+	}
+	if c.FXFetchEvery < time.Minute {
+		return c, fmt.Errorf("CARTWRIGHT_FX_FETCH_EVERY=%s: must be at least 1m", c.FXFetchEvery)
+	}
+	if c.FXFeedURL != "" {
+		if u, err := url.Parse(c.FXFeedURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return c, fmt.Errorf("CARTWRIGHT_FX_FEED_URL: must be an http(s) URL")
+		}
 	}
 	if c.ApprovalConfidence <= 0 || c.ApprovalConfidence > 1 {
 		return c, fmt.Errorf("CARTWRIGHT_APPROVAL_CONFIDENCE=%v: must be in (0,1]", c.ApprovalConfidence)

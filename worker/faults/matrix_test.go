@@ -267,20 +267,7 @@ func (s *stack) stripeFaults(t *testing.T, n int) row {
 	s.proxy.setComplete(false)
 	s.proxy.arm(true)
 	defer s.proxy.arm(false)
-	var merchants []string
-	for i, k := range keys("m", n) {
-		m := "m_faults_" + strings.ToLower(strings.ReplaceAll(k, "-", "_"))
-		acct := fmt.Sprintf("acct_1Faults%s%d", strings.ReplaceAll(k[2:10], "-", ""), i)
-		if _, err := s.pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
-			VALUES ($1, $2, 'Fault Shop', 'GB', 'company', 'in_progress')`, m, acct); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.client.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m, StatusRetryDelay: 2 * time.Second,
-			Deadline: time.Hour, ApprovalWindow: time.Hour}); err != nil {
-			t.Fatalf("start onboarding: %v", err)
-		}
-		merchants = append(merchants, m)
-	}
+	merchants := s.startOnboardings(ctx, t, "m", n)
 	// Let the faults bite while requirements are due: the merchants come
 	// back asking for new links (each a Stripe call past the cache) until
 	// every kind of fault was injected; then the account is complete and
@@ -294,6 +281,43 @@ func (s *stack) stripeFaults(t *testing.T, n int) row {
 			_ = s.client.Returned(ctx, m, true)
 		}
 	}
+	codes := s.finishOnboardings(ctx, &r, merchants)
+	injected, passed := s.proxy.counts()
+	r.note = joinNote(fmt.Sprintf("injected %s (%d passed); activity failures by code: %s",
+		counted(injected), passed, counted(codes)), r.note)
+	if injected[fault5xx] == 0 || injected[fault429] == 0 || injected[faultTimeout] == 0 || injected[faultReset] == 0 {
+		t.Errorf("stripe faults: not every kind was injected: %v", injected)
+	}
+	return r
+}
+
+// startOnboardings seeds n merchants whose Stripe accounts have
+// requirements due (the proxy's account reads, until setComplete) and
+// starts their onboardings.
+func (s *stack) startOnboardings(ctx context.Context, t *testing.T, prefix string, n int) []string {
+	t.Helper()
+	var merchants []string
+	for i, k := range keys(prefix, n) {
+		m := "m_faults_" + strings.ToLower(strings.ReplaceAll(k, "-", "_"))
+		acct := fmt.Sprintf("acct_1Faults%s%d", strings.ReplaceAll(k[len(prefix)+1:len(prefix)+9], "-", ""), i)
+		if _, err := s.pool.Exec(ctx, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
+			VALUES ($1, $2, 'Fault Shop', 'GB', 'company', 'in_progress')`, m, acct); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.client.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m, StatusRetryDelay: 2 * time.Second,
+			Deadline: time.Hour, ApprovalWindow: time.Hour}); err != nil {
+			t.Fatalf("start onboarding: %v", err)
+		}
+		merchants = append(merchants, m)
+	}
+	return merchants
+}
+
+// finishOnboardings completes the merchants' Stripe accounts, brings the
+// merchants back until each onboarding hears it, and adds every run's end,
+// evidence chain and audit to r; it returns the failed activity attempts
+// by error code.
+func (s *stack) finishOnboardings(ctx context.Context, r *row, merchants []string) map[string]int {
 	s.proxy.setComplete(true)
 	for _, m := range merchants {
 		for ctx.Err() == nil && s.client.Returned(ctx, m, false) != nil {
@@ -325,13 +349,7 @@ func (s *stack) stripeFaults(t *testing.T, n int) row {
 			r.note = joinNote(r.note, "audit: "+strings.Join(kinds, ","))
 		}
 	}
-	injected, passed := s.proxy.counts()
-	r.note = joinNote(fmt.Sprintf("injected %s (%d passed); activity failures by code: %s",
-		counted(injected), passed, counted(codes)), r.note)
-	if injected[fault5xx] == 0 || injected[fault429] == 0 || injected[faultTimeout] == 0 || injected[faultReset] == 0 {
-		t.Errorf("stripe faults: not every kind was injected: %v", injected)
-	}
-	return r
+	return codes
 }
 
 // failureCodes counts the error types of the failed activity attempts in

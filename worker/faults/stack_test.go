@@ -84,6 +84,11 @@ func newStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.pool.Close)
+	// Each draft order takes its T-shirts from stock when it is written
+	// (docs/quote-seals.md#stock-at-the-write): enough for every scenario.
+	if _, err := s.pool.Exec(ctx, `UPDATE catalog_stock SET on_hand = 1000000, reserved = 0 WHERE sku = 'TEE-ORG-M-WHT'`); err != nil {
+		t.Fatal(err)
+	}
 
 	// Temporal: a dev server on a state file, so it survives SIGKILL.
 	s.temporalPort = testenv.FreePort(t)

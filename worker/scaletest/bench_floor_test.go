@@ -3,16 +3,15 @@ package scaletest
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
 
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/scaletest/floor"
 )
@@ -29,6 +28,8 @@ type floorFigures struct {
 	// CPU per workflow (ms) while the batch ran, from /proc, measured the
 	// way the draft orders' are.
 	WorkerCPU, ServerCPU float64
+	// Services is ServerCPU by process of a cluster (benchServices).
+	Services map[string]float64
 }
 
 // floorBench is the floor's side of a bench run: its worker process (the
@@ -52,7 +53,7 @@ func startFloor(ctx context.Context, t *testing.T) *floorBench {
 	queue := "floor-" + randomHex(6)
 	p := &proc{name: "floor", roles: "Floor6, Floor6Local"}
 	p.start(t, exec.Command(bin, "-addr", testenv.TemporalAddress(), "-task-queue", queue,
-		"-workflow-pollers", "4", "-activity-pollers", "4"), nil)
+		"-workflow-pollers", "4", "-activity-pollers", "4"), temporalTLSEnv())
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(p.tail(4096), "READY") {
 		if p.exited() || time.Now().After(deadline) {
@@ -60,7 +61,12 @@ func startFloor(ctx context.Context, t *testing.T) *floorBench {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	c, err := sdkclient.DialContext(ctx, sdkclient.Options{HostPort: testenv.TemporalAddress()})
+	tlsCfg, err := clienttest.TLSFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sdkclient.DialContext(ctx, sdkclient.Options{HostPort: testenv.TemporalAddress(),
+		ConnectionOptions: sdkclient.ConnectionOptions{TLS: tlsCfg}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,13 +84,14 @@ func runFloor(ctx context.Context, t *testing.T, fb *floorBench, c, n int) map[s
 		if _, _, err := fb.batch(ctx, v, floorWarmup(n), c); err != nil {
 			t.Fatalf("floor %s warm-up at %d in flight: %v", v, c, err)
 		}
-		server, worker := serverCPU(), procCPU(fb.worker.cmd.Process.Pid)
+		by, worker := serverCPUBy(), procCPU(fb.worker.cmd.Process.Pid)
 		lat, wall, err := fb.batch(ctx, v, n, c)
 		if err != nil {
 			t.Fatalf("floor %s at %d in flight: %v", v, c, err)
 		}
+		services := perOrderBy(by, serverCPUBy(), n)
 		f := floorFigures{OK: n, WPS: float64(n) / wall.Seconds(), P50: pct(lat, 50), P99: pct(lat, 99),
-			ServerCPU: perOrder(serverCPU()-server, n), WorkerCPU: perOrder(procCPU(fb.worker.cmd.Process.Pid)-worker, n)}
+			ServerCPU: sumOf(services), Services: services, WorkerCPU: perOrder(procCPU(fb.worker.cmd.Process.Pid)-worker, n)}
 		f.Events = fb.events(ctx, t, v)
 		got[v] = f
 	}
@@ -144,15 +151,14 @@ func (fb *floorBench) events(ctx context.Context, t *testing.T, variant string) 
 	return d.GetWorkflowExecutionInfo().GetHistoryLength()
 }
 
-// serverCPU is the CPU time the bench's dev server has used so far
-// (CARTWRIGHT_BENCH_SERVER_PID, set by scripts/test.sh bench); 0 when
-// unknown.
+// serverCPU is the CPU time the bench's server has used so far, all its
+// processes (benchServices, set by scripts/test.sh bench); 0 when unknown.
 func serverCPU() time.Duration {
-	pid, err := strconv.Atoi(os.Getenv("CARTWRIGHT_BENCH_SERVER_PID"))
-	if err != nil {
-		return 0
+	var total time.Duration
+	for _, d := range serverCPUBy() {
+		total += d
 	}
-	return procCPU(pid)
+	return total
 }
 
 // settle waits until the bench's dev server is idle (under a tenth of a

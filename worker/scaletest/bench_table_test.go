@@ -67,6 +67,23 @@ func medianOf(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// sortedServices names the server processes the batches measured, the
+// busiest (summed over the batches) first.
+func sortedServices(ds []drafts) []string {
+	total := map[string]float64{}
+	for _, d := range ds {
+		for name, v := range d.services {
+			total[name] += v
+		}
+	}
+	names := make([]string, 0, len(total))
+	for name := range total {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool { return total[names[i]] > total[names[j]] })
+	return names
+}
+
 // goal marks a figure against its goal.
 func goal(ok bool) string {
 	if ok {
@@ -79,12 +96,12 @@ func goal(ok bool) string {
 // per concurrency the median over rounds of draft orders/s, Floor6's and
 // Floor6Local's, and the ratio to Floor6, then the draft-order figures the
 // issue sets goals for.
-func (r *benchResult) table() string {
+func (r *benchResult) table(levels []int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| in flight | draft orders/s | Floor6 wf/s | Floor6Local wf/s | draft ÷ Floor6 | draft ÷ Floor6Local | rounds (draft ÷ Floor6 each) |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
 	ratio16, local16 := 0.0, 0.0
-	for _, c := range concurrencies {
+	for _, c := range levels {
 		if len(r.drafts[c]) == 0 {
 			continue
 		}
@@ -110,7 +127,7 @@ func (r *benchResult) table() string {
 			ratio, medianOf(dw)/medianOf(lw), strings.Join(rounds, ", "))
 	}
 	fmt.Fprintf(&b, "\n| CPU per workflow, ms (median of rounds) | in flight | draft order | Floor6 | Floor6Local |\n|---|---|---|---|---|\n")
-	for _, c := range concurrencies {
+	for _, c := range levels {
 		if len(r.drafts[c]) == 0 {
 			continue
 		}
@@ -122,10 +139,22 @@ func (r *benchResult) table() string {
 			fs, fw = append(fs, f["Floor6"].ServerCPU), append(fw, f["Floor6"].WorkerCPU)
 			ls, lw = append(ls, f["Floor6Local"].ServerCPU), append(lw, f["Floor6Local"].WorkerCPU)
 		}
-		fmt.Fprintf(&b, "| Temporal dev server | %d | %.1f | %.1f | %.1f |\n", c, medianOf(ds), medianOf(fs), medianOf(ls))
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f |\n", serverLabel(), c, medianOf(ds), medianOf(fs), medianOf(ls))
+		if services := sortedServices(r.drafts[c]); len(services) > 1 {
+			for _, name := range services {
+				var sd, sf, sl []float64
+				for _, d := range r.drafts[c] {
+					sd = append(sd, d.services[name])
+				}
+				for _, f := range r.floor[c] {
+					sf, sl = append(sf, f["Floor6"].Services[name]), append(sl, f["Floor6Local"].Services[name])
+				}
+				fmt.Fprintf(&b, "| – %s | %d | %.1f | %.1f | %.1f |\n", name, c, medianOf(sd), medianOf(sf), medianOf(sl))
+			}
+		}
 		fmt.Fprintf(&b, "| worker | %d | %.1f | %.1f | %.1f |\n", c, medianOf(dw), medianOf(fw), medianOf(lw))
 	}
-	b.WriteString(r.saturation())
+	b.WriteString(r.saturation(levels))
 	var all1 []time.Duration
 	var f6p50, f6p99 []float64
 	for i, d := range r.drafts[1] {
@@ -165,10 +194,10 @@ func (r *benchResult) table() string {
 // saturation is what each process used of the machine per concurrency
 // (median of rounds: CPU per order × orders per second, in cores), so the
 // curve says what saturates first.
-func (r *benchResult) saturation() string {
+func (r *benchResult) saturation(levels []int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| draft orders, cores busy (median of rounds) | in flight | dev server | worker | orders/s |\n|---|---|---|---|---|\n")
-	for _, c := range concurrencies {
+	for _, c := range levels {
 		var sc, wc, ps []float64
 		for _, d := range r.drafts[c] {
 			sc, wc, ps = append(sc, d.serverCPU*d.perSecond()/1000), append(wc, d.workerCPU*d.perSecond()/1000), append(ps, d.perSecond())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,26 +29,35 @@ type benchConfig struct {
 	rounds, n1, n16, n64, cart, audit int
 	kill                              bool
 	mcp                               mcpConfig
+	// levels are the in-flight counts measured: 1, 16 and 64, and any more
+	// CARTWRIGHT_BENCH_MORE names ("32,128": where a server saturates).
+	levels []int
 }
 
-// concurrencies are the in-flight levels of the draft-order curve.
-var concurrencies = []int{1, 16, 64}
-
 // orders is how many draft orders (and floor workflows) a round makes at
-// c in flight.
+// inFlight: the configured counts at 1, 16 and 64, else as many batches
+// of inFlight as 16 in flight makes.
 func (c benchConfig) orders(inFlight int) int {
 	switch inFlight {
 	case 1:
 		return c.n1
 	case 16:
 		return c.n16
+	case 64:
+		return c.n64
 	}
-	return c.n64
+	return c.n16 * inFlight / 16
 }
 
 func benchConfigFromEnv(t *testing.T) benchConfig {
 	c := benchConfig{rounds: 2, n1: 40, n16: 200, n64: 320, cart: 10, audit: 50, kill: os.Getenv("CARTWRIGHT_BENCH_KILL") != "0",
-		mcp: mcpConfig{one: 200, many: 2000, clients: 20, keys: 20, writes: 40}}
+		mcp:    mcpConfig{one: 200, many: 2000, clients: 20, keys: 20, writes: 40},
+		levels: []int{1, 16, 64}}
+	for _, f := range strings.Split(os.Getenv("CARTWRIGHT_BENCH_MORE"), ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 16 && !slices.Contains(c.levels, n) {
+			c.levels = append(c.levels, n)
+		}
+	}
 	for name, dst := range map[string]*int{
 		"CARTWRIGHT_BENCH_ROUNDS": &c.rounds, "CARTWRIGHT_BENCH_N1": &c.n1, "CARTWRIGHT_BENCH_N16": &c.n16,
 		"CARTWRIGHT_BENCH_N64": &c.n64, "CARTWRIGHT_BENCH_CART": &c.cart, "CARTWRIGHT_BENCH_AUDIT": &c.audit,
@@ -92,7 +102,7 @@ func TestBenchAgainstFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for r := 0; r < cfg.rounds; r++ {
-		for _, c := range concurrencies {
+		for _, c := range cfg.levels {
 			n := cfg.orders(c)
 			steps := []func(){
 				func() { res.add(c, runFloor(ctx, t, fb, c, n)) },
@@ -103,12 +113,13 @@ func TestBenchAgainstFloor(t *testing.T) {
 					if _, err := runDrafts(ctx, b.cl, floorWarmup(n), c, oneLine); err != nil {
 						t.Fatal(err)
 					}
-					server, worker := serverCPU(), procCPU(b.worker.cmd.Process.Pid)
+					by, worker := serverCPUBy(), procCPU(b.worker.cmd.Process.Pid)
 					d, err := runDrafts(ctx, b.cl, n, c, oneLine)
 					if err != nil {
 						t.Fatal(err)
 					}
-					d.serverCPU = perOrder(serverCPU()-server, n)
+					d.services = perOrderBy(by, serverCPUBy(), n)
+					d.serverCPU = sumOf(d.services)
 					d.workerCPU = perOrder(procCPU(b.worker.cmd.Process.Pid)-worker, n)
 					res.addDrafts(c, d)
 				},
@@ -152,7 +163,7 @@ func TestBenchAgainstFloor(t *testing.T) {
 	// Every draft order of the run so far audits CLEAN.
 	res.audited, res.auditTook = auditRun(ctx, t, b, cfg.audit)
 	res.loadAfter = loadAverage()
-	table := res.table()
+	table := res.table(cfg.levels)
 	fmt.Print(table)
 	if out := os.Getenv("CARTWRIGHT_BENCH_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
@@ -200,6 +211,8 @@ type drafts struct {
 	// serverCPU and workerCPU are the dev server's and the worker's CPU
 	// per order while the batch ran (ms; the client's is not counted).
 	serverCPU, workerCPU float64
+	// services is serverCPU by process of a cluster (benchServices).
+	services map[string]float64
 }
 
 func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -199,6 +200,12 @@ func newScaleBase(ctx context.Context, t *testing.T) scaleBase {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
+	// Each draft order takes its T-shirts from stock when it is written
+	// (docs/quote-seals.md#stock-at-the-write): this database holds enough
+	// for any load the tests drive, so none ends OUT_OF_STOCK.
+	if _, err := pool.Exec(ctx, `UPDATE catalog_stock SET on_hand = 1000000, reserved = 0 WHERE sku = 'TEE-ORG-M-WHT'`); err != nil {
+		t.Fatal(err)
+	}
 	fake := stripefake.New()
 	t.Cleanup(fake.Close)
 	return scaleBase{dsn: dsn, pool: pool, fake: fake, tq: testenv.TaskQueue(t)}
@@ -222,7 +229,7 @@ func (b scaleBase) client(ctx context.Context, t *testing.T) *client.Client {
 // database dsn, with Stripe at stripeURL and a pool of conns connections,
 // holding the test stacks' evidence and payload keys.
 func workerEnv(tq, dsn, stripeURL string, conns int) map[string]string {
-	return map[string]string{
+	env := map[string]string{
 		"TEMPORAL_ADDRESS": testenv.TemporalAddress(), "TEMPORAL_NAMESPACE": "default",
 		"CARTWRIGHT_TASK_QUEUE": tq, "CARTWRIGHT_PG_DSN": dsn, "CARTWRIGHT_PG_MAX_CONNS": strconv.Itoa(conns),
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
@@ -230,6 +237,25 @@ func workerEnv(tq, dsn, stripeURL string, conns int) map[string]string {
 		"STRIPE_API_BASE": stripeURL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
 		"CARTWRIGHT_LOG_LEVEL": "warn",
 	}
+	for _, kv := range temporalTLSEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return env
+}
+
+// temporalTLSEnv is the SDK's TLS settings of the test's environment
+// (TEMPORAL_TLS_*, as NAME=value), handed to the processes it starts:
+// none on the test stack's dev server, `make cluster`'s client
+// certificate on the cluster (docs/operators.md#a-temporal-cluster-make-cluster).
+func temporalTLSEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TEMPORAL_TLS") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // checkEvidence: no step with two snapshots (one tool call of one

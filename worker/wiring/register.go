@@ -8,6 +8,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/client/schedules"
+	"github.com/cartwright-dev/cartwright/commerce/fxrates"
 	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 	"github.com/cartwright-dev/cartwright/workflows/registry"
 )
@@ -51,6 +52,8 @@ func (d *Deps) activities() []any {
 	return []any{
 		d.localActivities(),
 		&activities.Archive{Temporal: d.Temporal, Store: d.Archive},
+		&activities.FXRates{Fetcher: fxrates.Fetcher{URL: d.Config.FXFeedURL}, Store: fxrates.PGStore{Pool: d.Pool},
+			Logger: d.Logger.Named("fxrates")},
 		&activities.Reconcile{
 			Pool: d.Pool, Temporal: d.Temporal, Logger: d.Logger.Named("reconcile"),
 			PendingAfter: d.Config.ReconcilePendingAfter,
@@ -59,10 +62,19 @@ func (d *Deps) activities() []any {
 }
 
 // EnsureSchedules creates (or updates to this configuration) the reconcile
-// and archive schedules on the configured task queue. The archive skips the
-// reconcile passes: they carry no tool evidence worth auditing.
+// and archive schedules on the configured task queue, and the
+// exchange-rate schedule when a feed is configured. The archive skips the
+// reconcile and exchange-rate passes: they carry no tool evidence worth
+// auditing.
 func (d *Deps) EnsureSchedules(ctx context.Context) error {
 	cfg := d.Config
+	if cfg.FXFeedURL != "" {
+		if err := schedules.EnsureFXRatesSchedule(ctx, d.Temporal, schedules.FXRatesSchedule{
+			TaskQueue: cfg.TaskQueue, Every: cfg.FXFetchEvery,
+		}); err != nil {
+			return err
+		}
+	}
 	if err := schedules.EnsureReconcileSchedule(ctx, d.Temporal, schedules.ReconcileSchedule{
 		TaskQueue: cfg.TaskQueue,
 		Every:     cfg.ReconcileEvery,
@@ -74,7 +86,7 @@ func (d *Deps) EnsureSchedules(ctx context.Context) error {
 		TaskQueue: cfg.TaskQueue,
 		Every:     archiveEvery,
 		Input: maintenance.ArchiveHistoriesInput{
-			TaskQueue: cfg.TaskQueue, ExcludeTypes: []string{maintenance.ReconcileWorkflowName},
+			TaskQueue: cfg.TaskQueue, ExcludeTypes: []string{maintenance.ReconcileWorkflowName, maintenance.FetchFXRatesWorkflowName},
 		},
 	})
 }

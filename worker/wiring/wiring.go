@@ -20,6 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/commerce/fxrates"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
@@ -191,10 +192,16 @@ func (d *Deps) buildCommerce(context.Context) error {
 	if err != nil {
 		return err
 	}
-	return commerce.RegisterTools(d.Registry, commerce.ToolDeps{
+	deps := commerce.ToolDeps{
 		Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock,
 		QuoteSeals: seals, Snapshots: d.Evidence,
-	})
+	}
+	// With a feed configured prices use its stored days, never the shipped
+	// table (docs/operators.md#exchange-rates).
+	if cfg.FXFeedURL != "" {
+		deps.FXSource = &commerce.FeedFX{Store: fxrates.PGStore{Pool: d.Pool}, MaxAge: cfg.FXMaxAge}
+	}
+	return commerce.RegisterTools(d.Registry, deps)
 }
 
 // buildSupport reads the seal key ring and registers the support-staff

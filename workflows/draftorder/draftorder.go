@@ -131,6 +131,9 @@ type DraftOrderResult struct {
 	DraftOrder *commerce.DraftOrder `json:"draft_order,omitempty"`
 	// Total is the last total computed (the confirmed one on success).
 	Total *commerce.Total `json:"total,omitempty"`
+	// Origins is where the order ships from and why (nil when it ended
+	// before the choice).
+	Origins *OriginsSummary `json:"origins,omitempty"`
 	// Approval is the support-staff decision, when one was needed.
 	Approval *approval.ApprovalOutcome `json:"approval,omitempty"`
 	// Evidence lists the snapshot of every tool call of the run.
@@ -152,6 +155,9 @@ type PendingConfirmation struct {
 	PriceChanged bool `json:"price_changed"`
 	// PreviousQuoteHash is the hash the user confirmed before the change.
 	PreviousQuoteHash string `json:"previous_quote_hash,omitempty"`
+	// ShipsFrom are the warehouses the total ships from, one per parcel
+	// (an order that chose its origin; Status.Origins says why).
+	ShipsFrom []string `json:"ships_from,omitempty"`
 	// Example is a ready-to-send confirm payload.
 	Example string `json:"example"`
 }
@@ -178,10 +184,13 @@ type DraftOrderStatus struct {
 	Rejected     workflows.SignalLog     `json:"rejected_signals"`
 	Compliance   *ComplianceSummary      `json:"compliance,omitempty"`
 	Total        *commerce.Total         `json:"total,omitempty"`
-	DraftOrder   *commerce.DraftOrder    `json:"draft_order,omitempty"`
-	Requotes     int                     `json:"requotes"`
-	Evidence     []workflows.EvidenceRef `json:"evidence"`
-	Result       *DraftOrderResult       `json:"result,omitempty"`
+	// Origins is where the order ships from and why
+	// (docs/tools.md#origin-choice); nil until the first choice.
+	Origins    *OriginsSummary         `json:"origins,omitempty"`
+	DraftOrder *commerce.DraftOrder    `json:"draft_order,omitempty"`
+	Requotes   int                     `json:"requotes"`
+	Evidence   []workflows.EvidenceRef `json:"evidence"`
+	Result     *DraftOrderResult       `json:"result,omitempty"`
 }
 
 // Flow is the draft order bound to the specs of the tools it

@@ -127,6 +127,7 @@ func (d *draftOrder) confirmDetails() string {
 	}
 	b.WriteString(fmt.Sprintf("\n- quote_hash: `%s`\n- prices held until %s (a later confirmation re-quotes)\n- confirm before %s\n",
 		c.QuoteHash, workflows.FmtTime(c.QuoteExpiresAt), workflows.FmtTime(c.ConfirmBy)))
+	b.WriteString(d.originDetails())
 	return b.String()
 }
 

@@ -40,6 +40,12 @@ func (d *draftOrder) approvalFacts() []string {
 		}
 		facts = append(facts, s)
 	}
+	if p := d.plan; p != nil {
+		// Where it ships from decides duty and the transport mode
+		// (docs/tools.md#origin-choice).
+		facts = append(facts, fmt.Sprintf("ships from %s (landed cost %s; the cheapest warehouse that holds the basket)",
+			strings.Join(p.Origins(), " + "), p.Landed.Total.Display()))
+	}
 	c := d.compliance
 	facts = append(facts, fmt.Sprintf("compliance verdict: %s, confidence %.2f (approval needed below %.2f), ruleset %s",
 		c.Verdict, c.Confidence, d.in.ApprovalConfidence, c.Ruleset))

@@ -40,7 +40,7 @@ func TestComplianceFollowsTheChosenMode(t *testing.T) {
 		t.Fatalf("compliance checked for %v, want [ground]", got)
 	}
 	// Every tool call went through the one tool activity.
-	if n, want := len(f.ToolCalls), 6; n != want {
+	if n, want := len(f.ToolCalls), 7; n != want {
 		t.Fatalf("tool activity calls = %d, want %d (%v)", n, want, f.ToolCalls)
 	}
 }

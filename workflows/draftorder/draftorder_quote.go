@@ -37,6 +37,12 @@ func firstFailure(errs ...error) error {
 // checks again (recheckCompliance).
 func (d *draftOrder) quoteAll(ctx workflow.Context) (*DraftOrderResult, error) {
 	d.round++
+	if end, err := d.chooseOrigins(ctx); end != nil || err != nil {
+		return end, err
+	}
+	if d.split() {
+		return d.quoteSplit(ctx)
+	}
 	pf := d.startPricing(ctx, "", "pricing")
 	sf := d.startShipping(ctx)
 	s, senv, serr := sf.Get(ctx)
@@ -122,7 +128,7 @@ func (d *draftOrder) startShipping(ctx workflow.Context) flow.Future[commerce.Sh
 		Tool:    commerce.ToolQuoteShipping,
 		Wrap:    d.outliving(commerce.ToolQuoteShipping),
 		Req:     d.request(ctx, d.step("shipping")),
-		Args:    commerce.QuoteShippingArgs{Items: d.in.Items, Destination: d.in.ShipTo, Currency: d.in.Currency},
+		Args:    commerce.QuoteShippingArgs{Items: d.in.Items, Destination: d.in.ShipTo, Currency: d.in.Currency, ShipFrom: d.shipFrom()},
 		Summary: fmt.Sprintf("%s: %s to %s", commerce.ToolQuoteShipping, d.basket(), d.in.ShipTo.Country),
 	})
 }
@@ -145,10 +151,24 @@ func (d *draftOrder) chooseShipping() error {
 func (d *draftOrder) requote(ctx workflow.Context) (*DraftOrderResult, error) {
 	d.round++
 	d.requotes++
+	// The origin is chosen again: stock and prices may have moved since
+	// (docs/tools.md#origin-choice).
+	if end, err := d.chooseOrigins(ctx); end != nil || err != nil {
+		return end, err
+	}
+	split := d.split()
 	pf := d.startPricing(ctx, d.quote.PriceHash, "pricing")
-	sf := d.startShipping(ctx)
+	var sf flow.Future[commerce.ShippingQuote]
+	if !split {
+		sf = d.startShipping(ctx)
+	}
 	q, qenv, perr := pf.Get(ctx)
-	s, senv, serr := sf.Get(ctx)
+	var s commerce.ShippingQuote
+	var senv toolkit.Response
+	var serr error
+	if !split {
+		s, senv, serr = sf.Get(ctx)
+	}
 	if toolkit.CodeOf(perr) == toolkit.PriceChanged {
 		// The tool confirmed the change; ask once more without the
 		// expectation to get the new quote itself.
@@ -157,12 +177,18 @@ func (d *draftOrder) requote(ctx workflow.Context) (*DraftOrderResult, error) {
 	} else {
 		d.keepQuote("pricing", q, qenv, perr)
 	}
-	d.keepShipping(s, senv, serr)
+	if split {
+		d.useParcels()
+	} else {
+		d.keepShipping(s, senv, serr)
+	}
 	if err := firstFailure(perr, serr); err != nil {
 		return d.outcome(err)
 	}
-	if err := d.chooseShipping(); err != nil {
-		return d.outcome(err)
+	if !split {
+		if err := d.chooseShipping(); err != nil {
+			return d.outcome(err)
+		}
 	}
 	if end, err := d.recheckCompliance(ctx); end != nil || err != nil {
 		return end, err
@@ -202,7 +228,7 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) f
 		Tool:    commerce.ToolGetQuote,
 		Wrap:    d.outliving(commerce.ToolGetQuote),
 		Req:     d.request(ctx, d.step(name)),
-		Args:    commerce.GetQuoteArgs{Items: d.in.Items, Currency: d.in.Currency, ExpectedPriceHash: expected},
+		Args:    commerce.GetQuoteArgs{Items: d.pricingItems(), Currency: d.in.Currency, ExpectedPriceHash: expected, ShipFrom: d.shipFrom()},
 		Summary: fmt.Sprintf("%s: %s %s in %s", commerce.ToolGetQuote, verb, d.basket(), d.in.Currency),
 	})
 }
@@ -210,6 +236,9 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) f
 // price computes duties and taxes on the quote and shipping option, then the
 // total the user will confirm.
 func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
+	if d.split() {
+		return d.priceSplit(ctx)
+	}
 	dt, env, err := flow.CallTool[commerce.DutiesAndTaxes](ctx, d.specs, flow.Call{
 		Tool: commerce.ToolDutiesAndTaxes,
 		Wrap: d.outliving(commerce.ToolDutiesAndTaxes),

@@ -181,6 +181,9 @@ func (d *draftOrder) awaitConfirmation(ctx workflow.Context, previous string) (s
 		QuoteExpiresAt: t.ExpiresAt, ConfirmBy: deadline.UTC(), PriceChanged: previous != "", PreviousQuoteHash: previous,
 		Example: fmt.Sprintf(`{"quote_hash":%q}`, t.QuoteHash),
 	}
+	if d.plan != nil {
+		d.confirmation.ShipsFrom = d.plan.Origins()
+	}
 	workflow.SetCurrentDetails(ctx, d.confirmDetails())
 	d.awaitingConfirm, d.pastCancel, d.confirmedHash = true, false, ""
 	defer func() { d.awaitingConfirm = false }()

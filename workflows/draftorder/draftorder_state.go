@@ -67,6 +67,8 @@ type draftOrder struct {
 	// the current prices rest on, for the sealed total
 	// (docs/quote-seals.md#the-seal).
 	sealRefs commerce.EvidenceRefs
+	// plan is the origin choice of the current round.
+	plan     *commerce.OriginPlan
 	draft    *commerce.DraftOrder
 	requotes int
 	// creates counts the create calls of the run (see create).
@@ -151,7 +153,7 @@ func (d *draftOrder) status() (DraftOrderStatus, error) {
 	s := DraftOrderStatus{
 		State: d.state, Destination: d.in.ShipTo.Country, Currency: d.in.Currency,
 		Approvals: d.approvals.Status(), Rejected: d.log.Snapshot(), Compliance: d.compliance,
-		Total: d.total, DraftOrder: d.draft, Requotes: d.requotes,
+		Total: d.total, DraftOrder: d.draft, Requotes: d.requotes, Origins: d.originsSummary(),
 		Evidence: append([]workflows.EvidenceRef{}, d.evidence...), Result: d.result,
 	}
 	if d.awaitingConfirm && d.confirmation != nil {
@@ -210,6 +212,7 @@ func (d *draftOrder) end(state string, code toolkit.Code, msg string) *DraftOrde
 // finish records the result, publishes the final state and returns it.
 func (d *draftOrder) finish(ctx workflow.Context, res *DraftOrderResult) (DraftOrderResult, error) {
 	res.Total, res.DraftOrder, res.Approval = d.total, d.draft, d.approval
+	res.Origins = d.originsSummary()
 	res.Evidence = append([]workflows.EvidenceRef{}, d.evidence...)
 	d.result, d.awaitingConfirm = res, false
 	if err := d.setState(ctx, res.State); err != nil {

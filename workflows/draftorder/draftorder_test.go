@@ -40,8 +40,8 @@ func happyPath(t *testing.T, f *fixture) {
 	if created.Args.ConfirmedQuoteHash != published.Confirmation.QuoteHash || created.Request.IdempotencyKey != "key-0001-abcd" {
 		t.Fatalf("create input = %+v", created)
 	}
-	if len(res.Evidence) != 6 {
-		t.Fatalf("evidence = %+v, want one snapshot per tool call (6)", res.Evidence)
+	if len(res.Evidence) != 7 {
+		t.Fatalf("evidence = %+v, want one snapshot per tool call (7, the origin choice first)", res.Evidence)
 	}
 	// Started without the start's attributes, the run sets them
 	// (NEEDS_USER_CONFIRMATION, startState); PRICING and CREATING last

@@ -58,8 +58,25 @@ func newFixture(t *testing.T) *fixture {
 	f.FakeTools(map[string]any{
 		commerce.ToolGetQuote: f.getQuote, commerce.ToolQuoteShipping: f.quoteShipping, commerce.ToolCheckCompliance: f.checkCompliance,
 		commerce.ToolDutiesAndTaxes: f.duties, commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
+		commerce.ToolChooseOrigins: f.chooseOrigins,
 	})
 	return f
+}
+
+// chooseOrigins chooses DE, the one warehouse of the fixture.
+func (f *fixture) chooseOrigins(ctx context.Context, in flowtest.ToolIn[commerce.ChooseOriginsArgs]) (flowtest.ToolOut[commerce.OriginPlan], error) {
+	if err := f.Enter("ChooseOrigins", in); err != nil {
+		return flowtest.ToolOut[commerce.OriginPlan]{}, err
+	}
+	cur := in.Args.Currency
+	landed := commerce.LandedCost{Goods: commerce.Money{Currency: cur}, Shipping: commerce.Money{Currency: cur},
+		Duty: commerce.Money{Currency: cur}, Tax: commerce.Money{Currency: cur}, Total: commerce.Money{Currency: cur}}
+	plan := commerce.OriginPlan{Currency: cur, Destination: in.Args.Destination.Country, ShippingService: in.Args.ShippingService,
+		Incoterm: in.Args.Incoterm, Rule: commerce.OriginRule, ExpiresAt: f.Env.Now().Add(30 * time.Minute),
+		Parcels:    []commerce.ParcelQuote{{ShipFrom: "DE", Items: in.Args.Items, Landed: landed}},
+		Candidates: []commerce.OriginCandidate{{Origins: []string{"DE"}, Fills: true, MeetsService: true, Landed: &landed, Chosen: true}},
+		Landed:     landed, RulesetVersion: "origins-test"}
+	return flowtest.ToolOut[commerce.OriginPlan]{Data: plan, Envelope: f.EnvelopeFor(commerce.ToolChooseOrigins, toolkit.StatusOK)}, nil
 }
 
 func (f *fixture) getQuote(ctx context.Context, in flowtest.ToolIn[commerce.GetQuoteArgs]) (flowtest.ToolOut[commerce.Quote], error) {

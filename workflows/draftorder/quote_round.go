@@ -28,7 +28,7 @@ func (d *draftOrder) prefetchRound(ctx workflow.Context) workflow.Context {
 		Requests: map[string]toolkit.Request{},
 	}
 	// Every step gets its request; the attempt may take as long as the
-	// five tools' timeouts together.
+	// round's tools' timeouts together.
 	var timeout time.Duration
 	for _, st := range activities.QuoteRoundSteps {
 		in.Requests[st.Step] = d.request(ctx, roundStep(d.round+1, st.Step))

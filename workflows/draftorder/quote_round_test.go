@@ -12,7 +12,7 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// roundTools are a quote round's five tools, in the order it calls them.
+// roundTools are a quote round's six tools, in the order it calls them.
 var roundTools = func() []string {
 	var out []string
 	for _, st := range activities.QuoteRoundSteps {
@@ -25,10 +25,10 @@ func TestQuoteRoundAnswersTheFirstRound(t *testing.T) {
 	f, _ := asStarted(t)
 	f.At(time.Minute, f.confirmPublished)
 	res := f.run()
-	if res.State != StateDraftCreated || len(res.Evidence) != 6 {
+	if res.State != StateDraftCreated || len(res.Evidence) != 7 {
 		t.Fatalf("result = %+v", res)
 	}
-	// One round made the five read-only calls; the workflow itself called
+	// One round made the six read-only calls; the workflow itself called
 	// only the write.
 	if f.Rounds != 1 || !reflect.DeepEqual(f.Direct, []string{commerce.ToolCreateDraftOrder}) {
 		t.Fatalf("%d round(s), direct calls %v", f.Rounds, f.Direct)
@@ -41,7 +41,7 @@ func TestQuoteRoundAnswersTheFirstRound(t *testing.T) {
 	for _, e := range res.Evidence {
 		steps = append(steps, e.Step)
 	}
-	want := []string{"q1/shipping", "q1/pricing", "q1/compliance", "q1/duties", "q1/total", "create"}
+	want := []string{"q1/origins", "q1/shipping", "q1/pricing", "q1/compliance", "q1/duties", "q1/total", "create"}
 	if !reflect.DeepEqual(steps, want) {
 		t.Fatalf("evidence steps %v, want %v", steps, want)
 	}

@@ -25,6 +25,7 @@ func Registry(specs []toolkit.Spec) map[string]any {
 		toolcall.ToolCallWorkflowName:            toolcall.Flow{Specs: s}.ToolCall,
 		toolcall.ToolCallLocalFirstWorkflowName:  toolcall.Flow{Specs: s}.ToolCallLocalFirst,
 		toolcall.ListToolsWorkflowName:           toolcall.ListTools,
+		maintenance.FetchFXRatesWorkflowName:     maintenance.FetchFXRates,
 	}
 }
 

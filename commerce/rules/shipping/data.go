@@ -39,6 +39,7 @@ type service struct {
 	Code         string              `json:"code"`
 	Name         string              `json:"name"`
 	Carrier      string              `json:"carrier"`
+	Channel      Channel             `json:"customs_channel"`
 	MaxGrams     int64               `json:"max_grams"`
 	MaxLengthMM  int64               `json:"max_length_mm"`
 	MaxVolumeMM3 int64               `json:"max_volume_mm3"`
@@ -185,6 +186,9 @@ func loadCard(name string) (*card, error) {
 				return nil, fmt.Errorf("shipping: %s/%s bands stop at %d g below the service limit", s.Code, zc, prevMax)
 			}
 			s.Zones[zc] = zr
+		}
+		if s.Channel != ChannelPostal && s.Channel != ChannelCourier {
+			return nil, fmt.Errorf("shipping: %s: customs_channel %q (want postal or courier)", s.Code, s.Channel)
 		}
 		if len(s.Zones) != len(c.Zones) {
 			return nil, fmt.Errorf("shipping: %s does not price every zone", s.Code)

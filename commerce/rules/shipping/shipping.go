@@ -58,8 +58,11 @@ type Option struct {
 	Service string `json:"service"`
 	Name    string `json:"name"`
 	Carrier string `json:"carrier"`
-	Zone    string `json:"zone"`
-	Mode    Mode   `json:"mode"`
+	// Channel is how the parcel is declared at a foreign border: postal
+	// or courier (some thresholds depend on it, e.g. Canada's).
+	Channel Channel `json:"customs_channel"`
+	Zone    string  `json:"zone"`
+	Mode    Mode    `json:"mode"`
 	// Origin is the warehouse country the option ships from.
 	Origin string `json:"origin"`
 	// Cost is in minor units of Currency (the rate card's: EUR from DE,
@@ -206,7 +209,7 @@ func Quote(in Input) ([]Option, error) {
 			continue // dimensional weight above the top band
 		}
 		out = append(out, Option{
-			Service: s.Code, Name: s.Name, Carrier: s.Carrier, Zone: zone, Mode: zr.Mode, Origin: origin,
+			Service: s.Code, Name: s.Name, Carrier: s.Carrier, Channel: s.Channel, Zone: zone, Mode: zr.Mode, Origin: origin,
 			Cost: b.cost, Currency: rc.Currency,
 			ActualGrams: parcel.ActualGrams, DimensionalGrams: parcel.DimensionalGrams(),
 			ChargeableGrams: charge, BandMaxGrams: b.MaxGrams,

@@ -44,7 +44,7 @@ func TestQuoteServicesZonesAndCosts(t *testing.T) {
 	}
 	want := map[string]int64{ServiceEconomy: 2299, ServiceStandard: 3499, ServiceExpress: 6990}
 	for i, o := range opts {
-		if o.Zone != "NA" || o.Mode != ModeAir || o.Currency != "EUR" || o.Cost != want[o.Service] || o.RulesetVersion != "shipping-2026.11.2" {
+		if o.Zone != "NA" || o.Mode != ModeAir || o.Currency != "EUR" || o.Cost != want[o.Service] || o.RulesetVersion != "shipping-2026.11.3" {
 			t.Errorf("option %+v", o)
 		}
 		if o.MinDays <= 0 || o.MaxDays < o.MinDays {
@@ -122,7 +122,7 @@ func TestLimitsAndErrors(t *testing.T) {
 }
 
 func TestRateCardLoads(t *testing.T) {
-	if RulesetVersion() != "shipping-2026.11.2" || len(Sources()) == 0 {
+	if RulesetVersion() != "shipping-2026.11.3" || len(Sources()) == 0 {
 		t.Fatalf("version %q", RulesetVersion())
 	}
 	if _, err := rateCard(); err != nil {

@@ -84,10 +84,16 @@ type ratesFile struct {
 // ---- deminimis.json ----
 
 type override struct {
-	ShipFrom    []string `json:"ship_from"`
-	DutyFreeMax *string  `json:"duty_free_max"`
-	TaxFreeMax  *string  `json:"tax_free_max"`
-	Note        string   `json:"note"`
+	ShipFrom []string `json:"ship_from"`
+	// Channel, when set, limits the override to parcels declared through
+	// that channel (Canada: CUSMA thresholds for courier imports only).
+	Channel     Channel `json:"channel"`
+	DutyFreeMax *string `json:"duty_free_max"`
+	TaxFreeMax  *string `json:"tax_free_max"`
+	Note        string  `json:"note"`
+	// Source is the primary source of the override; the Threshold cites
+	// it when the override applied.
+	Source string `json:"source"`
 }
 
 type regimePeriod struct {
@@ -346,6 +352,12 @@ func (r *rules) validate() error {
 			for _, o := range p.Overrides {
 				if o.Note != "" && r.notes[o.Note] == "" {
 					return fmt.Errorf("tax: regime %s: note %s has no text", key, o.Note)
+				}
+				if o.Channel != "" && o.Channel != ChannelPostal && o.Channel != ChannelCourier {
+					return fmt.Errorf("tax: regime %s: override channel %q", key, o.Channel)
+				}
+				if o.Channel != "" && o.Source == "" {
+					return fmt.Errorf("tax: regime %s: a channel override needs its source", key)
 				}
 			}
 		}

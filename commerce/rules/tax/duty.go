@@ -26,6 +26,9 @@ type dutyLookup struct {
 	preference string
 	specific   bool
 	example    string
+	// notDirect: an agreement covers origin and destination, but the
+	// parcel ships from outside it, so no preference.
+	notDirect bool
 }
 
 // normHS keeps the digits of an HS code ("6109.10.00" → "61091000").
@@ -55,8 +58,12 @@ func chapterOf(hs string) string {
 
 // lookupDuty finds the rate for a chapter in a destination's tariff, then
 // applies a free-trade preference for industrial chapters (25-97) when
-// the origin and the destination are parties to an agreement in force.
-func (r *rules) lookupDuty(dest, origin, chapter string, at time.Time) (dutyLookup, error) {
+// the origin and the destination are parties to an agreement in force and
+// the parcel ships from a party on the origin's side (direct transport:
+// goods of US origin stocked in the German warehouse have left North
+// America and get no CUSMA rate; see
+// commerce/rules/README.md#canada-postal-and-courier-imports).
+func (r *rules) lookupDuty(dest, origin, shipFrom, chapter string, at time.Time) (dutyLookup, error) {
 	g, err := r.dutyGroup(dest)
 	if err != nil {
 		return dutyLookup{}, err
@@ -73,7 +80,11 @@ func (r *rules) lookupDuty(dest, origin, chapter string, at time.Time) (dutyLook
 	}
 	if chapter >= "25" && origin != "" {
 		if a := r.agreementFor(origin, dest, at); a != "" {
-			l.rate, l.basis, l.preference = 0, basisPreferential, a
+			if r.sameSide(a, origin, shipFrom) {
+				l.rate, l.basis, l.preference = 0, basisPreferential, a
+			} else {
+				l.notDirect = true
+			}
 		}
 	}
 	return l, nil
@@ -99,10 +110,30 @@ func (r *rules) agreementFor(origin, dest string, at time.Time) string {
 	return ""
 }
 
+// sameSide reports whether shipFrom is a party of agreement id on the
+// same side as origin (or origin itself).
+func (r *rules) sameSide(id, origin, shipFrom string) bool {
+	if shipFrom == "" || shipFrom == origin || (r.eu[origin] && r.eu[shipFrom]) {
+		return true
+	}
+	in := func(list []string, c string) bool {
+		return slices.Contains(list, c) || (slices.Contains(list, "EU") && r.eu[c])
+	}
+	for _, a := range r.duty.Agreements {
+		if a.ID != id {
+			continue
+		}
+		if (in(a.A, origin) && in(a.A, shipFrom)) || (in(a.B, origin) && in(a.B, shipFrom)) {
+			return true
+		}
+	}
+	return false
+}
+
 // DutyRate returns the representative duty rate for an HS code imported
 // into a destination from an origin at a date, and the agreement that
 // zeroed it if any. It is the per-line rate Estimate uses above the de
-// minimis.
+// minimis, for goods shipped directly from their origin.
 func DutyRate(dest, hsCode, origin string, at time.Time) (money.Rate, string, error) {
 	r, err := load()
 	if err != nil {
@@ -112,6 +143,7 @@ func DutyRate(dest, hsCode, origin string, at time.Time) (money.Rate, string, er
 	if ch == "" {
 		return 0, "", fmt.Errorf("%w: HS code %q", ErrInvalidInput, hsCode)
 	}
-	l, err := r.lookupDuty(strings.ToUpper(dest), strings.ToUpper(origin), ch, at)
+	o := strings.ToUpper(origin)
+	l, err := r.lookupDuty(strings.ToUpper(dest), o, o, ch, at)
 	return l.rate, l.preference, err
 }

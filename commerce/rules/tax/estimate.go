@@ -32,6 +32,10 @@ var engineNotes = map[string]string{
 	"US_LOCAL_SALES_TAX_NOT_INCLUDED":    "US sales tax is the state base rate; county, city and district rates are not included, and shipping is treated as non-taxable.",
 	"CA_PROVINCIAL_TAX_ON_IMPORT":        "Canada: provincial sales tax (PST/QST/RST) on imports may instead be charged by a registered seller or self-assessed.",
 	"DAP_CARRIER_FEES":                   "Under DAP the carrier may add its own customs clearance or disbursement fee on delivery; it is not included.",
+	"CHANNEL_POSTAL":                     "The parcel is declared as a postal import (the service hands it to the destination's postal operator); the thresholds for mail apply.",
+	"CHANNEL_COURIER":                    "The parcel is declared as a courier import (a commercial carrier clears it); the thresholds for courier shipments apply.",
+	"CHANNEL_UNKNOWN":                    "The customs channel (postal or courier) was not given; only the thresholds that hold for both were applied.",
+	"FTA_NOT_DIRECT":                     "A line's origin has a free-trade agreement with the destination, but the parcel ships from a country outside it; the preference needs direct transport from a party, so the general rate applies.",
 	"DE_MINIMIS_ORIGIN_INELIGIBLE":       "A line's origin is excluded from de minimis relief; duty is charged from the first unit of value.",
 }
 

@@ -26,7 +26,7 @@ func est(t *testing.T, in Input) Result {
 	if d != r.Duty || x != r.Tax {
 		t.Fatalf("lines do not add up to totals")
 	}
-	if r.RulesetVersion != "tax-2026.11.3" {
+	if r.RulesetVersion != "tax-2026.11.4" {
 		t.Fatalf("version %q", r.RulesetVersion)
 	}
 	return r
@@ -147,13 +147,14 @@ func TestCanadaThresholdsDependOnShipFrom(t *testing.T) {
 	if r.Duty != 540 || r.Tax != 460 || r.TaxName != "HST" {
 		t.Errorf("from DE %+v", r)
 	}
-	// From the US (CUSMA courier): ≤ CAD 150 duty-free, ≤ CAD 40 tax-free.
-	in.ShipFrom = "US"
+	// From the US by courier (CUSMA): ≤ CAD 150 duty-free, ≤ CAD 40
+	// tax-free; every other case: TestCanadaPostalAndCourier.
+	in.ShipFrom, in.Channel = "US", ChannelCourier
 	if r := est(t, in); r.Total != 0 || !r.DutyDeMinimisApplied || !r.TaxDeMinimisApplied {
 		t.Errorf("from US %+v", r)
 	}
 	// British Columbia: GST and PST are separate components.
-	in.ShipFrom, in.Destination.Region = "", "BC"
+	in.ShipFrom, in.Channel, in.Destination.Region = "", "", "BC"
 	r = est(t, in)
 	if len(r.TaxComponents) != 2 || r.TaxComponents[0].Name != "GST" || r.TaxComponents[1].Name != "PST" || r.Tax != 177+248 {
 		t.Errorf("BC %+v", r.TaxComponents)

@@ -92,7 +92,7 @@ func TestAllEUMembersAndTaxDestinationsCovered(t *testing.T) {
 	if len(r.eu) != 27 {
 		t.Errorf("%d EU members", len(r.eu))
 	}
-	if RulesetVersion() != "tax-2026.11.3" || len(Sources()) < 10 {
+	if RulesetVersion() != "tax-2026.11.4" || len(Sources()) < 10 {
 		t.Errorf("version %q, %d sources", RulesetVersion(), len(Sources()))
 	}
 }
@@ -121,7 +121,7 @@ func TestDeMinimisThresholdsPinned(t *testing.T) {
 	}
 	th := func(c, from string, at time.Time) Threshold {
 		t.Helper()
-		x, err := DeMinimis(c, from, at)
+		x, err := DeMinimis(c, from, ChannelCourier, at)
 		if err != nil {
 			t.Fatalf("%s: %v", c, err)
 		}
@@ -149,13 +149,28 @@ func TestDeMinimisThresholdsPinned(t *testing.T) {
 	}
 	// NZ: NZD 1000.
 	eq("NZ duty", th("NZ", "", now).DutyFreeMax, "1000", "NZD")
-	// CA: CAD 20/20, CUSMA CAD 150/40 from the US or Mexico.
+	// CA: CAD 20/20, CUSMA CAD 150/40 by courier from the US or Mexico;
+	// mail from the US keeps CAD 20 (Customs Notice 20-18).
 	ca := th("CA", "DE", now)
 	eq("CA duty", ca.DutyFreeMax, "20", "CAD")
 	eq("CA tax", ca.TaxFreeMax, "20", "CAD")
 	ca = th("CA", "US", now)
 	eq("CA CUSMA duty", ca.DutyFreeMax, "150", "CAD")
 	eq("CA CUSMA tax", ca.TaxFreeMax, "40", "CAD")
+	if ca.Source != "https://www.cbsa-asfc.gc.ca/publications/dm-md/d8/d8-2-16-eng.html" {
+		t.Errorf("CA CUSMA courier cites %s", ca.Source)
+	}
+	for _, ch := range []Channel{ChannelPostal, ""} {
+		mail, err := DeMinimis("CA", "US", ch, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq("CA mail from US duty "+string(ch), mail.DutyFreeMax, "20", "CAD")
+		eq("CA mail from US tax "+string(ch), mail.TaxFreeMax, "20", "CAD")
+		if !mail.ChannelBound {
+			t.Error("CA from US must say its thresholds depend on the channel")
+		}
+	}
 	// US: USD 800 until 2025-08-28, suspended (0) from 2025-08-29.
 	eq("US before", th("US", "", date("2025-08-28")).DutyFreeMax, "800", "USD")
 	eq("US after", th("US", "", date("2025-08-29")).DutyFreeMax, "0", "USD")

@@ -101,7 +101,7 @@ func TestFactTablePerDestination(t *testing.T) {
 			if src := strings.TrimSpace(r.rates[cc].Source); src == "" {
 				t.Errorf("rates.json has no source for %s's rate", cc)
 			}
-			th, err := DeMinimis(cc, "DE", now)
+			th, err := DeMinimis(cc, "DE", ChannelCourier, now)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -45,12 +45,22 @@ func (c *importCtx) unitValue(e *estimator, i int) (int64, error) {
 // importOrder applies the destination's import regime: duty first, since
 // import taxes are charged on the duty-paid value.
 func (e *estimator) importOrder() error {
-	th, err := e.r.threshold(e.dest, e.shipFrom, e.at)
+	th, err := e.r.threshold(e.dest, e.shipFrom, e.in.Channel, e.at)
 	if err != nil {
 		return err
 	}
 	g := th.reg
 	e.res.Notes = append(e.res.Notes, th.Notes...)
+	if th.ChannelBound {
+		switch e.in.Channel {
+		case ChannelPostal:
+			e.addNote("CHANNEL_POSTAL")
+		case ChannelCourier:
+			e.addNote("CHANNEL_COURIER")
+		default:
+			e.addNote("CHANNEL_UNKNOWN")
+		}
+	}
 	if e.dest == "US" {
 		e.addNote("US_ADDITIONAL_TARIFFS_NOT_MODELLED")
 	}
@@ -154,9 +164,12 @@ func (e *estimator) importDuty(c *importCtx) error {
 			if e.chapters[i] == "" {
 				e.addNote("HS_CODE_MISSING")
 			}
-			d, err := e.r.lookupDuty(e.dest, strings.ToUpper(l.OriginCountry), e.chapters[i], e.at)
+			d, err := e.r.lookupDuty(e.dest, strings.ToUpper(l.OriginCountry), e.shipFrom, e.chapters[i], e.at)
 			if err != nil {
 				return err
+			}
+			if d.notDirect {
+				e.addNote("FTA_NOT_DIRECT")
 			}
 			lr.DutyRate, lr.DutyBasis, lr.Preference = d.rate, d.basis, d.preference
 			switch d.basis {

@@ -200,7 +200,7 @@ func Schemes() []string {
 }
 
 // RulesetVersion is the version shared by the tax data files, e.g.
-// "tax-2026.11.3"; it goes into evidence with every estimate.
+// "tax-2026.11.4"; it goes into evidence with every estimate.
 func RulesetVersion() string {
 	r, err := load()
 	if err != nil {

@@ -40,8 +40,11 @@ type Threshold struct {
 	// IneligibleOrigins lose the duty relief (US 2025: CN, HK).
 	IneligibleOrigins []string `json:"ineligible_origins,omitempty"`
 	Scheme            string   `json:"scheme,omitempty"`
-	Notes             []Note   `json:"notes"`
-	Source            string   `json:"source"`
+	// ChannelBound: an override for this origin depends on the customs
+	// channel (postal or courier), so the answer names the channel.
+	ChannelBound bool   `json:"channel_bound,omitempty"`
+	Notes        []Note `json:"notes"`
+	Source       string `json:"source"`
 
 	excluded []string
 	period   *regimePeriod
@@ -49,10 +52,11 @@ type Threshold struct {
 }
 
 // DeMinimis returns the import regime of a destination at a date for a
-// parcel shipped from shipFrom ("" = DefaultShipFrom): e.g. EU €150 duty
-// relief, GB £135, AU AUD 1000, CA CAD 20 (CAD 150/40 from US or MX), US
-// USD 800 before 2025-08-29 and 0 after.
-func DeMinimis(country, shipFrom string, at time.Time) (Threshold, error) {
+// parcel shipped from shipFrom ("" = DefaultShipFrom) through channel
+// ("" = not known: no channel-bound override applies): e.g. EU €150 duty
+// relief, GB £135, AU AUD 1000, CA CAD 20 (CAD 150/40 by courier from US
+// or MX), US USD 800 before 2025-08-29 and 0 after.
+func DeMinimis(country, shipFrom string, channel Channel, at time.Time) (Threshold, error) {
 	r, err := load()
 	if err != nil {
 		return Threshold{}, err
@@ -60,10 +64,10 @@ func DeMinimis(country, shipFrom string, at time.Time) (Threshold, error) {
 	if shipFrom == "" {
 		shipFrom = DefaultShipFrom
 	}
-	return r.threshold(strings.ToUpper(country), strings.ToUpper(shipFrom), at)
+	return r.threshold(strings.ToUpper(country), strings.ToUpper(shipFrom), channel, at)
 }
 
-func (r *rules) threshold(country, shipFrom string, at time.Time) (Threshold, error) {
+func (r *rules) threshold(country, shipFrom string, channel Channel, at time.Time) (Threshold, error) {
 	g, err := r.regimeFor(country)
 	if err != nil {
 		return Threshold{}, err
@@ -101,6 +105,17 @@ func (r *rules) threshold(country, shipFrom string, at time.Time) (Threshold, er
 	for _, o := range p.Overrides {
 		if !slices.Contains(o.ShipFrom, shipFrom) {
 			continue
+		}
+		if o.Channel != "" {
+			// The regime depends on the channel: say which one was
+			// assumed, and skip the override for any other channel.
+			t.ChannelBound = true
+			if o.Channel != channel {
+				continue
+			}
+		}
+		if o.Source != "" {
+			t.Source = o.Source
 		}
 		if o.DutyFreeMax != nil {
 			t.DutyFreeMax = amt(o.DutyFreeMax)

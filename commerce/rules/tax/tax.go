@@ -36,6 +36,16 @@ const (
 	RegimeImport   = "import"   // crosses a customs border
 )
 
+// Channel is how an import is declared: by mail (postal) or by a
+// commercial carrier (courier).
+type Channel string
+
+// Channels of Input.Channel.
+const (
+	ChannelPostal  Channel = "postal"
+	ChannelCourier Channel = "courier"
+)
+
 // DefaultShipFrom is cartwright's warehouse country (see package
 // shipping), used when Input.ShipFrom is empty.
 const DefaultShipFrom = "DE"
@@ -75,6 +85,10 @@ type Input struct {
 	Destination Destination `json:"destination"`
 	// ShipFrom is the country the parcel leaves from; "" = DefaultShipFrom.
 	ShipFrom string `json:"ship_from,omitempty"`
+	// Channel is how the parcel is declared at the border: ChannelPostal
+	// or ChannelCourier. Thresholds that need one (Canada's CUSMA courier
+	// thresholds) apply only when it is given; "" gets the general ones.
+	Channel Channel `json:"channel,omitempty"`
 	// Currency is the order currency (ISO 4217) of every amount.
 	Currency string `json:"currency"`
 	Lines    []Line `json:"lines"`

@@ -34,6 +34,7 @@ var localTools = map[string]bool{
 	commerce.ToolCheckCompliance: true,
 	commerce.ToolDutiesAndTaxes:  true,
 	commerce.ToolComputeTotal:    true,
+	commerce.ToolChooseOrigins:   true,
 }
 
 // localFirstTools make their first attempt as a local activity. The draft

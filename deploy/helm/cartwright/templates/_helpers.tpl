@@ -79,6 +79,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
   value: {{ .Values.taskQueue | quote }}
 - name: CARTWRIGHT_LOG_LEVEL
   value: {{ .Values.logLevel | quote }}
+- name: CARTWRIGHT_FX_FEED_URL
+  value: {{ .Values.fxRates.feedURL | quote }}
+- name: CARTWRIGHT_FX_MAX_AGE
+  value: {{ .Values.fxRates.maxAge | quote }}
 {{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET" "CARTWRIGHT_PAYLOAD_KEYS" "CARTWRIGHT_SEAL_KEYS" }}
 - name: {{ $k }}
   valueFrom:

@@ -5,6 +5,10 @@
 //
 //	floorworker -addr 127.0.0.1:7290 -task-queue floor-1 [-namespace default] [-workflow-pollers 4] [-activity-pollers 4]
 //
+// TLS comes from the SDK's environment settings (TEMPORAL_TLS_*), as the
+// draft-order worker's does: `make bench BENCH_TARGET=cluster` measures
+// both on the cluster's mTLS frontend.
+//
 // It prints READY once it polls, and nothing else on stdout.
 package main
 
@@ -18,6 +22,7 @@ import (
 	"syscall"
 
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/cartwright-dev/cartwright/worker/scaletest/floor"
@@ -44,7 +49,12 @@ func main() {
 // serve polls until ctx ends. The client has the SDK's default data
 // converter: no payload codec, because the floor measures Temporal alone.
 func serve(ctx context.Context, addr, namespace, queue string, wfPollers, actPollers int) error {
-	c, err := sdkclient.DialContext(ctx, sdkclient.Options{HostPort: addr, Namespace: namespace})
+	opts, err := envconfig.LoadDefaultClientOptions()
+	if err != nil {
+		return fmt.Errorf("temporal client configuration: %w", err)
+	}
+	c, err := sdkclient.DialContext(ctx, sdkclient.Options{HostPort: addr, Namespace: namespace,
+		ConnectionOptions: sdkclient.ConnectionOptions{TLS: opts.ConnectionOptions.TLS}})
 	if err != nil {
 		return fmt.Errorf("dial %s: %w", addr, err)
 	}
