@@ -304,9 +304,16 @@ func pickFailure(have, err error) error {
 }
 
 func shortReason(w string, short []StockShort) string {
-	parts := make([]string, len(short))
+	// The reason is for a person (at most 500 characters in the output
+	// schema); Short lists every line, so a long basket names a few here.
+	const named = 5
+	parts := make([]string, 0, named+1)
 	for i, s := range short {
-		parts[i] = fmt.Sprintf("%s %d of %d", s.SKU, s.Available, s.Requested)
+		if i == named {
+			parts = append(parts, fmt.Sprintf("and %d more line(s)", len(short)-named))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d of %d", s.SKU, s.Available, s.Requested))
 	}
 	return w + " holds only " + strings.Join(parts, ", ")
 }
