@@ -72,10 +72,25 @@ pg_bin() {
 	echo "/usr/lib/postgresql/$(ls /usr/lib/postgresql | sort -V | tail -n1)/bin"
 }
 
+# private_pg_dir: where the private PostgreSQL keeps its data: $DATA_DIR/pg
+# when the postgres OS user can reach it, else (make dev locks .data to its
+# owner, docs/operators.md) a folder of the postgres user's own, named after
+# this checkout's $DATA_DIR so two checkouts never share one.
+private_pg_dir() {
+	if runuser -u postgres -- test -x "$DATA_DIR" 2>/dev/null; then
+		echo "$DATA_DIR/pg"
+		return
+	fi
+	local home
+	home=$(getent passwd postgres | cut -d: -f6)
+	echo "${home:-/var/lib/postgresql}/cartwright-$(printf '%s' "$DATA_DIR" | sha256sum | cut -c1-12)"
+}
+
 # private_pg_up: a PostgreSQL cluster of this Temporal cluster's own in
-# $DATA_DIR/pg (initdb once), on $PG_PORT, as the postgres OS user.
+# private_pg_dir (initdb once), on $PG_PORT, as the postgres OS user.
 private_pg_up() {
-	local dir="$DATA_DIR/pg" bin
+	local dir bin
+	dir=$(private_pg_dir)
 	bin=$(pg_bin)
 	if pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; then
 		log "private PostgreSQL already running on :$PG_PORT"
@@ -94,7 +109,8 @@ private_pg_up() {
 }
 
 private_pg_down() {
-	local dir="$DATA_DIR/pg"
+	local dir
+	dir=$(private_pg_dir)
 	[ -s "$dir/data/postmaster.pid" ] || return 0
 	log "stopping the private PostgreSQL"
 	runuser -u postgres -- "$(pg_bin)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
