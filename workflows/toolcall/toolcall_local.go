@@ -24,18 +24,10 @@ const ToolCallLocalFirstWorkflowName = "ToolCallLocalFirst"
 // workflow type rather than a change of ToolCall, so ToolCall's recorded
 // histories replay unchanged.
 func (b Flow) ToolCallLocalFirst(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
-	if in.refused != nil {
-		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}, nil
+	spec, refused := b.admit(ctx, &in)
+	if refused != nil {
+		return *refused, nil
 	}
-	if in.Call.Tool == "" {
-		return ToolCallResult{Envelope: toolkit.ErrorResponse("", "", toolkit.Errorf(toolkit.InvalidArgument, "tool call names no tool").
-			WithDetail("fields", []string{"tool"}))}, nil
-	}
-	spec, err := b.Specs.Get(in.Call.Tool)
-	if err != nil {
-		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", err)}, nil
-	}
-	in.Call.Request = toolRequest(ctx, in.Call)
 	var out activities.CallToolResult
 	f := flow.LocalFirst(ctx, spec, flow.Call{Tool: in.Call.Tool, Summary: "call " + in.Call.Tool}, activities.CallToolInput{Call: in.Call})
 	if err := f.Get(ctx, &out); err != nil {

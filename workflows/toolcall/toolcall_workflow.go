@@ -83,18 +83,10 @@ func (b Flow) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, 
 // toolCallAnswer is the call's envelope, whatever the answer. An input
 // strict decoding refused (duplicate keys, unknown fields) runs nothing.
 func (b Flow) toolCallAnswer(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
-	if in.refused != nil {
-		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}, nil
+	spec, refused := b.admit(ctx, &in)
+	if refused != nil {
+		return *refused, nil
 	}
-	if in.Call.Tool == "" {
-		return ToolCallResult{Envelope: toolkit.ErrorResponse("", "", toolkit.Errorf(toolkit.InvalidArgument, "tool call names no tool").
-			WithDetail("fields", []string{"tool"}))}, nil
-	}
-	spec, err := b.Specs.Get(in.Call.Tool)
-	if err != nil {
-		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", err)}, nil
-	}
-	in.Call.Request = toolRequest(ctx, in.Call)
 	actx := flow.ToolOptions(ctx, spec, "call "+in.Call.Tool)
 	var out activities.CallToolResult
 	var tools *activities.Tools
@@ -201,4 +193,24 @@ func ToolCallFingerprint(call toolkit.ToolCall) (string, error) {
 		in = json.RawMessage("null")
 	}
 	return toolkit.CanonicalHash(toolCallDoc{UserID: call.Request.UserID, Tool: call.Tool, Input: in, DryRun: call.Request.DryRun})
+}
+
+// admit is the call's spec, with the call's request filled in, or the
+// envelope that refuses the call before anything runs: an input strict
+// decoding refused, a call naming no tool, a tool the worker does not know.
+// ToolCall and ToolCallLocalFirst share it, so both refuse alike.
+func (b Flow) admit(ctx workflow.Context, in *ToolCallInput) (toolkit.Spec, *ToolCallResult) {
+	if in.refused != nil {
+		return toolkit.Spec{}, &ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}
+	}
+	if in.Call.Tool == "" {
+		return toolkit.Spec{}, &ToolCallResult{Envelope: toolkit.ErrorResponse("", "", toolkit.Errorf(toolkit.InvalidArgument, "tool call names no tool").
+			WithDetail("fields", []string{"tool"}))}
+	}
+	spec, err := b.Specs.Get(in.Call.Tool)
+	if err != nil {
+		return toolkit.Spec{}, &ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", err)}
+	}
+	in.Call.Request = toolRequest(ctx, in.Call)
+	return spec, nil
 }
