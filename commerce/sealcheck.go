@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/cartwright-dev/cartwright/evidence"
@@ -15,6 +16,60 @@ import (
 // (*evidence.Store implements it); NOT_FOUND when there is none.
 type SnapshotReader interface {
 	Get(ctx context.Context, snapshotID string) (*evidence.SnapshotRecord, error)
+}
+
+// snapshotsReader is a SnapshotReader that also reads several snapshots
+// in one round trip (*evidence.Store): the write's check reads every
+// snapshot a seal names at once
+// (docs/performance.md#the-writes-evidence-in-one-read). An id that names
+// no row is absent from the map.
+type snapshotsReader interface {
+	GetMany(ctx context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error)
+}
+
+// sealedReads are the snapshots a total's seal names, read ahead in one
+// round trip when the reader can (got), else read one by one as each
+// check needs it.
+type sealedReads struct {
+	snaps SnapshotReader
+	// asked are the ids read ahead, got those of them that exist.
+	asked []string
+	got   map[string]*evidence.SnapshotRecord
+}
+
+// readSealed reads ahead the snapshots e names, when the reader reads
+// several at once; the checks then run in the same order, with the same
+// refusals, on what it read.
+func (t *tools) readSealed(ctx context.Context, e *TotalEvidence) (*sealedReads, error) {
+	r := &sealedReads{snaps: t.snaps}
+	many, ok := t.snaps.(snapshotsReader)
+	if !ok {
+		return r, nil
+	}
+	var ids []string
+	for _, id := range []string{e.PricingSnapshotID, e.OriginsSnapshotID, e.ComplianceSnapshotID, e.ApprovalSnapshotID} {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	got, err := many.GetMany(ctx, ids)
+	if err != nil {
+		return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %v: %v", ids, err)
+	}
+	r.asked, r.got = ids, got
+	return r, nil
+}
+
+// get is the snapshot id, as read ahead or read now; NOT_FOUND
+// (evidence.ErrNotFound) when there is none.
+func (r *sealedReads) get(ctx context.Context, id string) (*evidence.SnapshotRecord, error) {
+	if !slices.Contains(r.asked, id) {
+		return r.snaps.Get(ctx, id)
+	}
+	if rec, ok := r.got[id]; ok {
+		return rec, nil
+	}
+	return nil, toolkit.Errorf(toolkit.NotFound, "evidence snapshot %s does not exist", id).WithCause(evidence.ErrNotFound)
 }
 
 // sealRefusal is a FORBIDDEN naming why a total is not backed
@@ -51,7 +106,11 @@ func (t *tools) checkEvidence(ctx context.Context, total Total, now time.Time) e
 		return nil
 	}
 	e, wf := total.Evidence, toolkit.CallFrom(ctx).WorkflowID
-	pricing, err := t.snapshot(ctx, e.PricingSnapshotID, ToolGetQuote, wf)
+	reads, err := t.readSealed(ctx, e)
+	if err != nil {
+		return err
+	}
+	pricing, err := reads.snapshot(ctx, e.PricingSnapshotID, ToolGetQuote, wf)
 	if err != nil {
 		return err
 	}
@@ -63,11 +122,11 @@ func (t *tools) checkEvidence(ctx context.Context, total Total, now time.Time) e
 		return sealRefusal("price_not_quoted", "the total's lines are not what pricing snapshot %s quoted", pricing.SnapshotID)
 	}
 	if e.OriginsSnapshotID != "" {
-		if err := t.checkOrigins(ctx, e.OriginsSnapshotID, wf, total, quote, now); err != nil {
+		if err := reads.checkOrigins(ctx, e.OriginsSnapshotID, wf, total, quote, now); err != nil {
 			return err
 		}
 	}
-	comp, err := t.snapshot(ctx, e.ComplianceSnapshotID, ToolCheckCompliance, wf)
+	comp, err := reads.snapshot(ctx, e.ComplianceSnapshotID, ToolCheckCompliance, wf)
 	if err != nil {
 		return err
 	}
@@ -80,7 +139,7 @@ func (t *tools) checkEvidence(ctx context.Context, total Total, now time.Time) e
 			WithDetail("reason", "compliance_blocked")
 	}
 	if e.ApprovalSnapshotID != "" {
-		return t.checkApproval(ctx, e.ApprovalSnapshotID, wf, comp)
+		return reads.checkApproval(ctx, e.ApprovalSnapshotID, wf, comp)
 	}
 	if verdict.Verdict != VerdictAllow {
 		return sealRefusal("compliance_not_cleared", "compliance answered %s (snapshot %s) and no support-staff approval is named",
@@ -94,8 +153,8 @@ func (t *tools) checkEvidence(ctx context.Context, total Total, now time.Time) e
 
 // checkApproval requires an approve decision of support staff recorded in
 // the same workflow after the compliance answer it clears.
-func (t *tools) checkApproval(ctx context.Context, id, wf string, comp *evidence.SnapshotRecord) error {
-	ap, err := t.snapshot(ctx, id, support.RecordApprovalTool, wf)
+func (r *sealedReads) checkApproval(ctx context.Context, id, wf string, comp *evidence.SnapshotRecord) error {
+	ap, err := r.snapshot(ctx, id, support.RecordApprovalTool, wf)
 	if err != nil {
 		return err
 	}
@@ -110,24 +169,24 @@ func (t *tools) checkApproval(ctx context.Context, id, wf string, comp *evidence
 }
 
 // snapshot reads snapshot id and checks it is tool's, in workflow wf.
-func (t *tools) snapshot(ctx context.Context, id, tool, wf string) (*evidence.SnapshotRecord, error) {
+func (r *sealedReads) snapshot(ctx context.Context, id, tool, wf string) (*evidence.SnapshotRecord, error) {
 	if id == "" {
 		return nil, sealRefusal("evidence_missing", "the total names no %s snapshot", tool)
 	}
-	r, err := t.snaps.Get(ctx, id)
+	rec, err := r.get(ctx, id)
 	if errors.Is(err, evidence.ErrNotFound) {
 		return nil, sealRefusal("evidence_missing", "evidence snapshot %s does not exist", id)
 	}
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %s: %v", id, err)
 	}
-	if r.Tool != tool {
+	if rec.Tool != tool {
 		return nil, sealRefusal("evidence_missing", "evidence snapshot %s is not a %s answer", id, tool)
 	}
-	if r.WorkflowID != wf {
+	if rec.WorkflowID != wf {
 		return nil, sealRefusal("evidence_foreign", "evidence snapshot %s belongs to another workflow", id)
 	}
-	return r, nil
+	return rec, nil
 }
 
 // sameLines reports whether the total's lines are exactly the quote's:

@@ -13,8 +13,8 @@ import (
 // total ships exactly as it chose: from its one warehouse, or as its
 // parcels (warehouse, lines, shipping, duty and tax each), with every
 // quoted line stock-checked where its parcel ships from.
-func (t *tools) checkOrigins(ctx context.Context, id, wf string, total Total, quote Quote, now time.Time) error {
-	snap, err := t.snapshot(ctx, id, ToolChooseOrigins, wf)
+func (r *sealedReads) checkOrigins(ctx context.Context, id, wf string, total Total, quote Quote, now time.Time) error {
+	snap, err := r.snapshot(ctx, id, ToolChooseOrigins, wf)
 	if err != nil {
 		return err
 	}

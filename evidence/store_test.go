@@ -226,3 +226,37 @@ func TestAppendOnly(t *testing.T) {
 		}
 	}
 }
+
+// GetMany reads several snapshots in one round trip, each as Get reads
+// it; an id that names no row is absent.
+func TestGetMany(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := ctxT(t)
+	var ids []string
+	for i := 1; i <= 3; i++ {
+		id, err := s.Record(ctx, snapshot(t, "draft-order/u1/many", i, map[string]any{"n": i}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	got, err := s.GetMany(ctx, append(ids, "ev_00000000000000000000000000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("GetMany found %d snapshots, want 3: %v", len(got), got)
+	}
+	for _, id := range ids {
+		one, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := got[id]; g == nil || g.ChainHash != one.ChainHash || string(g.Output) != string(one.Output) || g.Tool != one.Tool {
+			t.Fatalf("GetMany %s = %+v, Get = %+v", id, g, one)
+		}
+	}
+	if none, err := s.GetMany(ctx, nil); err != nil || len(none) != 0 {
+		t.Fatalf("GetMany of nothing: %v, %v", none, err)
+	}
+}
