@@ -190,12 +190,22 @@ type benchStack struct {
 // options, as a customer's backend has.
 func startBenchStack(ctx context.Context, t *testing.T) *benchStack {
 	t.Helper()
+	bin, err := workerBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startBenchStackBinary(ctx, t, bin)
+}
+
+// startBenchStackBinary is startBenchStack with the worker binary bin.
+func startBenchStackBinary(ctx context.Context, t *testing.T, bin string) *benchStack {
+	t.Helper()
 	base := newScaleBase(ctx, t)
 	env := workerEnv(base.tq, base.dsn, base.fake.URL, 24)
 	if v := os.Getenv("CARTWRIGHT_BENCH_WORKER_GOGC"); v != "" { // an experiment's knob, not the product's
 		env["GOGC"] = v
 	}
-	w := startWorker(t, "bench", "workflows,activities", env)
+	w := startWorkerBinary(t, bin, "bench", "workflows,activities", env)
 	w.waitReady(t, 2*time.Minute)
 	return &benchStack{worker: w, env: env, tq: base.tq, cl: base.client(ctx, t), pool: base.pool, stripe: base.fake}
 }

@@ -94,6 +94,13 @@ func startWorker(t *testing.T, name, roles string, env map[string]string) *proc 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startWorkerBinary(t, bin, name, roles, env)
+}
+
+// startWorkerBinary is startWorker running the worker binary bin (an
+// experiment's other build: TestExperimentExtras).
+func startWorkerBinary(t *testing.T, bin, name, roles string, env map[string]string) *proc {
+	t.Helper()
 	p := &proc{name: name, roles: roles, webhookAddr: freeAddr(t), healthAddr: freeAddr(t)}
 	var vars []string
 	for k, v := range env {

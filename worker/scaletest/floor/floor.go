@@ -7,6 +7,8 @@
 // ones, and Floor6LocalConfirm as local ones in the draft order's two
 // round trips (the total, then the user's confirmation). Whatever a draft order costs beyond the variant of its shape is
 // cartwright's own; nothing can cost less on the same server.
+// Floor6LocalConfirmExtras (extras.go) adds a draft order's extras to the
+// last one by one, for experiments, not for make bench's table.
 //
 // The payloads are small, as a one-line draft order's are (an order of
 // about 300 bytes of JSON in, results of about 300 bytes out), and every
@@ -121,6 +123,8 @@ func Register(w Registry) {
 	w.RegisterWorkflowWithOptions(runRegular, workflow.RegisterOptions{Name: Floor6})
 	w.RegisterWorkflowWithOptions(runLocal, workflow.RegisterOptions{Name: Floor6Local})
 	w.RegisterWorkflowWithOptions(runConfirm, workflow.RegisterOptions{Name: Floor6LocalConfirm})
+	w.RegisterWorkflowWithOptions(runConfirmExtras, workflow.RegisterOptions{Name: Floor6LocalConfirmExtras})
+	w.RegisterActivityWithOptions(padded, activity.RegisterOptions{Name: "padded"})
 	for _, name := range stepNames {
 		w.RegisterActivityWithOptions(noop(name), activity.RegisterOptions{Name: name})
 	}

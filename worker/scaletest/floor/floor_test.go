@@ -119,3 +119,42 @@ func TestConfirmVariantWaitsForTheTotalItShowed(t *testing.T) {
 		t.Fatalf("run %+v, confirm %+v: want the write after the total, the same in both", res, confirmed)
 	}
 }
+
+// TestExtrasVariantIsTheConfirmVariantWithExtras runs
+// Floor6LocalConfirmExtras with every extra in the SDK's test environment:
+// the same protocol and steps as Floor6LocalConfirm, the answers padded
+// as asked, the state upserted before the end.
+func TestExtrasVariantIsTheConfirmVariantWithExtras(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	Register(env)
+	env.SetSearchAttributesOnStart(map[string]any{"CartwrightState": "NEEDS_USER_CONFIRMATION"})
+	var total, confirmed Result
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateQuote, "quote-1", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { t.Errorf("quote rejected: %v", err) },
+			OnComplete: func(v any, err error) {
+				if err != nil {
+					t.Errorf("quote: %v", err)
+					return
+				}
+				total = v.(Result)
+				env.UpdateWorkflow(UpdateConfirm, "confirm-1", &testsuite.TestUpdateCallback{
+					OnReject:   func(err error) { t.Errorf("confirm rejected: %v", err) },
+					OnComplete: func(v any, err error) { confirmed, _ = v.(Result) }}, total.Ref)
+			}})
+	}, 0)
+	x := Extras{Timer: true, MarkerPad: 1000, AnswerPad: 500, Upsert: true, Summaries: true}
+	env.ExecuteWorkflow(Floor6LocalConfirmExtras, ExtrasInput{Order: NewOrder("o-3"), Extras: x})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if total.Step != "total" || len(total.Padding) != 500 || res.Step != LastStep || res.After != "total" ||
+		len(res.Padding) != 500 || confirmed.Ref != res.Ref {
+		t.Fatalf("quote %+v, run %+v, confirm %+v", total, res, confirmed)
+	}
+}
