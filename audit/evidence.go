@@ -16,7 +16,7 @@ import (
 // checkActivities checks every envelope a completed activity carries
 // against its snapshot; it records which snapshot each names. A quote
 // round (activities.QuoteRound) carries one envelope per call it made.
-func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]ActivityCheck, error) {
+func checkActivities(ctx context.Context, d Deps, r reads, ev *events, rep *Report) ([]ActivityCheck, error) {
 	checks := []ActivityCheck{}
 	var origins originChecks
 	defer origins.finish(rep)
@@ -43,7 +43,7 @@ func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]Ac
 			before := len(rep.Findings)
 			c := ActivityCheck{ActivityID: a.ID, ActivityType: a.Type, Local: a.Local, Attempt: a.Attempt,
 				EventID: a.EventID, Tool: env.Tool, SnapshotID: env.SnapshotID()}
-			if err := checkEnvelope(ctx, d, ev, rep, a, env, refusal, g, &c); err != nil {
+			if err := checkEnvelope(ctx, r, ev, rep, a, env, refusal, g, &c); err != nil {
 				return checks, err
 			}
 			checkSeal(d, env, g, rep)
@@ -57,7 +57,7 @@ func checkActivities(ctx context.Context, d Deps, ev *events, rep *Report) ([]Ac
 
 // checkEnvelope compares one envelope with its snapshot. A refusal's
 // (ok=false) evidence is its error object: that is what is hashed.
-func checkEnvelope(ctx context.Context, d Deps, ev *events, rep *Report, a *activity, env *toolkit.Response, refusal json.RawMessage, f Finding, c *ActivityCheck) error {
+func checkEnvelope(ctx context.Context, r reads, ev *events, rep *Report, a *activity, env *toolkit.Response, refusal json.RawMessage, f Finding, c *ActivityCheck) error {
 	find := func(kind, format string, args ...any) {
 		g := f
 		g.Kind, g.Detail = kind, fmt.Sprintf(format, args...)
@@ -94,7 +94,7 @@ func checkEnvelope(ctx context.Context, d Deps, ev *events, rep *Report, a *acti
 		find(KindMissingSnapshot, "the envelope names no evidence snapshot")
 		return nil
 	}
-	snap, err := d.Evidence.Get(ctx, env.SnapshotID())
+	snap, err := r.snapshot(ctx, env.SnapshotID())
 	if errors.Is(err, evidence.ErrNotFound) {
 		find(KindMissingSnapshot, "snapshot %s is not in the evidence store", env.SnapshotID())
 		return nil
