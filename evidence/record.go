@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -49,6 +50,37 @@ type SnapshotRecord struct {
 
 	rawCiphertext []byte
 	rawNonce      []byte
+	// canon memoises CanonicalOutput (nil: not memoised); a pointer, so a
+	// copied record copies no lock.
+	canon *canonicalOutput
+}
+
+type canonicalOutput struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+// CanonicalOutput is the RFC 8785 form of the stored output, whose hash
+// Verify compares with output_hash. A record read from the store computes
+// it once: the auditor verifies a chain and then compares each envelope
+// of the history with the same records (docs/performance.md#audit-rate).
+func (r *SnapshotRecord) CanonicalOutput() ([]byte, error) {
+	if r.canon == nil {
+		return toolkit.Canonical(r.Output)
+	}
+	r.canon.once.Do(func() { r.canon.b, r.canon.err = toolkit.Canonical(r.Output) })
+	return r.canon.b, r.canon.err
+}
+
+// StoredOutputHash is the hash of CanonicalOutput: what output_hash must
+// be.
+func (r *SnapshotRecord) StoredOutputHash() (string, error) {
+	c, err := r.CanonicalOutput()
+	if err != nil {
+		return "", err
+	}
+	return toolkit.HashBytes(c), nil
 }
 
 // contentHash is the canonical (RFC 8785) hash of the row's content:
@@ -138,6 +170,7 @@ func scanRecord(row scanner) (*SnapshotRecord, error) {
 		return nil, err
 	}
 	r.Output = json.RawMessage(output)
+	r.canon = &canonicalOutput{}
 	r.HasRaw = r.rawCiphertext != nil
 	r.CreatedAt = r.CreatedAt.UTC()
 	r.RecordedAt = r.RecordedAt.UTC()

@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // Problem kinds Verify reports.
@@ -89,7 +87,7 @@ func verifyChain(rep *VerifyReport, rows []*SnapshotRecord, head *chainHead) {
 				Detail: fmt.Sprintf("rows %d..%d are missing before %s", wantSeq, r.ChainSeq-1, r.SnapshotID)})
 		}
 		wantSeq = r.ChainSeq + 1
-		if h, err := toolkit.CanonicalHash(r.Output); err != nil || h != r.OutputHash {
+		if h, err := r.StoredOutputHash(); err != nil || h != r.OutputHash {
 			rep.add(Problem{Kind: ProblemEditedOutput, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID,
 				Detail: fmt.Sprintf("output hashes to %s, row says %s", h, r.OutputHash)})
 		}
