@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,9 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/client/clienttest"
+	"github.com/cartwright-dev/cartwright/client/codec"
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
@@ -68,18 +72,120 @@ func TestAuditManyRate(t *testing.T) {
 		}
 		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
 	}
-	for r := 0; r < rounds; r++ {
+	variants := strings.Split(os.Getenv("TMP_VARIANTS"), ";")
+	// The audit's own client as the project dials one: requests to Temporal
+	// not gzipped (docs/performance.md#grpc-compression), as `starter audit`
+	// and the bench audit; the test stack's clients gzip.
+	deps := s.deps
+	deps.Temporal = dialUncompressed(ctx, t)
+	for r := 0; r < rounds*len(variants); r++ {
+		v := variants[r%len(variants)]
+		for _, k := range []string{"TMP_NOBATCH", "TMP_NOREUSE", "TMP_PAR"} {
+			os.Unsetenv(k)
+		}
+		for _, kv := range strings.Fields(v) {
+			k, val, _ := strings.Cut(kv, "=")
+			os.Setenv(k, val)
+		}
+		cpu := s.cpuNow(ctx, t)
 		start := time.Now()
-		m, err := audit.AuditMany(ctx, s.deps, query)
+		m, err := audit.AuditMany(ctx, deps, query)
 		took := time.Since(start)
+		used := s.cpuNow(ctx, t).since(cpu)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if m.Audited != n || m.ExitCode() != audit.ExitClean {
 			t.Fatalf("round %d: %d audited of %d, %d clean, %d with findings, %d failed %v", r+1, m.Audited, n, m.Clean, m.WithFindings, m.Failed, m.Errors)
 		}
-		t.Logf("AuditMany round %d: %d histories in %.2f s = %.0f/s, all CLEAN", r+1, m.Audited, took.Seconds(), float64(m.Audited)/took.Seconds())
+		t.Logf("AuditMany round %d: %d histories in %.2f s = %.0f/s, all CLEAN; CPU per history: audit %.2f ms, Temporal %.2f ms, PostgreSQL %.2f ms; load %s",
+			r+1, m.Audited, took.Seconds(), float64(m.Audited)/took.Seconds(),
+			used.self/float64(n), used.server/float64(n), used.pg/float64(n), loadAvg())
 	}
+}
+
+// dialUncompressed is clienttest.Dial without gzip.
+func dialUncompressed(ctx context.Context, t *testing.T) client.Client {
+	t.Helper()
+	opts := client.Options{HostPort: testenv.TemporalAddress(), Namespace: "default"}
+	tlsCfg, err := clienttest.TLSFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.ConnectionOptions.TLS, opts.ConnectionOptions.GrpcCompression = tlsCfg, &client.GrpcCompressionNone{}
+	codec.Apply(&opts, codectest.Codec())
+	c, err := client.DialContext(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// cpuSample is the CPU time (ms) used so far by this process, the Temporal
+// dev server (CARTWRIGHT_AUDIT_RATE_SERVER_PID, else 0) and the PostgreSQL
+// backends serving this test's database, read from /proc.
+type cpuSample struct {
+	self, server float64
+	pg           map[int]float64
+}
+
+type cpuUsed struct{ self, server, pg float64 }
+
+func (s *realStack) cpuNow(ctx context.Context, t *testing.T) cpuSample {
+	t.Helper()
+	c := cpuSample{self: procCPUms(os.Getpid()), pg: map[int]float64{}}
+	if pid, _ := strconv.Atoi(os.Getenv("CARTWRIGHT_AUDIT_RATE_SERVER_PID")); pid > 0 {
+		c.server = procCPUms(pid)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid int
+		if err := rows.Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		c.pg[pid] = procCPUms(pid)
+	}
+	return c
+}
+
+// since is what was used from before to c; a backend that started in
+// between counts from zero.
+func (c cpuSample) since(before cpuSample) cpuUsed {
+	u := cpuUsed{self: c.self - before.self, server: c.server - before.server}
+	for pid, ms := range c.pg {
+		u.pg += ms - before.pg[pid]
+	}
+	return u
+}
+
+// procCPUms is the user+system CPU time of pid in ms (0 if unreadable):
+// fields 14 and 15 of /proc/PID/stat, in clock ticks of 10 ms.
+func procCPUms(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	rest := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(rest) <= 12 {
+		return 0
+	}
+	ut, _ := strconv.ParseFloat(rest[11], 64)
+	st, _ := strconv.ParseFloat(rest[12], 64)
+	return (ut + st) * 10
+}
+
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // driveMany makes n draft orders on the stack's task queue, inFlight at a
