@@ -14,7 +14,8 @@ import (
 // run is the draft order's main line: quote, approval if needed, price,
 // confirmation, creation. Every step that can end the flow returns a result.
 func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
-	ctx = d.prefetchRound(flow.WithLocalTools(ctx))
+	ctx = flow.WithLocalTools(ctx)
+	d.firstRound = d.quoteRound(ctx)
 	if end, err := d.quoteAll(ctx); end != nil || err != nil {
 		return d.stop(ctx, end, err)
 	}
