@@ -79,8 +79,12 @@ func (r roundAnswers) take(c flow.Call) (toolkit.Response, bool) {
 // made this very call (take), else the call made by the workflow
 // (flow.CallTool, with the tool's retry policy and outlive).
 func callOrReuse[T any](ctx workflow.Context, d *draftOrder, c flow.Call) flow.Future[T] {
-	if env, ok := d.firstRound.take(c); ok {
-		return flow.Answered[T](ctx, c.Tool, env)
+	// A tool without a spec fails in CallTool (NOT_FOUND) even when the
+	// round answered it: the round can save a call, never admit one.
+	if _, err := d.specs.Get(c.Tool); err == nil {
+		if env, ok := d.firstRound.take(c); ok {
+			return flow.Answered[T](ctx, c.Tool, env)
+		}
 	}
 	return flow.CallTool[T](ctx, d.specs, c)
 }
