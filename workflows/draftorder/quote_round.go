@@ -77,8 +77,10 @@ func (r roundAnswers) take(c flow.Call) (toolkit.Response, bool) {
 
 // callOrReuse is a step of a quote round: the first round's answer when it
 // made this very call (take), else the call made by the workflow
-// (flow.CallTool, with the tool's retry policy and outlive).
+// (flow.CallTool, with the tool's retry policy and outlive), in the worker
+// where flow's tool lists say so (Call.InWorker).
 func callOrReuse[T any](ctx workflow.Context, d *draftOrder, c flow.Call) flow.Future[T] {
+	c.InWorker = true
 	// A tool without a spec fails in CallTool (NOT_FOUND) even when the
 	// round answered it: the round can save a call, never admit one.
 	if _, err := d.specs.Get(c.Tool); err == nil {

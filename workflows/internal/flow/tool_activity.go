@@ -22,6 +22,9 @@ type Call struct {
 	// Wrap, if set, runs the activity's start (a draft order re-runs a call
 	// that failed on infrastructure: outlive); nil starts it once.
 	Wrap func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future
+	// InWorker marks a draft order's call: the tools local_tools.go lists
+	// run in the worker (docs/performance.md#local-activities).
+	InWorker bool
 	// Handover, if set, runs before a local-first call (runsLocalFirst)
 	// hands over to its regular activity.
 	Handover func(ctx workflow.Context) error
@@ -63,7 +66,7 @@ func CallTool[T any](ctx workflow.Context, specs ToolSpecs, c Call) Future[T] {
 	}
 	var tools *activities.Tools
 	in := activities.CallToolInput{Call: toolkit.ToolCall{Tool: c.Tool, Request: c.Req, Input: raw}}
-	local, first := runsLocal(ctx, spec), runsLocalFirst(ctx, spec)
+	local, first := runsLocal(c, spec), runsLocalFirst(c, spec)
 	f := c.run(ctx, func(ctx workflow.Context) workflow.Future {
 		switch {
 		case local:
