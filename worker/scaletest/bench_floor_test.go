@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/cartwright-dev/cartwright/client/clienttest"
@@ -51,7 +52,7 @@ func startFloor(ctx context.Context, t *testing.T) *floorBench {
 		t.Fatalf("go build floorworker: %v\n%s", err, out)
 	}
 	queue := "floor-" + randomHex(6)
-	p := &proc{name: "floor", roles: "Floor6, Floor6Local"}
+	p := &proc{name: "floor", roles: "Floor6, Floor6Local, Floor6LocalConfirm"}
 	p.start(t, exec.Command(bin, "-addr", testenv.TemporalAddress(), "-task-queue", queue,
 		"-workflow-pollers", "4", "-activity-pollers", "4"), temporalTLSEnv())
 	deadline := time.Now().Add(time.Minute)
@@ -74,13 +75,13 @@ func startFloor(ctx context.Context, t *testing.T) *floorBench {
 	return &floorBench{worker: p, client: c, queue: queue}
 }
 
-// runFloor runs Floor6 and Floor6Local, one after the other, n each at c
+// runFloor runs Floor6, Floor6Local and Floor6LocalConfirm, one after the other, n each at c
 // in flight, each after an unmeasured warm-up at the same concurrency,
 // and returns their figures by variant.
 func runFloor(ctx context.Context, t *testing.T, fb *floorBench, c, n int) map[string]floorFigures {
 	t.Helper()
 	got := map[string]floorFigures{}
-	for _, v := range []string{floor.Floor6, floor.Floor6Local} {
+	for _, v := range []string{floor.Floor6, floor.Floor6Local, floor.Floor6LocalConfirm} {
 		if _, _, err := fb.batch(ctx, v, floorWarmup(n), c); err != nil {
 			t.Fatalf("floor %s warm-up at %d in flight: %v", v, c, err)
 		}
@@ -114,16 +115,26 @@ func (fb *floorBench) batch(ctx context.Context, variant string, n, c int) ([]ti
 	return lat, wall, err
 }
 
-// one starts one workflow of variant and waits for its result.
+// one starts one workflow of variant and waits for its result; the
+// protocol variant as a draft order is driven (confirmFloor).
 func (fb *floorBench) one(ctx context.Context, variant string) (time.Duration, error) {
-	id := "floor/" + variant + "/" + randomHex(8)
+	return fb.oneAs(ctx, variant, "floor/"+variant+"/"+randomHex(8))
+}
+
+// oneAs is one under the workflow id id.
+func (fb *floorBench) oneAs(ctx context.Context, variant, id string) (time.Duration, error) {
 	began := time.Now()
-	run, err := fb.client.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: fb.queue}, variant, floor.NewOrder(id))
-	if err != nil {
-		return 0, fmt.Errorf("start %s: %w", id, err)
-	}
 	var res floor.Result
-	if err := run.Get(ctx, &res); err != nil {
+	var err error
+	if variant == floor.Floor6LocalConfirm {
+		res, err = fb.confirmFloor(ctx, id)
+	} else {
+		var run sdkclient.WorkflowRun
+		if run, err = fb.client.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: fb.queue}, variant, floor.NewOrder(id)); err == nil {
+			err = run.Get(ctx, &res)
+		}
+	}
+	if err != nil {
 		return 0, fmt.Errorf("%s: %w", id, err)
 	}
 	took := time.Since(began)
@@ -133,18 +144,40 @@ func (fb *floorBench) one(ctx context.Context, variant string) (time.Duration, e
 	return took, nil
 }
 
+// confirmFloor drives Floor6LocalConfirm as the client drives a draft
+// order: Update-with-Start answered with the total, then the confirm
+// update naming it, answered with the result.
+func (fb *floorBench) confirmFloor(ctx context.Context, id string) (floor.Result, error) {
+	var total, res floor.Result
+	start := fb.client.NewWithStartWorkflowOperation(sdkclient.StartWorkflowOptions{ID: id, TaskQueue: fb.queue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL}, floor.Floor6LocalConfirm, floor.NewOrder(id))
+	quote, err := fb.client.UpdateWithStartWorkflow(ctx, sdkclient.UpdateWithStartWorkflowOptions{StartWorkflowOperation: start,
+		UpdateOptions: sdkclient.UpdateWorkflowOptions{UpdateName: floor.UpdateQuote, WaitForStage: sdkclient.WorkflowUpdateStageCompleted}})
+	if err == nil {
+		err = quote.Get(ctx, &total)
+	}
+	if err != nil {
+		return res, fmt.Errorf("quote: %w", err)
+	}
+	confirm, err := fb.client.UpdateWorkflow(ctx, sdkclient.UpdateWorkflowOptions{WorkflowID: id, UpdateName: floor.UpdateConfirm,
+		Args: []any{total.Ref}, WaitForStage: sdkclient.WorkflowUpdateStageCompleted})
+	if err == nil {
+		err = confirm.Get(ctx, &res)
+	}
+	if err != nil {
+		return res, fmt.Errorf("confirm: %w", err)
+	}
+	return res, nil
+}
+
 // events is the history length of one more workflow of variant, run alone.
 func (fb *floorBench) events(ctx context.Context, t *testing.T, variant string) int64 {
 	t.Helper()
 	id := "floor/" + variant + "/events-" + randomHex(6)
-	run, err := fb.client.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: fb.queue}, variant, floor.NewOrder(id))
-	if err == nil {
-		err = run.Get(ctx, nil)
-	}
-	if err != nil {
+	if _, err := fb.oneAs(ctx, variant, id); err != nil {
 		t.Fatalf("floor %s: %v", variant, err)
 	}
-	d, err := fb.client.DescribeWorkflowExecution(ctx, id, run.GetRunID())
+	d, err := fb.client.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,20 +98,21 @@ func goal(ok bool) string {
 // issue sets goals for.
 func (r *benchResult) table(levels []int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| in flight | draft orders/s | Floor6 wf/s | Floor6Local wf/s | draft ÷ Floor6 | draft ÷ Floor6Local | rounds (draft ÷ Floor6 each) |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
-	ratio16, local16 := 0.0, 0.0
+	fmt.Fprintf(&b, "\n| in flight | draft orders/s | Floor6 wf/s | Floor6Local wf/s | Floor6LocalConfirm wf/s | draft ÷ Floor6 | draft ÷ Floor6Local | draft ÷ Floor6LocalConfirm | rounds (draft ÷ Floor6 each) |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|\n")
+	ratio16, local16, confirm16, protocol16 := 0.0, 0.0, 0.0, 0.0
 	for _, c := range levels {
 		if len(r.drafts[c]) == 0 {
 			continue
 		}
-		var dw, fw, lw, each []float64
+		var dw, fw, lw, cw, each []float64
 		for i, d := range r.drafts[c] {
 			dw = append(dw, d.perSecond())
 			if i < len(r.floor[c]) {
 				f6 := r.floor[c][i]["Floor6"].WPS
 				fw = append(fw, f6)
 				lw = append(lw, r.floor[c][i]["Floor6Local"].WPS)
+				cw = append(cw, r.floor[c][i]["Floor6LocalConfirm"].WPS)
 				each = append(each, d.perSecond()/f6)
 			}
 		}
@@ -122,37 +123,40 @@ func (r *benchResult) table(levels []int) string {
 		ratio := medianOf(each)
 		if c == 16 {
 			ratio16, local16 = ratio, medianOf(dw)/medianOf(lw)
+			confirm16, protocol16 = medianOf(dw)/medianOf(cw), medianOf(cw)/medianOf(lw)
 		}
-		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.1f | **%.2f×** | %.2f× | %s |\n", c, medianOf(dw), medianOf(fw), medianOf(lw),
-			ratio, medianOf(dw)/medianOf(lw), strings.Join(rounds, ", "))
+		fmt.Fprintf(&b, "| %d | %.1f | %.1f | %.1f | %.1f | **%.2f×** | %.2f× | %.2f× | %s |\n", c, medianOf(dw), medianOf(fw), medianOf(lw),
+			medianOf(cw), ratio, medianOf(dw)/medianOf(lw), medianOf(dw)/medianOf(cw), strings.Join(rounds, ", "))
 	}
-	fmt.Fprintf(&b, "\n| CPU per workflow, ms (median of rounds) | in flight | draft order | Floor6 | Floor6Local |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n| CPU per workflow, ms (median of rounds) | in flight | draft order | Floor6 | Floor6Local | Floor6LocalConfirm |\n|---|---|---|---|---|---|\n")
 	for _, c := range levels {
 		if len(r.drafts[c]) == 0 {
 			continue
 		}
-		var ds, dw, fs, fw, ls, lw []float64
+		var ds, dw, fs, fw, ls, lw, cs, cw []float64
 		for _, d := range r.drafts[c] {
 			ds, dw = append(ds, d.serverCPU), append(dw, d.workerCPU)
 		}
 		for _, f := range r.floor[c] {
 			fs, fw = append(fs, f["Floor6"].ServerCPU), append(fw, f["Floor6"].WorkerCPU)
 			ls, lw = append(ls, f["Floor6Local"].ServerCPU), append(lw, f["Floor6Local"].WorkerCPU)
+			cs, cw = append(cs, f["Floor6LocalConfirm"].ServerCPU), append(cw, f["Floor6LocalConfirm"].WorkerCPU)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f |\n", serverLabel(), c, medianOf(ds), medianOf(fs), medianOf(ls))
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f | %.1f |\n", serverLabel(), c, medianOf(ds), medianOf(fs), medianOf(ls), medianOf(cs))
 		if services := sortedServices(r.drafts[c]); len(services) > 1 {
 			for _, name := range services {
-				var sd, sf, sl []float64
+				var sd, sf, sl, sc []float64
 				for _, d := range r.drafts[c] {
 					sd = append(sd, d.services[name])
 				}
 				for _, f := range r.floor[c] {
 					sf, sl = append(sf, f["Floor6"].Services[name]), append(sl, f["Floor6Local"].Services[name])
+					sc = append(sc, f["Floor6LocalConfirm"].Services[name])
 				}
-				fmt.Fprintf(&b, "| – %s | %d | %.1f | %.1f | %.1f |\n", name, c, medianOf(sd), medianOf(sf), medianOf(sl))
+				fmt.Fprintf(&b, "| – %s | %d | %.1f | %.1f | %.1f | %.1f |\n", name, c, medianOf(sd), medianOf(sf), medianOf(sl), medianOf(sc))
 			}
 		}
-		fmt.Fprintf(&b, "| worker | %d | %.1f | %.1f | %.1f |\n", c, medianOf(dw), medianOf(fw), medianOf(lw))
+		fmt.Fprintf(&b, "| worker | %d | %.1f | %.1f | %.1f | %.1f |\n", c, medianOf(dw), medianOf(fw), medianOf(lw), medianOf(cw))
 	}
 	b.WriteString(r.saturation(levels))
 	var all1 []time.Duration
@@ -173,13 +177,16 @@ func (r *benchResult) table(levels []int) string {
 	fmt.Fprintf(&b, "\n| figure | measured | goal | |\n|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| draft orders at 16 in flight ÷ Floor6 | %.2f× | ≥ 1.5× | %s |\n", ratio16, goal(ratio16 >= 1.5))
 	fmt.Fprintf(&b, "| draft orders at 16 in flight ÷ Floor6Local | %.2f× | ≥ 0.75× | %s |\n", local16, goal(local16 >= 0.75))
+	fmt.Fprintf(&b, "| draft orders at 16 in flight ÷ Floor6LocalConfirm (the same two round trips, no work) | %.2f× | — | |\n", confirm16)
+	fmt.Fprintf(&b, "| Floor6LocalConfirm ÷ Floor6Local at 16 in flight (what the protocol alone allows) | %.2f× | — | |\n", protocol16)
 	fmt.Fprintf(&b, "| start → total published, 1 in flight (%d orders) | p50 %.0f ms, p99 %.0f ms (Floor6 whole workflow: p50 %.0f ms, p99 %.0f ms) | p50 ≤ 40 ms, p99 ≤ 100 ms | %s |\n",
 		len(all1), p50, p99, medianOf(f6p50), medianOf(f6p99), goal(p50 <= 40 && p99 <= 100))
 	fmt.Fprintf(&b, "| 50-line ÷ 1-line cart, start → draft created, one at a time (p50) | %.0f ms ÷ %.0f ms = %.2f× | ≤ 2× | %s |\n",
 		c50, c1, c50/c1, goal(c50 <= 2*c1))
 	var floorEvents string
 	if len(r.floor[1]) > 0 {
-		floorEvents = fmt.Sprintf(" (Floor6: %d, Floor6Local: %d)", r.floor[1][0]["Floor6"].Events, r.floor[1][0]["Floor6Local"].Events)
+		floorEvents = fmt.Sprintf(" (Floor6: %d, Floor6Local: %d, Floor6LocalConfirm: %d)", r.floor[1][0]["Floor6"].Events,
+			r.floor[1][0]["Floor6Local"].Events, r.floor[1][0]["Floor6LocalConfirm"].Events)
 	}
 	fmt.Fprintf(&b, "| history events per draft order, 1 line / 50 lines | %d / %d%s | same, ≤ 30 | %s |\n",
 		r.events1, r.events50, floorEvents, goal(r.events50 <= r.events1 && r.events1 <= 30))

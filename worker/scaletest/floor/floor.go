@@ -4,7 +4,8 @@
 // compliance), then three in sequence (duties, total, the write), each
 // sequential one given the result before it — whose activities do no work
 // at all. Floor6 runs them as regular activities, Floor6Local as local
-// ones. Whatever a draft order costs beyond the variant of its shape is
+// ones, and Floor6LocalConfirm as local ones in the draft order's two
+// round trips (the total, then the user's confirmation). Whatever a draft order costs beyond the variant of its shape is
 // cartwright's own; nothing can cost less on the same server.
 //
 // The payloads are small, as a one-line draft order's are (an order of
@@ -115,10 +116,11 @@ type Registry interface {
 	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
 }
 
-// Register puts both variants and their six activities on a worker.
+// Register puts the variants and their six activities on a worker.
 func Register(w Registry) {
 	w.RegisterWorkflowWithOptions(runRegular, workflow.RegisterOptions{Name: Floor6})
 	w.RegisterWorkflowWithOptions(runLocal, workflow.RegisterOptions{Name: Floor6Local})
+	w.RegisterWorkflowWithOptions(runConfirm, workflow.RegisterOptions{Name: Floor6LocalConfirm})
 	for _, name := range stepNames {
 		w.RegisterActivityWithOptions(noop(name), activity.RegisterOptions{Name: name})
 	}
@@ -145,19 +147,36 @@ type execute func(ctx workflow.Context, activity any, args ...any) workflow.Futu
 // the other three one after the other, each given the result before it.
 // Both kinds are called by their registered names.
 func shape(ctx workflow.Context, o Order, exec execute) (Result, error) {
+	return steps(ctx, o, exec, len(stepNames), nil)
+}
+
+// steps runs the shape's steps before the n-th: from the start when after
+// is nil, else from the step after the one whose result after is, that
+// step's result its input.
+func steps(ctx workflow.Context, o Order, exec execute, n int, after *Result) (Result, error) {
 	call := func(i int, in Step) workflow.Future { return exec(ctx, stepNames[i], in) }
-	first := []workflow.Future{call(0, Step{Order: o}), call(1, Step{Order: o}), call(2, Step{Order: o})}
 	var prev Result
-	for i, f := range first {
-		var r Result
-		if err := f.Get(ctx, &r); err != nil {
-			return Result{}, err
+	next := 3
+	if after != nil {
+		prev = *after
+		for i, name := range stepNames {
+			if name == after.Step {
+				next = i + 1
+			}
 		}
-		if i == 0 {
-			prev = r
+	} else {
+		first := []workflow.Future{call(0, Step{Order: o}), call(1, Step{Order: o}), call(2, Step{Order: o})}
+		for i, f := range first {
+			var r Result
+			if err := f.Get(ctx, &r); err != nil {
+				return Result{}, err
+			}
+			if i == 0 {
+				prev = r
+			}
 		}
 	}
-	for i := 3; i < len(stepNames); i++ {
+	for i := next; i < n; i++ {
 		var r Result
 		if err := call(i, Step{Order: o, Prev: &prev}).Get(ctx, &r); err != nil {
 			return Result{}, err

@@ -68,3 +68,54 @@ func TestVariantsRunTheDraftOrdersShape(t *testing.T) {
 		})
 	}
 }
+
+// TestConfirmVariantWaitsForTheTotalItShowed runs Floor6LocalConfirm in the
+// SDK's test environment: the quote update answers with the total, a
+// confirm naming another total is refused, and the confirm naming the
+// shown total answers with the write's result, which the run returns.
+func TestConfirmVariantWaitsForTheTotalItShowed(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	Register(env)
+	var total, confirmed Result
+	var refused error
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateQuote, "quote-1", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { t.Errorf("quote rejected: %v", err) },
+			OnComplete: func(v any, err error) {
+				if err != nil {
+					t.Errorf("quote: %v", err)
+					return
+				}
+				total = v.(Result)
+				env.UpdateWorkflow(UpdateConfirm, "confirm-forged", &testsuite.TestUpdateCallback{
+					OnReject: func(err error) { refused = err }, OnComplete: func(any, error) {}}, "total/other")
+				env.UpdateWorkflow(UpdateConfirm, "confirm-1", &testsuite.TestUpdateCallback{
+					OnReject: func(err error) { t.Errorf("confirm rejected: %v", err) },
+					OnComplete: func(v any, err error) {
+						if err != nil {
+							t.Errorf("confirm: %v", err)
+							return
+						}
+						confirmed = v.(Result)
+					}}, total.Ref)
+			}})
+	}, 0)
+	env.ExecuteWorkflow(Floor6LocalConfirm, NewOrder("o-2"))
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if total.Step != "total" || total.OrderID != "o-2" {
+		t.Fatalf("quote answered %+v, want the total of o-2", total)
+	}
+	if refused == nil {
+		t.Error("a confirm naming another total was accepted")
+	}
+	if res.Step != LastStep || res.After != "total" || confirmed != res {
+		t.Fatalf("run %+v, confirm %+v: want the write after the total, the same in both", res, confirmed)
+	}
+}
