@@ -42,9 +42,10 @@ func (m ManyReport) ExitCode() int {
 }
 
 // manyParallel is how many runs AuditMany audits at once: each audit
-// waits on Temporal for its history and is otherwise the replay, decoding
-// and hashing, so a few in flight keep the cores busy.
-const manyParallel = 8
+// waits on Temporal for its history and on its batch's evidence, and is
+// otherwise the replay, decoding and hashing. On two cores 16 kept both
+// busy; 4, 8 and 32 did no better (docs/performance.md#audit-rate).
+const manyParallel = 16
 
 // manyBatch is how many listed runs share one read of the evidence store
 // (batchReads): a few statements for the lot instead of a dozen per run
