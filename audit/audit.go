@@ -103,6 +103,12 @@ func Audit(ctx context.Context, d Deps, t Target) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	return auditRun(ctx, d, directReads{d.Evidence}, newReplayers(d), t)
+}
+
+// auditRun is Audit with d's defaults filled, its reads of PostgreSQL and
+// its replayers given (AuditMany shares both among a page of runs).
+func auditRun(ctx context.Context, d Deps, r reads, rs *replayers, t Target) (Report, error) {
 	rep := Report{Findings: []Finding{}, Activities: []ActivityCheck{}}
 	h, err := load(ctx, d, t, &rep)
 	if err != nil {
@@ -119,19 +125,19 @@ func Audit(ctx context.Context, d Deps, t Target) (Report, error) {
 		rep.Findings = keys
 		return rep, nil
 	}
-	if err := replay(d, h, &rep); err != nil {
+	if err := replay(rs, h, &rep); err != nil {
 		return rep, err
 	}
 	ev := scan(h, d.DataConverter)
-	checks, err := checkActivities(ctx, d, ev, &rep)
+	checks, err := checkActivities(ctx, d, r, ev, &rep)
 	if err != nil {
 		return rep, err
 	}
 	rep.Activities = checks
-	if err := checkChain(ctx, d, ev, &rep); err != nil {
+	if err := checkChain(ctx, r, ev, &rep); err != nil {
 		return rep, err
 	}
-	if err := checkRows(ctx, d, h, ev, &rep); err != nil {
+	if err := checkRows(ctx, d, r, h, ev, &rep); err != nil {
 		return rep, err
 	}
 	rep.Clean = len(rep.Findings) == 0

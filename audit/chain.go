@@ -9,20 +9,18 @@ import (
 
 // checkChain verifies the workflow's hash chain and classifies every
 // snapshot of the audited run that no completed activity names.
-func checkChain(ctx context.Context, d Deps, ev *events, rep *Report) error {
+func checkChain(ctx context.Context, r reads, ev *events, rep *Report) error {
 	if rep.WorkflowID == "" {
 		rep.note(Finding{Kind: NoteChainUnchecked, Detail: "the history names no workflow id and no activity names a snapshot"})
 		return nil
 	}
-	vr, err := d.Evidence.Verify(ctx, rep.WorkflowID)
+	// One read serves both: the chain's rows are the workflow's snapshots.
+	c, err := r.chain(ctx, rep.WorkflowID)
 	if err != nil {
 		return errf("verify chain of %s: %v", rep.WorkflowID, err)
 	}
+	vr, snaps := c.Verify, c.Rows
 	rep.Chain = ChainResult{Checked: true, Rows: vr.Rows, OK: vr.OK}
-	snaps, err := d.Evidence.SnapshotsForWorkflow(ctx, rep.WorkflowID)
-	if err != nil {
-		return errf("list snapshots of %s: %v", rep.WorkflowID, err)
-	}
 	byID := map[string]*evidence.SnapshotRecord{}
 	for _, s := range snaps {
 		byID[s.SnapshotID] = s

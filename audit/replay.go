@@ -2,8 +2,10 @@ package audit
 
 import (
 	"strings"
+	"sync"
 
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -14,26 +16,18 @@ import (
 // replay runs the history through the registered workflow code. A
 // divergence is a finding; a workflow type this build does not register
 // is an error, since there is no code to check against.
-func replay(d Deps, h *historypb.History, rep *Report) error {
-	fn, ok := d.Workflows[rep.WorkflowType]
-	if !ok {
+func replay(rs *replayers, h *historypb.History, rep *Report) error {
+	if _, ok := rs.d.Workflows[rep.WorkflowType]; !ok {
 		return errf("workflow type %q is not registered in this build: cannot replay %s", rep.WorkflowType, rep.WorkflowID)
 	}
-	// Failures in an encrypted history carry their message as an encoded
-	// payload: the failure converter must decode through the same codec.
-	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
-		DataConverter: d.DataConverter, FailureConverter: codec.FailureConverter(d.DataConverter),
-	})
+	r, err := rs.get(rep.WorkflowType)
 	if err != nil {
-		return errf("replayer: %v", err)
+		return err
 	}
-	// Only the audited type is needed, registered under its own name.
-	r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: rep.WorkflowType})
 	// The real ids, not the replayer's placeholders: workflow code derives
 	// correlation and approval ids from them.
 	exec := workflow.Execution{ID: rep.WorkflowID, RunID: rep.RunID}
-	err = r.ReplayWorkflowHistoryWithOptions(client.TemporalLogger(d.Logger.Named("replay")), h,
-		worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec})
+	err = r.ReplayWorkflowHistoryWithOptions(rs.logger, h, worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec})
 	if err == nil {
 		rep.Replay = ReplayResult{Ran: true, OK: true}
 		return nil
@@ -45,6 +39,45 @@ func replay(d Deps, h *historypb.History, rep *Report) error {
 	}
 	rep.find(Finding{Kind: kind, Detail: err.Error()})
 	return nil
+}
+
+// replayers hands out one replayer per workflow type, built on first use
+// and shared by the runs of a page (AuditMany) or made for one run
+// (Audit). A replayer is its registry and converters; each replay makes
+// its own task handler and cache, so runs replay on one replayer at once
+// (docs/performance.md#audit-rate). The SDK's replayer keeps each
+// completed run's result by workflow id, so one lives for a page of runs,
+// not for a whole query.
+type replayers struct {
+	d      Deps
+	logger log.Logger
+	mu     sync.Mutex
+	byType map[string]worker.WorkflowReplayer
+}
+
+func newReplayers(d Deps) *replayers {
+	return &replayers{d: d, logger: client.TemporalLogger(d.Logger.Named("replay")), byType: map[string]worker.WorkflowReplayer{}}
+}
+
+func (rs *replayers) get(workflowType string) (worker.WorkflowReplayer, error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if r := rs.byType[workflowType]; r != nil {
+		return r, nil
+	}
+	fn := rs.d.Workflows[workflowType]
+	// Failures in an encrypted history carry their message as an encoded
+	// payload: the failure converter must decode through the same codec.
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
+		DataConverter: rs.d.DataConverter, FailureConverter: codec.FailureConverter(rs.d.DataConverter),
+	})
+	if err != nil {
+		return nil, errf("replayer: %v", err)
+	}
+	// Only the audited type is needed, registered under its own name.
+	r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: workflowType})
+	rs.byType[workflowType] = r
+	return r, nil
 }
 
 // isNondeterminism recognises the SDK's non-determinism errors: the

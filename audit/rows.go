@@ -3,17 +3,13 @@ package audit
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/cartwright-dev/cartwright/commerce"
-	"github.com/cartwright-dev/cartwright/evidence"
 )
 
 // Finding kinds of the business-row cross-check
@@ -41,7 +37,7 @@ var laterDraftStatus = map[string]bool{"open": true, "expired": true, "converted
 // against the calls' envelopes (whose data the evidence checks tie to the
 // snapshots) and the run's own result. The evidence chain cannot see a
 // business row changed behind the application's back; this can.
-func checkRows(ctx context.Context, d Deps, h *historypb.History, ev *events, rep *Report) error {
+func checkRows(ctx context.Context, d Deps, r reads, h *historypb.History, ev *events, rep *Report) error {
 	seen := map[string]bool{}
 	for _, a := range ev.Activities {
 		if a.State != stateCompleted {
@@ -58,7 +54,7 @@ func checkRows(ctx context.Context, d Deps, h *historypb.History, ev *events, re
 				continue // a dry run writes no row
 			}
 			f := Finding{ActivityID: a.ID, ActivityType: a.Type, EventID: a.EventID, Tool: env.Tool, SnapshotID: env.SnapshotID()}
-			if err := checkDraftRow(ctx, d, got, "the create call's evidence", f, rep); err != nil {
+			if err := checkDraftRow(ctx, r, got, "the create call's evidence", f, rep); err != nil {
 				return err
 			}
 			seen[got.DraftOrderID] = true
@@ -67,38 +63,38 @@ func checkRows(ctx context.Context, d Deps, h *historypb.History, ev *events, re
 	// The run's result states the draft order too; a mismatch already
 	// found against the create call's envelope is not repeated.
 	if res := draftResult(d, h); res != nil && res.DraftOrderID != "" && !seen[res.DraftOrderID] {
-		if err := checkDraftRow(ctx, d, *res, "the workflow's result", Finding{}, rep); err != nil {
+		if err := checkDraftRow(ctx, r, *res, "the workflow's result", Finding{}, rep); err != nil {
 			return err
 		}
 		seen[res.DraftOrderID] = true
 	}
-	return checkWorkflowRows(ctx, d, seen, rep)
+	return checkWorkflowRows(ctx, r, seen, rep)
 }
 
 // checkWorkflowRows reads every draft row that names the audited workflow:
 // one none of its create calls wrote is row_foreign, one whose total or
 // compliance the workflow's own evidence does not back is row_unbacked. A
 // row inserted by hand is one or both.
-func checkWorkflowRows(ctx context.Context, d Deps, written map[string]bool, rep *Report) error {
-	rows, err := evidence.DraftRowsOf(ctx, d.Evidence.Pool(), rep.WorkflowID)
+func checkWorkflowRows(ctx context.Context, r reads, written map[string]bool, rep *Report) error {
+	rows, err := r.workflowRows(ctx, rep.WorkflowID)
 	if err != nil {
 		return errf("read the draft rows of %s: %v", rep.WorkflowID, err)
 	}
-	for _, r := range rows {
+	for _, row := range rows {
 		f := Finding{Tool: commerce.ToolCreateDraftOrder}
-		if !written[r.DraftOrderID] {
-			f.Kind, f.Detail = KindRowForeign, fmt.Sprintf("draft_orders row %s names this workflow, but none of its create calls wrote it", r.DraftOrderID)
+		if !written[row.DraftOrderID] {
+			f.Kind, f.Detail = KindRowForeign, fmt.Sprintf("draft_orders row %s names this workflow, but none of its create calls wrote it", row.DraftOrderID)
 			rep.find(f)
 		}
 		var why []string
-		if !r.TotalBacked {
+		if !row.TotalBacked {
 			why = append(why, "no compute_total of this workflow with its quote hash and grand total, on this workflow's pricing")
 		}
-		if !r.ComplianceBacked {
+		if !row.ComplianceBacked {
 			why = append(why, "no compliance allow or support-staff approval in this workflow")
 		}
 		if len(why) > 0 {
-			f.Kind, f.Detail = KindRowUnbacked, fmt.Sprintf("draft_orders row %s: %s", r.DraftOrderID, strings.Join(why, "; "))
+			f.Kind, f.Detail = KindRowUnbacked, fmt.Sprintf("draft_orders row %s: %s", row.DraftOrderID, strings.Join(why, "; "))
 			rep.find(f)
 		}
 	}
@@ -106,19 +102,17 @@ func checkWorkflowRows(ctx context.Context, d Deps, written map[string]bool, rep
 }
 
 // checkDraftRow compares the draft_orders row of want.DraftOrderID with want.
-func checkDraftRow(ctx context.Context, d Deps, want commerce.DraftOrder, source string, f Finding, rep *Report) error {
-	var status, quoteHash, currency string
-	var total int64
-	err := d.Evidence.Pool().QueryRow(ctx, `SELECT status, quote_hash, currency, grand_total_minor FROM draft_orders
-		WHERE draft_order_id = $1`, want.DraftOrderID).Scan(&status, &quoteHash, &currency, &total)
-	if errors.Is(err, pgx.ErrNoRows) {
+func checkDraftRow(ctx context.Context, r reads, want commerce.DraftOrder, source string, f Finding, rep *Report) error {
+	row, err := r.draftRow(ctx, want.DraftOrderID)
+	if err != nil {
+		return errf("read draft order %s: %v", want.DraftOrderID, err)
+	}
+	if row == nil {
 		f.Kind, f.Detail = KindRowMissing, fmt.Sprintf("draft order %s named by %s has no draft_orders row", want.DraftOrderID, source)
 		rep.find(f)
 		return nil
 	}
-	if err != nil {
-		return errf("read draft order %s: %v", want.DraftOrderID, err)
-	}
+	status, quoteHash, currency, total := row.status, row.quoteHash, row.currency, row.total
 	var diffs []string
 	if total != want.GrandTotal.Amount || currency != want.GrandTotal.Currency {
 		diffs = append(diffs, fmt.Sprintf("grand total %d %s, %s says %d %s", total, currency, source, want.GrandTotal.Amount, want.GrandTotal.Currency))

@@ -75,7 +75,7 @@ func (s *stmtTrace) during(f func()) ([]string, int) {
 	s.on = false
 	var tool []string
 	for _, q := range s.sql {
-		if !strings.Contains(q, "evidence_append(") {
+		if !strings.Contains(q, "evidence_append") {
 			q = strings.Join(strings.Fields(q), " ")
 			if i := strings.Index(q, "FROM draft_order_create"); i > 0 {
 				q = q[i+len("FROM "):] // the column list says nothing

@@ -2,45 +2,113 @@ package evidence
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// appendSQL calls evidence_append (migration 00080): lock the chain, return
-// the step's row if it has one, else insert r after the chain's last row and
-// move the chain head. One statement outside a transaction block is one
-// round trip and its own transaction, which holds the advisory lock until
-// it commits (docs/evidence.md#hash-chain).
+// appendSQL calls evidence_append_row (migration 00190): lock the chain,
+// return the step's row if it has one, else insert the row after the
+// chain's last one and move the chain head. One statement outside a
+// transaction block is one round trip and its own transaction, which holds
+// the advisory lock until it commits (docs/evidence.md#hash-chain).
 const appendSQL = `SELECT r_reused, r_snapshot_id, r_output, r_output_hash, r_status, r_ruleset_version, r_created_at,
-	r_chain_seq, r_content_hash, r_chain_hash
-	FROM evidence_append($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28)`
+	r_chain_seq, r_chain_hash
+	FROM evidence_append_row(p_lock_class => $1, p_row => $2)`
 
-// append writes st's row at the end of its chain under a per-chain advisory
-// lock, or returns the row the step already holds. The database finishes
-// the row's content and chain hashes (contentHashParts); when it wrote the
-// row, st.r carries its chain position and hashes on return.
-func (s *Store) append(ctx context.Context, st *staged) (toolkit.Recorded, error) {
+// newRow is a staged row as the append functions take it (one jsonb
+// argument, read with evidence_snapshots' own row type): the columns the
+// store supplies, under their column names. The content hash is complete
+// (hash format 2); the chain columns are the database's.
+type newRow struct {
+	SnapshotID     string          `json:"snapshot_id"`
+	DedupeKey      string          `json:"dedupe_key"`
+	ChainKey       string          `json:"chain_key"`
+	Tool           string          `json:"tool"`
+	ToolVersion    string          `json:"tool_version"`
+	Build          string          `json:"build"`
+	WorkflowID     string          `json:"workflow_id"`
+	RunID          string          `json:"run_id"`
+	ActivityID     string          `json:"activity_id"`
+	ActivityType   string          `json:"activity_type"`
+	Attempt        int32           `json:"attempt"`
+	RequestID      string          `json:"request_id"`
+	CorrelationID  string          `json:"correlation_id"`
+	UserIDHash     string          `json:"user_id_hash"`
+	InputDigest    string          `json:"input_digest"`
+	Output         json.RawMessage `json:"output"`
+	OutputHash     string          `json:"output_hash"`
+	RawCiphertext  pgBytea         `json:"raw_ciphertext"`
+	RawNonce       pgBytea         `json:"raw_nonce"`
+	RawKeyID       *string         `json:"raw_key_id"`
+	RulesetVersion string          `json:"ruleset_version"`
+	TTLSeconds     int             `json:"ttl_seconds"`
+	Status         string          `json:"status"`
+	CreatedAt      time.Time       `json:"created_at"`
+	TraceID        string          `json:"trace_id"`
+	ContentHash    string          `json:"content_hash"`
+}
+
+// pgBytea is a bytea column in JSON: PostgreSQL's hex form (\x…), the one
+// its bytea input reads unambiguously; null for nil.
+type pgBytea []byte
+
+func (b pgBytea) MarshalJSON() ([]byte, error) {
+	if b == nil {
+		return []byte("null"), nil
+	}
+	return json.Marshal(`\x` + hex.EncodeToString(b))
+}
+
+// row is st's row as the append functions take it.
+func (st *staged) row() newRow {
 	r := st.r
 	var keyID *string
 	if r.HasRaw {
 		keyID = &r.RawKeyID
 	}
+	return newRow{SnapshotID: r.SnapshotID, DedupeKey: st.dedupeKey, ChainKey: r.ChainKey, Tool: r.Tool,
+		ToolVersion: r.ToolVersion, Build: r.Build, WorkflowID: r.WorkflowID, RunID: r.RunID,
+		ActivityID: r.ActivityID, ActivityType: r.ActivityType, Attempt: r.Attempt, RequestID: r.RequestID,
+		CorrelationID: r.CorrelationID, UserIDHash: r.UserIDHash, InputDigest: r.InputDigest, Output: r.Output,
+		OutputHash: r.OutputHash, RawCiphertext: r.rawCiphertext, RawNonce: r.rawNonce, RawKeyID: keyID,
+		RulesetVersion: r.RulesetVersion, TTLSeconds: r.TTLSeconds, Status: r.Status, CreatedAt: r.CreatedAt,
+		TraceID: r.TraceID, ContentHash: r.ContentHash}
+}
+
+// rowJSON is st's row encoded for one jsonb argument.
+func (st *staged) rowJSON() ([]byte, error) {
+	b, err := json.Marshal(st.row())
+	if err != nil {
+		return nil, fmt.Errorf("evidence: encode %s: %w", st.r.SnapshotID, err)
+	}
+	return b, nil
+}
+
+// append writes st's row at the end of its chain under a per-chain advisory
+// lock, or returns the row the step already holds. When it wrote the row,
+// st.r carries its chain position and chain hash on return.
+func (s *Store) append(ctx context.Context, st *staged) (toolkit.Recorded, error) {
+	row, err := st.rowJSON()
+	if err != nil {
+		return toolkit.Recorded{}, err
+	}
 	var rec toolkit.Recorded
 	var output []byte
-	var status, contentHash, chainHash string
+	var status, chainHash string
 	var seq int64
-	err := s.pool.QueryRow(ctx, appendSQL, lockClass, r.SnapshotID, st.dedupeKey, r.ChainKey, r.Tool, r.ToolVersion,
-		r.Build, r.WorkflowID, r.RunID, r.ActivityID, r.ActivityType, r.Attempt, r.RequestID, r.CorrelationID,
-		r.UserIDHash, r.InputDigest, string(r.Output), r.OutputHash, r.rawCiphertext, r.rawNonce, keyID,
-		r.RulesetVersion, r.TTLSeconds, r.Status, r.CreatedAt, r.TraceID, st.head, st.tail).
+	err = s.pool.QueryRow(ctx, appendSQL, lockClass, string(row)).
 		Scan(&rec.Reused, &rec.SnapshotID, &output, &rec.OutputHash, &status, &rec.RulesetVersion, &rec.CreatedAt,
-			&seq, &contentHash, &chainHash)
+			&seq, &chainHash)
 	if err != nil {
 		return toolkit.Recorded{}, dbError("append snapshot", err)
 	}
+	r := st.r
 	if !rec.Reused {
-		r.ChainSeq, r.ContentHash, r.ChainHash = seq, contentHash, chainHash
+		r.ChainSeq, r.ChainHash = seq, chainHash
 		return toolkit.Recorded{SnapshotID: r.SnapshotID, OutputHash: r.OutputHash}, nil
 	}
 	// The step's stored answer, which the invoker returns in place of the

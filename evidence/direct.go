@@ -66,9 +66,9 @@ type DirectCommit struct {
 	Reused     bool
 }
 
-// appendDirectSQL calls evidence_append_direct (migration 00180).
-const appendDirectSQL = `SELECT r_bound, r_fingerprint, r_envelope, r_reused, r_snapshot_id, r_chain_seq, r_content_hash, r_chain_hash
-	FROM evidence_append_direct($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$29,$30,$31)`
+// appendDirectSQL calls evidence_append_direct_row (migration 00192).
+const appendDirectSQL = `SELECT r_bound, r_fingerprint, r_envelope, r_reused, r_snapshot_id, r_chain_seq, r_chain_hash
+	FROM evidence_append_direct_row(p_lock_class => $1, p_row => $2, p_fingerprint => $3, p_envelope => $4, p_keep => $5)`
 
 // CommitDirect writes the one snapshot a direct call staged and, when keep,
 // binds env to the call's key under fingerprint: one statement, so one
@@ -88,20 +88,16 @@ func (s *Store) CommitDirect(ctx context.Context, step toolkit.Staged, fingerpri
 	if err != nil {
 		return DirectCommit{}, fmt.Errorf("evidence: envelope of %s: %w", r.SnapshotID, err)
 	}
-	var keyID *string
-	if r.HasRaw {
-		keyID = &r.RawKeyID
+	row, err := st.rowJSON()
+	if err != nil {
+		return DirectCommit{}, err
 	}
 	var bound, reused bool
-	var gotFP, id, contentHash, chainHash string
+	var gotFP, id, chainHash string
 	var keptEnv []byte
 	var seq int64
-	err = s.pool.QueryRow(ctx, appendDirectSQL, fingerprint, string(envJSON), keep,
-		lockClass, r.SnapshotID, st.dedupeKey, r.ChainKey, r.Tool, r.ToolVersion,
-		r.Build, r.WorkflowID, r.RunID, r.ActivityID, r.ActivityType, r.Attempt, r.RequestID, r.CorrelationID,
-		r.UserIDHash, r.InputDigest, string(r.Output), r.OutputHash, r.rawCiphertext, r.rawNonce, keyID,
-		r.RulesetVersion, r.TTLSeconds, r.Status, r.CreatedAt, r.TraceID, st.head, st.tail).
-		Scan(&bound, &gotFP, &keptEnv, &reused, &id, &seq, &contentHash, &chainHash)
+	err = s.pool.QueryRow(ctx, appendDirectSQL, lockClass, string(row), fingerprint, string(envJSON), keep).
+		Scan(&bound, &gotFP, &keptEnv, &reused, &id, &seq, &chainHash)
 	if err != nil {
 		return DirectCommit{}, dbError("append a direct call's snapshot", err)
 	}
@@ -113,7 +109,7 @@ func (s *Store) CommitDirect(ctx context.Context, step toolkit.Staged, fingerpri
 		return DirectCommit{Kept: &a}, nil
 	}
 	if !reused {
-		r.ChainSeq, r.ContentHash, r.ChainHash = seq, contentHash, chainHash
+		r.ChainSeq, r.ChainHash = seq, chainHash
 	}
 	return DirectCommit{SnapshotID: id, Reused: reused}, nil
 }

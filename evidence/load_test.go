@@ -159,11 +159,10 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// appendSignature is evidence_append's argument list (migration 00080).
-const appendSignature = `evidence_append(integer, text, text, text, text, text, text, text, text, text, text, integer,
-	text, text, text, text, jsonb, text, bytea, bytea, text, text, integer, text, timestamptz, text, bytea, bytea)`
+// appendSignature is evidence_append_row's argument list (migration 00190).
+const appendSignature = `evidence_append_row(integer, jsonb)`
 
-// securityMode makes evidence_append run as its owner (definer: the
+// securityMode makes evidence_append_row run as its owner (definer: the
 // migrations' way) or as its caller with the grants that needs (invoker).
 func securityMode(t *testing.T, pool *pgxpool.Pool, mode string) {
 	t.Helper()

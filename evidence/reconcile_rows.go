@@ -142,13 +142,21 @@ type DraftRowBacking struct {
 // its backing: what the audit checks for the workflow it audits
 // (docs/quote-seals.md#audit-and-reconcile).
 func DraftRowsOf(ctx context.Context, pool *pgxpool.Pool, workflowID string) ([]DraftRowBacking, error) {
-	rows, err := pool.Query(ctx, draftBackingSQL+` WHERE d.workflow_id = $1 ORDER BY d.created_at`,
-		workflowID, computeTotalTool, pricingTool, complianceTool, recordApprovalTool)
+	m, err := DraftRowsOfMany(ctx, pool, []string{workflowID})
+	return m[workflowID], err
+}
+
+// DraftRowsOfMany is DraftRowsOf for many workflows in one statement (the
+// auditor of many runs reads a page's rows at once,
+// docs/performance.md#audit-rate); each workflow's rows oldest first.
+func DraftRowsOfMany(ctx context.Context, pool *pgxpool.Pool, workflowIDs []string) (map[string][]DraftRowBacking, error) {
+	rows, err := pool.Query(ctx, draftBackingSQL+` WHERE d.workflow_id = ANY($1) ORDER BY d.workflow_id, d.created_at`,
+		workflowIDs, computeTotalTool, pricingTool, complianceTool, recordApprovalTool)
 	if err != nil {
 		return nil, dbError("read draft order backing", err)
 	}
 	defer rows.Close()
-	var out []DraftRowBacking
+	out := map[string][]DraftRowBacking{}
 	for rows.Next() {
 		var b DraftRowBacking
 		var corr, wf string
@@ -157,7 +165,10 @@ func DraftRowsOf(ctx context.Context, pool *pgxpool.Pool, workflowID string) ([]
 			return nil, dbError("read draft order backing", err)
 		}
 		b.TotalBacked, b.ComplianceBacked = !totalUnbacked, !complianceUnbacked
-		out = append(out, b)
+		out[wf] = append(out[wf], b)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, dbError("read draft order backing", err)
+	}
+	return out, nil
 }

@@ -1,11 +1,11 @@
 package evidence
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -15,9 +15,14 @@ import (
 // every clear column, never the raw output (ReadRaw is the only way to it).
 // Its content hash covers every field not tagged hash:"-" (contentHash).
 type SnapshotRecord struct {
-	SnapshotID     string          `json:"snapshot_id"`
-	ChainKey       string          `json:"chain_key"`
-	ChainSeq       int64           `json:"chain_seq"`
+	SnapshotID string `json:"snapshot_id"`
+	ChainKey   string `json:"chain_key"`
+	// ChainSeq is the row's place in its chain. The chain links stand for
+	// it (verify checks the seqs run 1..n, each row linked to the one
+	// before); only hash format 1 also hashes it into the content.
+	ChainSeq int64 `json:"chain_seq" hash:"-"`
+	// HashFormat says how ContentHash was computed (hashFormat*).
+	HashFormat     int             `json:"hash_format" hash:"-"`
 	Tool           string          `json:"tool"`
 	ToolVersion    string          `json:"tool_version"`
 	Build          string          `json:"build"`
@@ -49,12 +54,59 @@ type SnapshotRecord struct {
 
 	rawCiphertext []byte
 	rawNonce      []byte
+	// canon memoises CanonicalOutput (nil: not memoised); a pointer, so a
+	// copied record copies no lock.
+	canon *canonicalOutput
 }
 
-// contentHash is the canonical (RFC 8785) hash of the row's content:
-// every field but those tagged hash:"-" (the output itself, covered through
-// output_hash, which verify recomputes; has_raw, which raw_digest covers;
-// the chain links and the database's recorded_at), plus raw_digest.
+type canonicalOutput struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+// CanonicalOutput is the RFC 8785 form of the stored output, whose hash
+// Verify compares with output_hash. A record read from the store computes
+// it once: the auditor verifies a chain and then compares each envelope
+// of the history with the same records (docs/performance.md#audit-rate).
+func (r *SnapshotRecord) CanonicalOutput() ([]byte, error) {
+	if r.canon == nil {
+		return toolkit.Canonical(r.Output)
+	}
+	r.canon.once.Do(func() { r.canon.b, r.canon.err = toolkit.Canonical(r.Output) })
+	return r.canon.b, r.canon.err
+}
+
+// StoredOutputHash is the hash of CanonicalOutput: what output_hash must
+// be.
+func (r *SnapshotRecord) StoredOutputHash() (string, error) {
+	c, err := r.CanonicalOutput()
+	if err != nil {
+		return "", err
+	}
+	return toolkit.HashBytes(c), nil
+}
+
+// Content hash formats, stored per row in hash_format (migration 00190,
+// docs/evidence.md#content-hash-formats). Verify picks the formula by the row's.
+const (
+	// hashFormatSeqInContent: the canonical content includes chain_seq,
+	// which only the locked chain knows, so the database finished the hash
+	// around it (evidence_append and the functions built on it, migrations
+	// 00080, 00081, 00180). Every row written before migration 00190, and
+	// by a build still calling those functions, has it.
+	hashFormatSeqInContent = 1
+	// hashFormatContentOnly: the canonical content without chain_seq and
+	// with "hash_format": 2, so Go computes the hash whole before the row
+	// has a place; the database only links it (evidence_append_row).
+	hashFormatContentOnly = 2
+)
+
+// contentHash is the canonical (RFC 8785) hash of the row's content in its
+// hash format: every field but those tagged hash:"-" (the output itself,
+// covered through output_hash, which verify recomputes; has_raw, which
+// raw_digest covers; the chain links and the database's recorded_at),
+// plus raw_digest, plus chain_seq (format 1) or hash_format (format 2).
 // created_at is hashed in the microsecond form PostgreSQL stores.
 func (r *SnapshotRecord) contentHash() (string, error) {
 	view, err := r.contentView()
@@ -71,35 +123,17 @@ func (r *SnapshotRecord) contentView() (map[string]any, error) {
 	}
 	view["created_at"] = r.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000Z")
 	view["raw_digest"] = rawDigest(r.rawNonce, r.rawCiphertext)
+	switch r.HashFormat {
+	case hashFormatSeqInContent:
+		view["chain_seq"] = r.ChainSeq
+	case hashFormatContentOnly:
+		// The format is hashed too: a row whose marker is changed
+		// verifies under neither formula.
+		view["hash_format"] = hashFormatContentOnly
+	default:
+		return nil, fmt.Errorf("unknown content hash format %d", r.HashFormat)
+	}
 	return view, nil
-}
-
-// seqKey is how the canonical form writes the chain_seq key. Outside a
-// string a quote is a delimiter and inside one it is escaped, so these
-// bytes can only be the top-level key (the view has no nested objects).
-const seqKey = `"chain_seq":`
-
-// contentHashParts is the canonical form contentHash hashes, cut around the
-// chain_seq value (whatever r.ChainSeq says), so the database, which alone
-// knows the row's place in its chain, can finish the hash:
-// contentHash = HashBytes(head + decimal(chain_seq) + tail). RFC 8785
-// writes an integer up to 2^53 as its plain decimal digits.
-func (r *SnapshotRecord) contentHashParts() (head, tail []byte, err error) {
-	view, err := r.contentView()
-	if err != nil {
-		return nil, nil, err
-	}
-	view["chain_seq"] = 0
-	c, err := toolkit.Canonical(view)
-	if err != nil {
-		return nil, nil, err
-	}
-	marker := []byte(seqKey + "0")
-	i := bytes.Index(c, marker)
-	if i < 0 || bytes.Count(c, []byte(seqKey)) != 1 {
-		return nil, nil, fmt.Errorf("canonical content has %d chain_seq keys", bytes.Count(c, []byte(seqKey)))
-	}
-	return c[:i+len(seqKey)], c[i+len(marker):], nil
 }
 
 // rawDigest binds the ciphertext and its nonce into the content hash
@@ -120,7 +154,7 @@ func chainHash(prev, contentHash string) string {
 }
 
 // snapshotColumns is the select list scanRecord reads, in order.
-const snapshotColumns = `snapshot_id, chain_key, chain_seq, tool, tool_version, build, workflow_id, run_id,
+const snapshotColumns = `snapshot_id, chain_key, chain_seq, hash_format, tool, tool_version, build, workflow_id, run_id,
 	activity_id, activity_type, attempt, request_id, correlation_id, user_id_hash, input_digest, output,
 	output_hash, raw_ciphertext, raw_nonce, coalesce(raw_key_id, ''), ruleset_version, ttl_seconds, status,
 	created_at, recorded_at, content_hash, prev_chain_hash, chain_hash, coalesce(trace_id, '')`
@@ -130,7 +164,7 @@ type scanner interface{ Scan(dest ...any) error }
 func scanRecord(row scanner) (*SnapshotRecord, error) {
 	var r SnapshotRecord
 	var output []byte
-	err := row.Scan(&r.SnapshotID, &r.ChainKey, &r.ChainSeq, &r.Tool, &r.ToolVersion, &r.Build, &r.WorkflowID,
+	err := row.Scan(&r.SnapshotID, &r.ChainKey, &r.ChainSeq, &r.HashFormat, &r.Tool, &r.ToolVersion, &r.Build, &r.WorkflowID,
 		&r.RunID, &r.ActivityID, &r.ActivityType, &r.Attempt, &r.RequestID, &r.CorrelationID, &r.UserIDHash,
 		&r.InputDigest, &output, &r.OutputHash, &r.rawCiphertext, &r.rawNonce, &r.RawKeyID, &r.RulesetVersion,
 		&r.TTLSeconds, &r.Status, &r.CreatedAt, &r.RecordedAt, &r.ContentHash, &r.PrevChainHash, &r.ChainHash, &r.TraceID)
@@ -138,6 +172,7 @@ func scanRecord(row scanner) (*SnapshotRecord, error) {
 		return nil, err
 	}
 	r.Output = json.RawMessage(output)
+	r.canon = &canonicalOutput{}
 	r.HasRaw = r.rawCiphertext != nil
 	r.CreatedAt = r.CreatedAt.UTC()
 	r.RecordedAt = r.RecordedAt.UTC()

@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // Problem kinds Verify reports.
@@ -79,17 +77,26 @@ type chainHead struct {
 
 // verifyChain checks one chain's rows (in chain order) and its head (nil:
 // none) into rep: every missing sequence number, edited row, edited output
-// and broken link.
+// and broken link. Each row's content hash is recomputed in its own hash
+// format (docs/evidence.md#hash-chain). Format 2 does not hash chain_seq,
+// so what places a row is checked here for every format: the seqs run
+// 1..n without a gap or a repeat, each row's prev_chain_hash is the
+// chain_hash of the row before it (the first's is empty), and the head
+// names the last row and its hash.
 func verifyChain(rep *VerifyReport, rows []*SnapshotRecord, head *chainHead) {
 	rep.Rows = len(rows)
 	prevHash, wantSeq := "", int64(1)
 	for _, r := range rows {
-		if r.ChainSeq > wantSeq {
+		switch {
+		case r.ChainSeq > wantSeq:
 			rep.add(Problem{Kind: ProblemMissingRow, ChainSeq: wantSeq,
 				Detail: fmt.Sprintf("rows %d..%d are missing before %s", wantSeq, r.ChainSeq-1, r.SnapshotID)})
+		case r.ChainSeq < wantSeq:
+			rep.add(Problem{Kind: ProblemBrokenLink, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID,
+				Detail: fmt.Sprintf("chain_seq %d repeats or goes back after row %d", r.ChainSeq, wantSeq-1)})
 		}
-		wantSeq = r.ChainSeq + 1
-		if h, err := toolkit.CanonicalHash(r.Output); err != nil || h != r.OutputHash {
+		wantSeq = max(wantSeq, r.ChainSeq+1)
+		if h, err := r.StoredOutputHash(); err != nil || h != r.OutputHash {
 			rep.add(Problem{Kind: ProblemEditedOutput, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID,
 				Detail: fmt.Sprintf("output hashes to %s, row says %s", h, r.OutputHash)})
 		}
@@ -115,6 +122,11 @@ func verifyChain(rep *VerifyReport, rows []*SnapshotRecord, head *chainHead) {
 	case head.seq >= wantSeq:
 		rep.add(Problem{Kind: ProblemTruncated, ChainSeq: wantSeq,
 			Detail: fmt.Sprintf("the head names row %d, the last row present is %d", head.seq, wantSeq-1)})
+	case head.seq < wantSeq-1:
+		// The head only moves forward and is read after the rows, so a
+		// row past it was not appended by the append functions.
+		rep.add(Problem{Kind: ProblemBrokenLink, ChainSeq: head.seq + 1,
+			Detail: fmt.Sprintf("the head names row %d, but rows run to %d", head.seq, wantSeq-1)})
 	case head.seq == wantSeq-1 && head.hash != prevHash:
 		rep.add(Problem{Kind: ProblemBrokenLink, ChainSeq: head.seq,
 			Detail: fmt.Sprintf("the head's hash %s is not the last row's chain_hash %s", head.hash, prevHash)})

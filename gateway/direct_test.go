@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -163,6 +164,16 @@ func TestAttackDirectEvidenceIsAppendOnly(t *testing.T) {
 		now(), '', ''::bytea, ''::bytea)`)
 	if err == nil {
 		t.Fatal("evidence_append_direct wrote into a workflow's chain")
+	}
+	for what, row := range map[string]string{
+		"a workflow's chain":                 `{"chain_key": "tool-call/x", "activity_type": "CallTool", "workflow_id": "wf"}`,
+		"a workflow's row in a direct chain": `{"chain_key": "direct:` + strings.Repeat("0", 64) + `", "activity_type": "direct", "workflow_id": "wf"}`,
+		"no workflow field":                  `{"chain_key": "direct:` + strings.Repeat("0", 64) + `", "activity_type": "direct"}`,
+	} {
+		_, err = s.Pool.Exec(ctx, `SELECT evidence_append_direct_row(1, $1::jsonb, 'sha256:'||repeat('0',64), '{}', true)`, row)
+		if err == nil || !strings.Contains(err.Error(), "not a direct call's chain") {
+			t.Fatalf("evidence_append_direct_row with %s: %v, want refused", what, err)
+		}
 	}
 	// Tampering as the owner is what the audit finds.
 	since := time.Now().Add(-time.Minute)

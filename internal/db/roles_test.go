@@ -15,17 +15,27 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
-// appendOne writes one evidence row as the runtime role, through
-// evidence_append: the only way the runtime may add evidence
-// (docs/evidence.md#database-roles).
+// appendOne writes evidence rows as the runtime role, through
+// evidence_append_row (content hash format 2) and through the format-1
+// evidence_append a draining build still calls: the only ways the runtime
+// may add evidence (docs/evidence.md#database-roles).
 func appendOne(ctx context.Context, t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
-	_, err := pool.Exec(ctx, `SELECT * FROM evidence_append(42, 'ev_01J00000000000000000000000', 'dedupe-1',
-		'wf-roles', 'tool.x', '1.0.0', 'build', 'wf-roles', 'run-1', '1', 'Act', 1, 'req-1', 'corr-0000000000000001',
+	_, err := pool.Exec(ctx, `SELECT * FROM evidence_append_row(42, jsonb_build_object('snapshot_id', 'ev_01J00000000000000000000000',
+		'dedupe_key', 'dedupe-1', 'chain_key', 'wf-roles', 'tool', 'tool.x', 'tool_version', '1.0.0', 'build', 'build',
+		'workflow_id', 'wf-roles', 'run_id', 'run-1', 'activity_id', '1', 'activity_type', 'Act', 'attempt', 1,
+		'request_id', 'req-1', 'correlation_id', 'corr-0000000000000001', 'user_id_hash', 'uh_x', 'input_digest', 'sha256:in',
+		'output', '{"step":1}'::jsonb, 'output_hash', 'sha256:'||repeat('a',64), 'ruleset_version', 'r1', 'ttl_seconds', 60,
+		'status', 'ok', 'created_at', now(), 'trace_id', '', 'content_hash', 'sha256:'||repeat('c',64)))`)
+	if err != nil {
+		t.Fatalf("runtime role could not append evidence through evidence_append_row: %v", err)
+	}
+	_, err = pool.Exec(ctx, `SELECT * FROM evidence_append(42, 'ev_01J00000000000000000000001', 'dedupe-2',
+		'wf-roles', 'tool.x', '1.0.0', 'build', 'wf-roles', 'run-1', '2', 'Act', 1, 'req-1', 'corr-0000000000000001',
 		'uh_x', 'sha256:in', '{"step":1}'::jsonb, 'sha256:'||repeat('a',64), NULL, NULL, NULL, 'r1', 60, 'ok', now(),
 		'', '\x7b'::bytea, '\x7d'::bytea)`)
 	if err != nil {
-		t.Fatalf("runtime role could not append evidence through evidence_append: %v", err)
+		t.Fatalf("runtime role could not append evidence through the format-1 evidence_append: %v", err)
 	}
 }
 
@@ -91,6 +101,11 @@ func TestRuntimeRoleCannotRewriteEvidence(t *testing.T) {
 			text, text, text, text, jsonb, text, bytea, bytea, text, text, integer, text, timestamptz, text, bytea, bytea)
 			SECURITY INVOKER`,
 		`DROP FUNCTION evidence_append_batch`,
+		`ALTER FUNCTION evidence_append_row(integer, jsonb) SECURITY INVOKER`,
+		`CREATE OR REPLACE FUNCTION evidence_append_row(integer, jsonb) RETURNS SETOF record LANGUAGE sql AS 'SELECT NULL::record'`,
+		`DROP FUNCTION evidence_append_rows(integer, jsonb)`,
+		`DROP FUNCTION evidence_append_direct_row(integer, jsonb, text, jsonb, boolean)`,
+		`ALTER TABLE evidence_snapshots ALTER COLUMN hash_format SET DEFAULT 2`,
 		`DELETE FROM goose_db_version`,
 	}
 	for _, stmt := range forbidden {
@@ -104,9 +119,9 @@ func TestRuntimeRoleCannotRewriteEvidence(t *testing.T) {
 
 	var out string
 	var n int
-	if err := pool.QueryRow(ctx, `SELECT output::text, (SELECT count(*) FROM evidence_snapshots) FROM evidence_snapshots`).
-		Scan(&out, &n); err != nil || out != `{"step": 1}` || n != 1 {
-		t.Fatalf("evidence after the attempts: %q, %d rows, %v; want the one row unchanged", out, n, err)
+	if err := pool.QueryRow(ctx, `SELECT string_agg(DISTINCT output::text, ','), count(*) FROM evidence_snapshots`).
+		Scan(&out, &n); err != nil || out != `{"step": 1}` || n != 2 {
+		t.Fatalf("evidence after the attempts: %q, %d rows, %v; want the two rows unchanged", out, n, err)
 	}
 }
 

@@ -153,6 +153,7 @@ func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResul
 	}
 	draft, env, err := flow.CallTool[commerce.DraftOrder](ctx, d.specs, flow.Call{
 		Tool:     commerce.ToolCreateDraftOrder,
+		InWorker: true,
 		Wrap:     d.outliving(commerce.ToolCreateDraftOrder),
 		Handover: handover,
 		Req:      flow.Envelope(ctx, d.in.Request, step),

@@ -71,7 +71,7 @@ func (d *draftOrder) pricingItems() []commerce.LineItem {
 // prices may have moved). It ends the order on a business refusal
 // (OUT_OF_STOCK everywhere, ADDRESS_INVALID …).
 func (d *draftOrder) chooseOrigins(ctx workflow.Context) (*DraftOrderResult, error) {
-	p, env, err := flow.CallTool[commerce.OriginPlan](ctx, d.specs, flow.Call{
+	p, env, err := callOrReuse[commerce.OriginPlan](ctx, d, flow.Call{
 		Tool:    commerce.ToolChooseOrigins,
 		Wrap:    d.outliving(commerce.ToolChooseOrigins),
 		Req:     d.request(ctx, d.step(stepOrigins)),
@@ -137,7 +137,7 @@ func (d *draftOrder) priceSplit(ctx workflow.Context) (*DraftOrderResult, error)
 	if d.approval != nil && d.approval.Approved() && d.approval.Evidence != nil {
 		refs.ApprovalSnapshotID = d.approval.Evidence.SnapshotID
 	}
-	t, env, err := flow.CallTool[commerce.Total](ctx, d.specs, flow.Call{
+	t, env, err := callOrReuse[commerce.Total](ctx, d, flow.Call{
 		Tool: commerce.ToolComputeTotal,
 		Wrap: d.outliving(commerce.ToolComputeTotal),
 		Req:  d.request(ctx, d.step("total")),

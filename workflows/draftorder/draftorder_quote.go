@@ -79,7 +79,7 @@ func (d *draftOrder) blocked() *DraftOrderResult {
 func (d *draftOrder) startCompliance(ctx workflow.Context) flow.Future[commerce.ComplianceVerdict] {
 	mode := d.option.TransportMode
 	d.complianceMode = mode
-	return flow.CallTool[commerce.ComplianceVerdict](ctx, d.specs, flow.Call{
+	return callOrReuse[commerce.ComplianceVerdict](ctx, d, flow.Call{
 		Tool:    commerce.ToolCheckCompliance,
 		Wrap:    d.outliving(commerce.ToolCheckCompliance),
 		Req:     d.request(ctx, d.step("compliance")),
@@ -124,7 +124,7 @@ func (d *draftOrder) keepCompliance(v commerce.ComplianceVerdict, env toolkit.Re
 
 // startShipping asks for shipping options for the whole basket.
 func (d *draftOrder) startShipping(ctx workflow.Context) flow.Future[commerce.ShippingQuote] {
-	return flow.CallTool[commerce.ShippingQuote](ctx, d.specs, flow.Call{
+	return callOrReuse[commerce.ShippingQuote](ctx, d, flow.Call{
 		Tool:    commerce.ToolQuoteShipping,
 		Wrap:    d.outliving(commerce.ToolQuoteShipping),
 		Req:     d.request(ctx, d.step("shipping")),
@@ -224,7 +224,7 @@ func (d *draftOrder) startPricing(ctx workflow.Context, expected, name string) f
 	if expected != "" {
 		verb = "re-quote"
 	}
-	return flow.CallTool[commerce.Quote](ctx, d.specs, flow.Call{
+	return callOrReuse[commerce.Quote](ctx, d, flow.Call{
 		Tool:    commerce.ToolGetQuote,
 		Wrap:    d.outliving(commerce.ToolGetQuote),
 		Req:     d.request(ctx, d.step(name)),
@@ -239,7 +239,7 @@ func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 	if d.split() {
 		return d.priceSplit(ctx)
 	}
-	dt, env, err := flow.CallTool[commerce.DutiesAndTaxes](ctx, d.specs, flow.Call{
+	dt, env, err := callOrReuse[commerce.DutiesAndTaxes](ctx, d, flow.Call{
 		Tool: commerce.ToolDutiesAndTaxes,
 		Wrap: d.outliving(commerce.ToolDutiesAndTaxes),
 		Req:  d.request(ctx, d.step("duties")),
@@ -256,14 +256,14 @@ func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 	shipExp := d.shipping.ExpiresAt
 	args := commerce.ComputeTotalArgs{Quote: *d.quote, Shipping: *d.option, Duties: *d.duties, ShippingExpiresAt: &shipExp}
 	// The tool seals the total with the evidence it rests on
-	// (docs/quote-seals.md#the-seal). A prefetched total is matched on its
+	// (docs/quote-seals.md#the-seal). The quote round's total is matched on its
 	// input without the refs (activities.PrefetchSHA256).
 	refs := d.sealRefs
 	if d.approval != nil && d.approval.Approved() && d.approval.Evidence != nil {
 		refs.ApprovalSnapshotID = d.approval.Evidence.SnapshotID
 	}
 	args.Evidence = &refs
-	t, env, err := flow.CallTool[commerce.Total](ctx, d.specs, flow.Call{
+	t, env, err := callOrReuse[commerce.Total](ctx, d, flow.Call{
 		Tool:    commerce.ToolComputeTotal,
 		Wrap:    d.outliving(commerce.ToolComputeTotal),
 		Req:     d.request(ctx, d.step("total")),

@@ -8,13 +8,12 @@ import (
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows/approval"
-	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
 )
 
 // run is the draft order's main line: quote, approval if needed, price,
 // confirmation, creation. Every step that can end the flow returns a result.
 func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
-	ctx = d.prefetchRound(flow.WithLocalTools(ctx))
+	d.firstRound = d.quoteRound(ctx)
 	if end, err := d.quoteAll(ctx); end != nil || err != nil {
 		return d.stop(ctx, end, err)
 	}
@@ -43,7 +42,7 @@ func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
 }
 
 // enterPricing moves the order to PRICING. With the read-only tools local
-// (flow.WithLocalTools), duties and the total run inside the workflow task
+// (flow.Call.InWorker), duties and the total run inside the workflow task
 // that quoted or took the approval, so PRICING lasts milliseconds: the
 // status query shows it, but the search attribute is left at the previous
 // state until the total is published (an upsert is a history event, and a

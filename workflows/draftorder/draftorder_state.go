@@ -52,7 +52,10 @@ type draftOrder struct {
 	// on a cancel can no longer stop it.
 	pastCancel bool
 
-	round      int
+	round int
+	// firstRound holds the answers of the first quote round, made ahead,
+	// that no step has taken yet (docs/performance.md#quote-round).
+	firstRound roundAnswers
 	quote      *commerce.Quote
 	shipping   *commerce.ShippingQuote
 	option     *commerce.ShippingOption

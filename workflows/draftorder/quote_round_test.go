@@ -1,6 +1,7 @@
 package draftorder
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
 )
 
 // roundTools are a quote round's six tools, in the order it calls them.
@@ -107,5 +109,42 @@ func TestQuoteRoundAnswerForAnotherInputIsNotTaken(t *testing.T) {
 	}
 	if f.Direct[0] != commerce.ToolQuoteShipping || f.Count("QuoteShipping") != 2 {
 		t.Fatalf("direct calls %v, %d shipping calls: the tampered answer was taken", f.Direct, f.Count("QuoteShipping"))
+	}
+}
+
+func TestQuoteRoundAnswerIsTakenOnceAndOnlyForTheCallItMade(t *testing.T) {
+	args := commerce.QuoteShippingArgs{Items: []commerce.LineItem{{SKU: "SKU-1", Quantity: 1}}, Currency: "EUR", ShipFrom: "DE-BER"}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := flow.Call{Tool: commerce.ToolQuoteShipping, Req: toolkit.Request{CorrelationID: "corr-shipping"}, Args: args}
+	env := toolkit.Response{OK: true, Tool: call.Tool, Data: json.RawMessage(`{"options":[]}`)}
+	answers := roundAnswers{call.Req.CorrelationID: {Step: activities.StepShipping, Tool: call.Tool,
+		InputSHA256: activities.PrefetchSHA256(args, raw), Envelope: env}}
+
+	// Calls the round did not make, each off by one thing, get nothing and
+	// leave the answer where it is.
+	otherTool, otherStep, otherInput := call, call, call
+	otherTool.Tool = commerce.ToolGetQuote
+	otherStep.Req.CorrelationID = "corr-pricing"
+	otherArgs := args
+	otherArgs.ShipFrom = "FR-PAR"
+	otherInput.Args = otherArgs
+	for name, c := range map[string]flow.Call{"another tool": otherTool, "another step": otherStep, "another input": otherInput} {
+		if _, ok := answers.take(c); ok {
+			t.Fatalf("%s took the round's answer", name)
+		}
+	}
+	if got, ok := answers.take(call); !ok || !reflect.DeepEqual(got, env) {
+		t.Fatalf("the round's own call got %+v, %v", got, ok)
+	}
+	// The answer is used once: the same call again is the workflow's to make.
+	if _, ok := answers.take(call); ok {
+		t.Fatal("the round's answer was taken twice")
+	}
+	// A round that failed has no answers to give.
+	if _, ok := roundAnswers(nil).take(call); ok {
+		t.Fatal("a failed round answered")
 	}
 }

@@ -20,7 +20,8 @@ import (
 // Each still runs Tools.CallTool, through the invoker, with its evidence
 // snapshot; the history holds a marker with the same envelope instead of
 // three activity events. Its write makes its first attempt in the worker
-// too (localFirst). Other flows run every tool as a regular activity.
+// too (localFirst). A draft order says so on each call (Call.InWorker);
+// other flows run every tool as a regular activity.
 
 // localTools are the tools that run as local activities: read-only,
 // in-process (no open world), and short. The write tool, Stripe and every
@@ -47,32 +48,17 @@ var localFirstTools = map[string]bool{
 	commerce.ToolCreateDraftOrder: true,
 }
 
-// localToolsKey marks the workflow context of a draft order, whose tool
-// calls run in the worker where the lists above say so.
-type localToolsKey struct{}
-
-// WithLocalTools is ctx for a draft order's tool calls.
-func WithLocalTools(ctx workflow.Context) workflow.Context {
-	return workflow.WithValue(ctx, localToolsKey{}, true)
-}
-
-// onLocalTools reports whether ctx is a draft order's (withLocalTools).
-func onLocalTools(ctx workflow.Context) bool {
-	on, _ := ctx.Value(localToolsKey{}).(bool)
-	return on
-}
-
 // runsLocal reports whether this call runs as a local activity: a draft
-// order's call of a tool of the list, whose spec still says read-only and
-// in-process.
-func runsLocal(ctx workflow.Context, spec toolkit.Spec) bool {
-	return onLocalTools(ctx) && localTools[spec.Name] && spec.Annotations.ReadOnly && !spec.Annotations.OpenWorld
+// order's call (Call.InWorker) of a tool of the list, whose spec still says
+// read-only and in-process.
+func runsLocal(c Call, spec toolkit.Spec) bool {
+	return c.InWorker && localTools[spec.Name] && spec.Annotations.ReadOnly && !spec.Annotations.OpenWorld
 }
 
 // runsLocalFirst reports whether this call makes its first attempt as a
 // local activity.
-func runsLocalFirst(ctx workflow.Context, spec toolkit.Spec) bool {
-	return onLocalTools(ctx) && localFirstTools[spec.Name] && !spec.Annotations.OpenWorld
+func runsLocalFirst(c Call, spec toolkit.Spec) bool {
+	return c.InWorker && localFirstTools[spec.Name] && !spec.Annotations.OpenWorld
 }
 
 // localToolOptions are toolOptions for a local activity: the same attempt

@@ -22,6 +22,9 @@ type Call struct {
 	// Wrap, if set, runs the activity's start (a draft order re-runs a call
 	// that failed on infrastructure: outlive); nil starts it once.
 	Wrap func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future
+	// InWorker marks a draft order's call: the tools local_tools.go lists
+	// run in the worker (docs/performance.md#local-activities).
+	InWorker bool
 	// Handover, if set, runs before a local-first call (runsLocalFirst)
 	// hands over to its regular activity.
 	Handover func(ctx workflow.Context) error
@@ -61,12 +64,9 @@ func CallTool[T any](ctx workflow.Context, specs ToolSpecs, c Call) Future[T] {
 		set.SetError(activities.ApplicationError(toolkit.Errorf(toolkit.InvalidArgument, "input of %s is not JSON: %v", c.Tool, err)))
 		return Future[T]{f: f, tool: c.Tool}
 	}
-	if res, ok := takePrefetched(ctx, c, raw); ok {
-		return Future[T]{f: settled(ctx, res), tool: c.Tool}
-	}
 	var tools *activities.Tools
 	in := activities.CallToolInput{Call: toolkit.ToolCall{Tool: c.Tool, Request: c.Req, Input: raw}}
-	local, first := runsLocal(ctx, spec), runsLocalFirst(ctx, spec)
+	local, first := runsLocal(c, spec), runsLocalFirst(c, spec)
 	f := c.run(ctx, func(ctx workflow.Context) workflow.Future {
 		switch {
 		case local:
@@ -77,6 +77,15 @@ func CallTool[T any](ctx workflow.Context, specs ToolSpecs, c Call) Future[T] {
 		return workflow.ExecuteActivity(ToolOptions(ctx, spec, c.Summary), tools.CallTool, in)
 	})
 	return Future[T]{f: f, tool: c.Tool}
+}
+
+// Answered is a call of tool whose answer env the workflow already has
+// (a draft order's quote round made it: docs/performance.md#quote-round);
+// Get reads it as CallTool's future would.
+func Answered[T any](ctx workflow.Context, tool string, env toolkit.Response) Future[T] {
+	f, set := workflow.NewFuture(ctx)
+	set.Set(activities.CallToolResult{Envelope: env}, nil)
+	return Future[T]{f: f, tool: tool}
 }
 
 // Get waits for the answer: the data decoded into T and the envelope. A

@@ -1,0 +1,128 @@
+package audit
+
+import (
+	"context"
+
+	"github.com/cartwright-dev/cartwright/evidence"
+)
+
+// batchReads answers the reads of a page of runs from a few statements
+// made once for all of their workflows: their chains (every snapshot of
+// each, so also every snapshot their envelopes should name), the chains'
+// heads, their draft_orders rows and those rows' backing. Anything outside
+// the batch — a snapshot or a draft row of another workflow, which a
+// tampered envelope may name — is read directly, as Audit reads it, so the
+// findings are the same (docs/performance.md#audit-rate).
+//
+// The statements run once, in the background, from start; a read waits
+// for them.
+type batchReads struct {
+	direct directReads
+	ready  chan struct{}
+	err    error // set before ready closes
+
+	inBatch map[string]bool // the batch's workflow ids
+	snaps   map[string]*evidence.SnapshotRecord
+	chains  map[string]*evidence.Chain
+	drafts  map[string]*draftRow
+	rows    map[string][]evidence.DraftRowBacking
+}
+
+// startBatch begins reading the evidence of workflowIDs.
+func startBatch(ctx context.Context, store *evidence.Store, workflowIDs []string) *batchReads {
+	b := &batchReads{direct: directReads{store}, ready: make(chan struct{}), inBatch: make(map[string]bool, len(workflowIDs))}
+	for _, id := range workflowIDs {
+		b.inBatch[id] = true
+	}
+	go func() {
+		defer close(b.ready)
+		b.err = b.load(ctx, workflowIDs)
+	}()
+	return b
+}
+
+func (b *batchReads) load(ctx context.Context, workflowIDs []string) error {
+	chains, err := b.direct.store.ReadChains(ctx, workflowIDs)
+	if err != nil {
+		return errf("read the evidence chains of %d workflows: %v", len(workflowIDs), err)
+	}
+	b.chains, b.snaps = chains, map[string]*evidence.SnapshotRecord{}
+	for _, c := range chains {
+		for _, s := range c.Rows {
+			b.snaps[s.SnapshotID] = s
+		}
+	}
+	rows, err := b.direct.store.Pool().Query(ctx, `SELECT draft_order_id, `+draftRowColumns+` FROM draft_orders
+		WHERE workflow_id = ANY($1)`, workflowIDs)
+	if err != nil {
+		return errf("read the draft rows of %d workflows: %v", len(workflowIDs), err)
+	}
+	b.drafts = map[string]*draftRow{}
+	for rows.Next() {
+		var r draftRow
+		var id string
+		if err := rows.Scan(&id, &r.status, &r.quoteHash, &r.currency, &r.total); err != nil {
+			rows.Close()
+			return errf("read the draft rows of %d workflows: %v", len(workflowIDs), err)
+		}
+		b.drafts[id] = &r
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return errf("read the draft rows of %d workflows: %v", len(workflowIDs), err)
+	}
+	if b.rows, err = evidence.DraftRowsOfMany(ctx, b.direct.store.Pool(), workflowIDs); err != nil {
+		return errf("read the draft rows of %d workflows: %v", len(workflowIDs), err)
+	}
+	return nil
+}
+
+// wait blocks until the batch is read.
+func (b *batchReads) wait(ctx context.Context) error {
+	select {
+	case <-b.ready:
+		return b.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *batchReads) snapshot(ctx context.Context, id string) (*evidence.SnapshotRecord, error) {
+	if err := b.wait(ctx); err != nil {
+		return nil, err
+	}
+	if s, ok := b.snaps[id]; ok {
+		return s, nil
+	}
+	return b.direct.snapshot(ctx, id)
+}
+
+func (b *batchReads) chain(ctx context.Context, workflowID string) (*evidence.Chain, error) {
+	if err := b.wait(ctx); err != nil {
+		return nil, err
+	}
+	if c, ok := b.chains[workflowID]; ok {
+		return c, nil
+	}
+	return b.direct.chain(ctx, workflowID)
+}
+
+func (b *batchReads) draftRow(ctx context.Context, draftOrderID string) (*draftRow, error) {
+	if err := b.wait(ctx); err != nil {
+		return nil, err
+	}
+	if r, ok := b.drafts[draftOrderID]; ok {
+		return r, nil
+	}
+	return b.direct.draftRow(ctx, draftOrderID)
+}
+
+func (b *batchReads) workflowRows(ctx context.Context, workflowID string) ([]evidence.DraftRowBacking, error) {
+	if err := b.wait(ctx); err != nil {
+		return nil, err
+	}
+	if b.inBatch[workflowID] {
+		return b.rows[workflowID], nil
+	}
+	return b.direct.workflowRows(ctx, workflowID)
+}
