@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 )
 
@@ -128,7 +129,9 @@ func TestExtrasVariantIsTheConfirmVariantWithExtras(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	Register(env)
-	env.SetSearchAttributesOnStart(map[string]any{"CartwrightState": "NEEDS_USER_CONFIRMATION"})
+	if err := env.SetTypedSearchAttributesOnStart(temporal.NewSearchAttributes(stateKey.ValueSet("NEEDS_USER_CONFIRMATION"))); err != nil {
+		t.Fatal(err)
+	}
 	var total, confirmed Result
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(UpdateQuote, "quote-1", &testsuite.TestUpdateCallback{
