@@ -46,6 +46,7 @@ func run() error {
 	}
 	defer func() { _ = logger.Sync() }()
 	logger = logger.With(zap.String("task_queue", cfg.TaskQueue), zap.String("build", toolkit.BuildHash()))
+	gogc := tuneGC()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -138,7 +139,7 @@ func run() error {
 	}))
 	deps.RegisterRoles(w, roles)
 
-	logger.Info("worker starting", zap.Int("tools", len(deps.Registry.Specs())), zap.String("roles", cfg.WorkerRoles),
+	logger.Info("worker starting", zap.Int("tools", len(deps.Registry.Specs())), zap.String("roles", cfg.WorkerRoles), zap.Int("gogc", gogc),
 		zap.String("deployment", versioning.Version.DeploymentName), zap.String("build_id", versioning.Version.BuildID))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)

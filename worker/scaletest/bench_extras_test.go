@@ -44,11 +44,29 @@ func TestExperimentExtras(t *testing.T) {
 		b = startBenchStack(ctx, t)
 	}
 	// "draft-other": the same draft orders served by another build's
-	// worker (CARTWRIGHT_EXP_OTHER_WORKER, a binary), for a change's
-	// before and after in one run.
+	// worker (CARTWRIGHT_EXP_OTHER_WORKER, a binary; this build's when
+	// unset) or another environment (CARTWRIGHT_EXP_OTHER_ENV, NAME=value
+	// separated by spaces), for a change's before and after in one run.
 	if slices.Contains(variants, "draft-other") {
-		other = startBenchStackBinary(ctx, t, os.Getenv("CARTWRIGHT_EXP_OTHER_WORKER"))
+		bin := os.Getenv("CARTWRIGHT_EXP_OTHER_WORKER")
+		if bin == "" {
+			var err error
+			if bin, err = workerBinary(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		other = startBenchStackBinary(ctx, t, bin, strings.Fields(os.Getenv("CARTWRIGHT_EXP_OTHER_ENV"))...)
 	}
+	defer func() { // the workers' peak RSS, for a change that trades memory
+		for name, s := range map[string]*benchStack{"draft": b, "draft-other": other} {
+			if s == nil {
+				continue
+			}
+			if u, err := s.worker.usage(); err == nil {
+				t.Logf("%s worker peak RSS %.0f MiB", name, u.PeakRSSMiB)
+			}
+		}
+	}()
 	fb := startFloor(ctx, t)
 	if f := os.Getenv("CARTWRIGHT_EXP_PIDFILE"); f != "" { // for perf record -p
 		pids := fmt.Sprintf("server=%s floor=%d", os.Getenv("CARTWRIGHT_BENCH_SERVER_PID"), fb.worker.cmd.Process.Pid)

@@ -198,12 +198,17 @@ func startBenchStack(ctx context.Context, t *testing.T) *benchStack {
 }
 
 // startBenchStackBinary is startBenchStack with the worker binary bin.
-func startBenchStackBinary(ctx context.Context, t *testing.T, bin string) *benchStack {
+func startBenchStackBinary(ctx context.Context, t *testing.T, bin string, extraEnv ...string) *benchStack {
 	t.Helper()
 	base := newScaleBase(ctx, t)
 	env := workerEnv(base.tq, base.dsn, base.fake.URL, 24)
 	if v := os.Getenv("CARTWRIGHT_BENCH_WORKER_GOGC"); v != "" { // an experiment's knob, not the product's
 		env["GOGC"] = v
+	}
+	for _, kv := range extraEnv { // an experiment's own (NAME=value)
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
 	}
 	w := startWorkerBinary(t, bin, "bench", "workflows,activities", env)
 	w.waitReady(t, 2*time.Minute)
