@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -20,36 +19,19 @@ const appendSQL = `SELECT r_reused, r_snapshot_id, r_output, r_output_hash, r_st
 	FROM evidence_append_row(p_lock_class => $1, p_row => $2)`
 
 // newRow is a staged row as the append functions take it (one jsonb
-// argument, read with evidence_snapshots' own row type): the columns the
-// store supplies, under their column names. The content hash is complete
-// (hash format 2); the chain columns are the database's.
+// argument, read with evidence_snapshots' own row type): the record's
+// columns under their JSON names, which are the column names, plus what
+// the record keeps out of its JSON. The content hash is complete (hash
+// format 2); the chain columns the record also carries (chain_seq, the
+// links, recorded_at) are the database's, and the functions never read
+// them.
 type newRow struct {
-	SnapshotID     string          `json:"snapshot_id"`
-	DedupeKey      string          `json:"dedupe_key"`
-	ChainKey       string          `json:"chain_key"`
-	Tool           string          `json:"tool"`
-	ToolVersion    string          `json:"tool_version"`
-	Build          string          `json:"build"`
-	WorkflowID     string          `json:"workflow_id"`
-	RunID          string          `json:"run_id"`
-	ActivityID     string          `json:"activity_id"`
-	ActivityType   string          `json:"activity_type"`
-	Attempt        int32           `json:"attempt"`
-	RequestID      string          `json:"request_id"`
-	CorrelationID  string          `json:"correlation_id"`
-	UserIDHash     string          `json:"user_id_hash"`
-	InputDigest    string          `json:"input_digest"`
-	Output         json.RawMessage `json:"output"`
-	OutputHash     string          `json:"output_hash"`
-	RawCiphertext  pgBytea         `json:"raw_ciphertext"`
-	RawNonce       pgBytea         `json:"raw_nonce"`
-	RawKeyID       *string         `json:"raw_key_id"`
-	RulesetVersion string          `json:"ruleset_version"`
-	TTLSeconds     int             `json:"ttl_seconds"`
-	Status         string          `json:"status"`
-	CreatedAt      time.Time       `json:"created_at"`
-	TraceID        string          `json:"trace_id"`
-	ContentHash    string          `json:"content_hash"`
+	*SnapshotRecord
+	DedupeKey     string  `json:"dedupe_key"`
+	RawCiphertext pgBytea `json:"raw_ciphertext"`
+	RawNonce      pgBytea `json:"raw_nonce"`
+	// RawKeyID is null without a raw output (the record omits it empty).
+	RawKeyID *string `json:"raw_key_id"`
 }
 
 // pgBytea is a bytea column in JSON: PostgreSQL's hex form (\x…), the one
@@ -70,13 +52,8 @@ func (st *staged) row() newRow {
 	if r.HasRaw {
 		keyID = &r.RawKeyID
 	}
-	return newRow{SnapshotID: r.SnapshotID, DedupeKey: st.dedupeKey, ChainKey: r.ChainKey, Tool: r.Tool,
-		ToolVersion: r.ToolVersion, Build: r.Build, WorkflowID: r.WorkflowID, RunID: r.RunID,
-		ActivityID: r.ActivityID, ActivityType: r.ActivityType, Attempt: r.Attempt, RequestID: r.RequestID,
-		CorrelationID: r.CorrelationID, UserIDHash: r.UserIDHash, InputDigest: r.InputDigest, Output: r.Output,
-		OutputHash: r.OutputHash, RawCiphertext: r.rawCiphertext, RawNonce: r.rawNonce, RawKeyID: keyID,
-		RulesetVersion: r.RulesetVersion, TTLSeconds: r.TTLSeconds, Status: r.Status, CreatedAt: r.CreatedAt,
-		TraceID: r.TraceID, ContentHash: r.ContentHash}
+	return newRow{SnapshotRecord: r, DedupeKey: st.dedupeKey, RawCiphertext: r.rawCiphertext, RawNonce: r.rawNonce,
+		RawKeyID: keyID}
 }
 
 // rowJSON is st's row encoded for one jsonb argument.
