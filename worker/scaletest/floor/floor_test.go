@@ -78,30 +78,8 @@ func TestConfirmVariantWaitsForTheTotalItShowed(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	Register(env)
-	var total, confirmed Result
-	var refused error
-	env.RegisterDelayedCallback(func() {
-		env.UpdateWorkflow(UpdateQuote, "quote-1", &testsuite.TestUpdateCallback{
-			OnReject: func(err error) { t.Errorf("quote rejected: %v", err) },
-			OnComplete: func(v any, err error) {
-				if err != nil {
-					t.Errorf("quote: %v", err)
-					return
-				}
-				total = v.(Result)
-				env.UpdateWorkflow(UpdateConfirm, "confirm-forged", &testsuite.TestUpdateCallback{
-					OnReject: func(err error) { refused = err }, OnComplete: func(any, error) {}}, "total/other")
-				env.UpdateWorkflow(UpdateConfirm, "confirm-1", &testsuite.TestUpdateCallback{
-					OnReject: func(err error) { t.Errorf("confirm rejected: %v", err) },
-					OnComplete: func(v any, err error) {
-						if err != nil {
-							t.Errorf("confirm: %v", err)
-							return
-						}
-						confirmed = v.(Result)
-					}}, total.Ref)
-			}})
-	}, 0)
+	var c confirmRound
+	c.drive(t, env, "total/other")
 	env.ExecuteWorkflow(Floor6LocalConfirm, NewOrder("o-2"))
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
@@ -110,14 +88,14 @@ func TestConfirmVariantWaitsForTheTotalItShowed(t *testing.T) {
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
-	if total.Step != "total" || total.OrderID != "o-2" {
-		t.Fatalf("quote answered %+v, want the total of o-2", total)
+	if c.total.Step != "total" || c.total.OrderID != "o-2" {
+		t.Fatalf("quote answered %+v, want the total of o-2", c.total)
 	}
-	if refused == nil {
+	if c.refused == nil {
 		t.Error("a confirm naming another total was accepted")
 	}
-	if res.Step != LastStep || res.After != "total" || confirmed != res {
-		t.Fatalf("run %+v, confirm %+v: want the write after the total, the same in both", res, confirmed)
+	if res.Step != LastStep || res.After != "total" || c.confirmed != res {
+		t.Fatalf("run %+v, confirm %+v: want the write after the total, the same in both", res, c.confirmed)
 	}
 }
 
@@ -132,21 +110,8 @@ func TestExtrasVariantIsTheConfirmVariantWithExtras(t *testing.T) {
 	if err := env.SetTypedSearchAttributesOnStart(temporal.NewSearchAttributes(stateKey.ValueSet("NEEDS_USER_CONFIRMATION"))); err != nil {
 		t.Fatal(err)
 	}
-	var total, confirmed Result
-	env.RegisterDelayedCallback(func() {
-		env.UpdateWorkflow(UpdateQuote, "quote-1", &testsuite.TestUpdateCallback{
-			OnReject: func(err error) { t.Errorf("quote rejected: %v", err) },
-			OnComplete: func(v any, err error) {
-				if err != nil {
-					t.Errorf("quote: %v", err)
-					return
-				}
-				total = v.(Result)
-				env.UpdateWorkflow(UpdateConfirm, "confirm-1", &testsuite.TestUpdateCallback{
-					OnReject:   func(err error) { t.Errorf("confirm rejected: %v", err) },
-					OnComplete: func(v any, err error) { confirmed, _ = v.(Result) }}, total.Ref)
-			}})
-	}, 0)
+	var c confirmRound
+	c.drive(t, env, "")
 	x := Extras{Timer: true, MarkerPad: 1000, AnswerPad: 500, Upsert: true, Summaries: true}
 	env.ExecuteWorkflow(Floor6LocalConfirmExtras, ExtrasInput{Order: NewOrder("o-3"), Extras: x})
 	if err := env.GetWorkflowError(); err != nil {
@@ -156,8 +121,45 @@ func TestExtrasVariantIsTheConfirmVariantWithExtras(t *testing.T) {
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
-	if total.Step != "total" || len(total.Padding) != 500 || res.Step != LastStep || res.After != "total" ||
-		len(res.Padding) != 500 || confirmed.Ref != res.Ref {
-		t.Fatalf("quote %+v, run %+v, confirm %+v", total, res, confirmed)
+	if c.total.Step != "total" || len(c.total.Padding) != 500 || res.Step != LastStep || res.After != "total" ||
+		len(res.Padding) != 500 || c.confirmed.Ref != res.Ref {
+		t.Fatalf("quote %+v, run %+v, confirm %+v", c.total, res, c.confirmed)
 	}
+}
+
+// confirmRound drives a run of the confirm protocol in the SDK's test
+// environment as the bench's client does, and keeps what it was answered.
+type confirmRound struct {
+	total, confirmed Result
+	// refused is the rejection of the confirm naming a forged total.
+	refused error
+}
+
+// drive sends the quote update at the start, then, once it answered, a
+// confirm naming forged (unless "") and the confirm naming the total.
+func (c *confirmRound) drive(t *testing.T, env *testsuite.TestWorkflowEnvironment, forged string) {
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(UpdateQuote, "quote-1", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { t.Errorf("quote rejected: %v", err) },
+			OnComplete: func(v any, err error) {
+				if err != nil {
+					t.Errorf("quote: %v", err)
+					return
+				}
+				c.total = v.(Result)
+				if forged != "" {
+					env.UpdateWorkflow(UpdateConfirm, "confirm-forged", &testsuite.TestUpdateCallback{
+						OnReject: func(err error) { c.refused = err }, OnComplete: func(any, error) {}}, forged)
+				}
+				env.UpdateWorkflow(UpdateConfirm, "confirm-1", &testsuite.TestUpdateCallback{
+					OnReject: func(err error) { t.Errorf("confirm rejected: %v", err) },
+					OnComplete: func(v any, err error) {
+						if err != nil {
+							t.Errorf("confirm: %v", err)
+							return
+						}
+						c.confirmed = v.(Result)
+					}}, c.total.Ref)
+			}})
+	}, 0)
 }
