@@ -104,7 +104,7 @@ func TestNoPIIInTemporalsStore(t *testing.T) {
 	// (the planted name is back) and audit CLEAN.
 	srv := httptest.NewServer(s.ws.Deps.Codec)
 	defer srv.Close()
-	token, err := codecserver.IssueToken(ctx, s.pool, "alice.support", "nopii test", time.Hour)
+	token, err := codecserver.IssueToken(ctx, testenv.IssuerPool(t, s.pool.Config().ConnString()), "alice.support", "nopii test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

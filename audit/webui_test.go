@@ -91,11 +91,12 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	waitDraft(t, ctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool {
 		return st.Approvals.Pending != nil && st.Approvals.Pending.LastRefusal != nil
 	})
-	token, err := codecserver.IssueToken(ctx, s.pool, "alice.support", "web ui test", time.Hour)
+	issuer := testenv.IssuerPool(t, s.pool.Config().ConnString())
+	token, err := codecserver.IssueToken(ctx, issuer, "alice.support", "web ui test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	decider, err := codecserver.IssueToken(ctx, s.pool, "bob.compliance", "web ui test", time.Hour)
+	decider, err := codecserver.IssueToken(ctx, issuer, "bob.compliance", "web ui test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -215,6 +215,10 @@ stop_postgres_if_ours() {
 #   - cartwright_runtime (no login), the group every runtime grant goes to;
 #   - cartwright/cartwright, in cartwright_runtime: the worker's, the
 #     gateway's and the starter's connection (CARTWRIGHT_PG_DSN); owns nothing;
+#   - cartwright_issuing (no login), the group the identity grants go to
+#     (staff, staff tokens, MCP tokens), and cartwright_issuer/cartwright_issuer
+#     in it: the operators' `starter staff …` and `starter mcp token …`
+#     (CARTWRIGHT_PG_ISSUER_DSN, never in a worker's or the gateway's env);
 #   - cartwright_admin/cartwright_admin, SUPERUSER, for integration tests
 #     that create and drop a database per test over TCP (root cannot use the
 #     postgres user's peer auth from inside go test).
@@ -230,6 +234,15 @@ ensure_pg_roles() {
 		  END IF;
 		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright') THEN
 		    CREATE ROLE cartwright LOGIN PASSWORD 'cartwright';
+		  END IF;
+		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_issuing') THEN
+		    CREATE ROLE cartwright_issuing NOLOGIN;
+		  END IF;
+		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_issuer') THEN
+		    CREATE ROLE cartwright_issuer LOGIN PASSWORD 'cartwright_issuer';
+		  END IF;
+		  IF NOT pg_has_role('cartwright_issuer', 'cartwright_issuing', 'MEMBER') THEN
+		    GRANT cartwright_issuing TO cartwright_issuer;
 		  END IF;
 		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_admin') THEN
 		    CREATE ROLE cartwright_admin LOGIN SUPERUSER PASSWORD 'cartwright_admin';
@@ -249,6 +262,12 @@ ensure_pg_roles() {
 # (never written into .data/env, which the worker reads).
 owner_dsn() {
 	echo "postgres://cartwright_owner:cartwright_owner@127.0.0.1:$PG_PORT/$APP_DB?sslmode=disable"
+}
+
+# issuer_dsn: the issuing role's connection (docs/operators.md#keys-and-grants-per-process),
+# written into the operator's .data/env only.
+issuer_dsn() {
+	echo "postgres://cartwright_issuer:cartwright_issuer@127.0.0.1:$PG_PORT/$APP_DB?sslmode=disable"
 }
 
 # adopt_legacy_app_db: a database "cartwright" made before the roles were

@@ -20,6 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -76,7 +77,7 @@ func startGateway(ctx context.Context, t *testing.T, b *benchStack, direct bool)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	nt, err := gateway.NewTokens(b.pool).Create(ctx, gateway.Actor{ID: "bench-agent-" + randomHex(4),
+	nt, err := gateway.NewTokens(testenv.IssuerPool(t, b.pool.Config().ConnString())).Create(ctx, gateway.Actor{ID: "bench-agent-" + randomHex(4),
 		CallsPerMinute: 1_000_000, BytesPerMinute: 1 << 30})
 	if err != nil {
 		t.Fatal(err)

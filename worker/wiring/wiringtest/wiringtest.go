@@ -180,6 +180,7 @@ func (s *Stack) Env(t *testing.T) {
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
 	t.Setenv("CARTWRIGHT_TASK_QUEUE", s.TaskQueue)
 	t.Setenv("CARTWRIGHT_PG_DSN", s.DSN)
+	t.Setenv("CARTWRIGHT_PG_ISSUER_DSN", testenv.IssuerDSNFor(s.DSN))
 	t.Setenv("CARTWRIGHT_EVIDENCE_KEY", s.EvidenceKey)
 	t.Setenv("CARTWRIGHT_EVIDENCE_KEY_ID", s.EvidenceKeyID)
 	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
@@ -199,10 +200,10 @@ func (s *Stack) ServeCodec(t testing.TB) string {
 }
 
 // StaffToken issues a staff token for staffID (an active member of the
-// roster), as `starter staff token` does.
+// roster), as `starter staff token` does: as the issuing role.
 func (s *Stack) StaffToken(t testing.TB, staffID string) string {
 	t.Helper()
-	tok, err := codecserver.IssueToken(context.Background(), s.Pool, staffID, "test", time.Hour)
+	tok, err := codecserver.IssueToken(context.Background(), testenv.IssuerPool(t, s.DSN), staffID, "test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
