@@ -448,7 +448,7 @@ secret_file() {
 lock_secrets() {
 	local f
 	chmod 700 "$DATA_DIR"
-	for f in "$ENV_FILE" "$DATA_DIR"/*.key "$DATA_DIR"/*.secret "$DATA_DIR"/*.token; do
+	for f in "$ENV_FILE" "$DATA_DIR"/*.env "$DATA_DIR"/*.key "$DATA_DIR"/*.secret "$DATA_DIR"/*.token; do
 		if [ -e "$f" ]; then chmod 600 "$f"; fi
 	done
 }
@@ -456,10 +456,11 @@ lock_secrets() {
 # write_env: the environment the worker, starter and tests see, as a file
 # you can `source` (`. .data/env`) to talk to the same stack by hand.
 write_env() {
-	local key whsec pkey skey csecret
+	local key whsec pkey skey qkey csecret
 	key=$(secret_file "$DATA_DIR/evidence.key" sh -c 'head -c 32 /dev/urandom | base64')
 	pkey=$(secret_file "$DATA_DIR/payload.key" sh -c 'head -c 32 /dev/urandom | base64')
 	skey=$(secret_file "$DATA_DIR/seal.key" sh -c 'head -c 32 /dev/urandom | base64')
+	qkey=$(secret_file "$DATA_DIR/quote-seal.key" sh -c 'head -c 32 /dev/urandom | base64')
 	csecret=$(secret_file "$DATA_DIR/codec.secret" sh -c 'head -c 24 /dev/urandom | base64 | tr -d "/+="')
 	# shellcheck disable=SC2016 # expanded by the inner sh, on purpose
 	whsec=$(secret_file "$DATA_DIR/stripe-webhook.secret" sh -c 'printf "whsec_%s\n" "$(head -c 24 /dev/urandom | base64 | tr -d "/+=")"')
@@ -480,6 +481,8 @@ write_env() {
 		export CARTWRIGHT_UI_URL='http://localhost:$UI_PORT'
 		export CARTWRIGHT_PAYLOAD_KEYS='dev-1:$pkey'
 		export CARTWRIGHT_SEAL_KEYS='dev-seal-1:$skey'
+		export CARTWRIGHT_QUOTE_SEAL_KEYS='dev-quote-1:$qkey'
+		export CARTWRIGHT_PG_ISSUER_DSN='$(issuer_dsn)'
 		export CARTWRIGHT_CODEC_ADDR='127.0.0.1:$CODEC_PORT'
 		export CARTWRIGHT_CODEC_URL='http://127.0.0.1:$CODEC_PORT/codec'
 		export CARTWRIGHT_CODEC_CORS_ORIGINS='http://localhost:$UI_PORT,http://127.0.0.1:$UI_PORT'
@@ -502,7 +505,48 @@ write_env() {
 		EOT
 		test_env_extra
 	fi
+	write_process_envs
 	lock_secrets
+}
+
+# What each long-running process holds (docs/operators.md#keys-and-grants-per-process).
+# SECRET_VARS are every secret a stack's .data/env may carry; a process is
+# started from its own file, $DATA_DIR/<process>.env: .data/env without the
+# secrets its list does not name. .data/env itself is the operator's shell
+# (every starter command, the tests). A new secret goes into SECRET_VARS,
+# into the list of each process that needs it, and into the doc's table;
+# internal/config's TestProcessesHoldOnlyTheirKeys reads the files written
+# here, docker-compose.yml and the Helm chart against that table.
+SECRET_VARS=(CARTWRIGHT_PG_DSN CARTWRIGHT_PG_OWNER_DSN CARTWRIGHT_PG_ISSUER_DSN CARTWRIGHT_TEST_PG_DSN
+	CARTWRIGHT_CLUSTER_PG_ADMIN_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS CARTWRIGHT_SEAL_KEYS
+	CARTWRIGHT_QUOTE_SEAL_KEYS CARTWRIGHT_CODEC_SECRET STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET
+	CARTWRIGHT_MCP_TOKEN CARTWRIGHT_STAFF_TOKEN TEMPORAL_API_KEY)
+# The worker of make dev and make cluster takes every role (workflows,
+# activities, webhook, schedules, codec): the union of theirs.
+WORKER_HOLDS=(CARTWRIGHT_PG_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS CARTWRIGHT_SEAL_KEYS
+	CARTWRIGHT_QUOTE_SEAL_KEYS CARTWRIGHT_CODEC_SECRET STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET TEMPORAL_API_KEY)
+# The MCP gateway: no seal ring of either kind, no codec secret, no
+# webhook secret, no identity-issuing or owner DSN.
+GATEWAY_HOLDS=(CARTWRIGHT_PG_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS STRIPE_SECRET_KEY TEMPORAL_API_KEY)
+
+# write_process_env NAME HOLDS...: $DATA_DIR/NAME.env, the lines of
+# $ENV_FILE but those exporting a secret HOLDS does not name.
+write_process_env() {
+	local name=$1 v re drop=()
+	shift
+	for v in "${SECRET_VARS[@]}"; do
+		case " $* " in *" $v "*) ;; *) drop+=("$v") ;; esac
+	done
+	re=$(IFS='|' && echo "${drop[*]}")
+	rm -f "$DATA_DIR/$name.env"
+	(umask 077 && grep -Ev "^export ($re)=" "$ENV_FILE" >"$DATA_DIR/$name.env")
+}
+
+# write_process_envs: the worker's and the gateway's files, from $ENV_FILE
+# as it stands (write_cluster_env calls it again after adding its lines).
+write_process_envs() {
+	write_process_env worker "${WORKER_HOLDS[@]}"
+	write_process_env gateway "${GATEWAY_HOLDS[@]}"
 }
 
 # stack_up: everything but the worker, for the loaded profile.

@@ -31,20 +31,13 @@ func TestRuntimeRoleCannotIssueIdentities(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer runtime.Close()
-	issuer := testenv.IssuerPool(t, dsn)
-
-	// What an operator issued: a tenant's MCP token and a support token.
-	if _, err := issuer.Exec(ctx, `INSERT INTO mcp_tokens (token_id, token_hash, actor_id, tenant)
-		VALUES ('mt_00000000000000aa', repeat('a', 64), 'shop-agent', 'tenant_acme')`); err != nil {
-		t.Fatalf("the issuing role could not issue an MCP token: %v", err)
-	}
-	if _, err := issuer.Exec(ctx, `INSERT INTO staff_tokens (token_sha256, staff_id, label, expires_at)
-		VALUES (sha256('alice'::bytea), 'alice.support', 'laptop', now() + interval '1 hour')`); err != nil {
-		t.Fatalf("the issuing role could not issue a staff token: %v", err)
-	}
-	if _, err := issuer.Exec(ctx, `UPDATE staff_tokens SET revoked_at = now() WHERE staff_id = 'alice.support'`); err != nil {
-		t.Fatalf("the issuing role could not revoke a staff token: %v", err)
-	}
+	// What an operator issued: a tenant's MCP token and a support
+	// member's token, since revoked (TestIssuingRoleGrants and the starter's
+	// tests issue through the issuing role itself).
+	testenv.AdminExec(t, runtime, `INSERT INTO mcp_tokens (token_id, token_hash, actor_id, tenant)
+		VALUES ('mt_00000000000000aa', repeat('a', 64), 'shop-agent', 'tenant_acme')`)
+	testenv.AdminExec(t, runtime, `INSERT INTO staff_tokens (token_sha256, staff_id, label, expires_at, revoked_at)
+		VALUES (sha256('alice'::bytea), 'alice.support', 'laptop', now() + interval '1 hour', now())`)
 
 	attacks := []struct{ what, sql string }{
 		{"a staff token for an admin", `INSERT INTO staff_tokens (token_sha256, staff_id, label, expires_at)
@@ -66,7 +59,7 @@ func TestRuntimeRoleCannotIssueIdentities(t *testing.T) {
 		{"add a merchant", `INSERT INTO merchants (merchant_id, display_name, country, business_type)
 			VALUES ('m_rogue', 'Rogue', 'GB', 'company')`},
 		{"add a merchant session", `INSERT INTO merchant_sessions (session_hash, merchant_id, expires_at)
-			VALUES (repeat('c', 64), 'm_acme_goods', now() + interval '1 day')`},
+			VALUES (sha256('s'::bytea), 'm_acme_goods', now() + interval '1 day')`},
 		{"become the issuing role", `SET ROLE cartwright_issuing`},
 	}
 	for _, a := range attacks {
@@ -197,6 +190,27 @@ func TestIssuingRoleGrants(t *testing.T) {
 	}
 	if !slices.Equal(cols, wantCols) {
 		t.Errorf("column UPDATE grants:\n got %v\nwant %v", cols, wantCols)
+	}
+
+	// The issuing login issues and revokes, as `starter staff token` and
+	// `starter mcp token` do.
+	issuer := testenv.IssuerPool(t, dsn)
+	for _, q := range []string{
+		`INSERT INTO staff_tokens (token_sha256, staff_id, label, expires_at)
+			SELECT sha256('t'::bytea), staff_id, 'laptop', now() + interval '1 hour' FROM staff WHERE staff_id = 'alice.support' AND active`,
+		`UPDATE staff_tokens SET revoked_at = now() WHERE staff_id = 'alice.support' AND revoked_at IS NULL`,
+		`INSERT INTO mcp_tokens (token_id, token_hash, actor_id, tenant) VALUES ('mt_00000000000000cc', repeat('c', 64), 'shop-agent', 'tenant_acme')`,
+		`UPDATE mcp_tokens SET revoked_at = now() WHERE token_id = 'mt_00000000000000cc' AND revoked_at IS NULL`,
+	} {
+		if tag, err := issuer.Exec(ctx, q); err != nil || tag.RowsAffected() != 1 {
+			t.Errorf("as the issuing role %q: %v", oneLine(q), err)
+		}
+	}
+	for _, q := range []string{`SELECT count(*) FROM evidence_snapshots`, `SELECT count(*) FROM draft_orders`,
+		`UPDATE mcp_tokens SET tenant = NULL`, `DELETE FROM staff`} {
+		if _, err := issuer.Exec(ctx, q); err == nil {
+			t.Errorf("the issuing role ran %q", q)
+		}
 	}
 
 	// Neither login is in the other's group, and neither may create roles.

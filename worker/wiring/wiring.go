@@ -123,9 +123,12 @@ func Build(ctx context.Context, b Base) (*Deps, error) {
 	return d, nil
 }
 
-// BuildTools makes what answering tool calls needs and nothing else: the
-// evidence store and the registry with every tool, without a Temporal
-// client (the MCP gateway's direct reads: docs/mcp.md#direct-reads).
+// BuildTools makes what answering read-only tool calls needs and nothing
+// else: the evidence store and a registry of the tools that change nothing,
+// without a Temporal client (the MCP gateway's direct reads:
+// docs/mcp.md#direct-reads). It reads no seal ring, approval or quote: the
+// tools that seal or check a seal are not in it, and the gateway holds
+// neither ring (docs/operators.md#keys-and-grants-per-process).
 func BuildTools(ctx context.Context, b Base) (*Deps, error) {
 	if b.Pool == nil {
 		return nil, errors.New("wiring: BuildTools needs a database pool")
@@ -139,8 +142,7 @@ func BuildTools(ctx context.Context, b Base) (*Deps, error) {
 		fn   func(context.Context) error
 	}{
 		{"evidence store", d.buildEvidence},
-		{"commerce tools", d.buildCommerce},
-		{"support tools", d.buildSupport},
+		{"commerce tools", d.buildCommerceReads},
 		{"onboarding tools", d.buildOnboarding},
 	} {
 		if err := s.fn(ctx); err != nil {
@@ -188,7 +190,7 @@ func (d *Deps) buildEvidence(context.Context) error {
 // against the evidence store (docs/quote-seals.md).
 func (d *Deps) buildCommerce(context.Context) error {
 	cfg := d.Config
-	seals, err := commerce.ParseSealRing(cfg.QuoteSealKeys, cfg.QuoteSealKeyID, cfg.EvidenceKeyID, cfg.EvidenceKey)
+	seals, err := commerce.ParseSealRing(cfg.QuoteSealKeys, cfg.QuoteSealKeyID)
 	if err != nil {
 		return err
 	}
@@ -202,6 +204,16 @@ func (d *Deps) buildCommerce(context.Context) error {
 		deps.FXSource = &commerce.FeedFX{Store: fxrates.PGStore{Pool: d.Pool}, MaxAge: cfg.FXMaxAge}
 	}
 	return commerce.RegisterTools(d.Registry, deps)
+}
+
+// buildCommerceReads registers the commerce tools that change nothing,
+// without a quote-seal ring (BuildTools).
+func (d *Deps) buildCommerceReads(context.Context) error {
+	deps := commerce.ToolDeps{Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock, Snapshots: d.Evidence}
+	if d.Config.FXFeedURL != "" {
+		deps.FXSource = &commerce.FeedFX{Store: fxrates.PGStore{Pool: d.Pool}, MaxAge: d.Config.FXMaxAge}
+	}
+	return commerce.RegisterReadTools(d.Registry, deps)
 }
 
 // buildSupport reads the seal key ring and registers the support-staff

@@ -23,6 +23,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/telemetry"
+	"github.com/cartwright-dev/cartwright/commerce/quotesealtest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
@@ -159,6 +160,7 @@ func Config(taskQueue, evidenceKey string) config.Config {
 	cfg.EvidenceKey, cfg.EvidenceKeyID = evidenceKey, evidencetest.KeyID
 	cfg.PayloadKeys, cfg.PayloadKeyID = codectest.Spec(), codectest.KeyID
 	cfg.SealKeys, cfg.SealKeyID = sealtest.Spec(), sealtest.KeyID
+	cfg.QuoteSealKeys, cfg.QuoteSealKeyID = quotesealtest.Spec(), quotesealtest.KeyID
 	cfg.StripeAPIBase = testenv.StripeAPIBase()
 	return cfg
 }
@@ -187,6 +189,7 @@ func (s *Stack) Env(t *testing.T) {
 	t.Setenv("CARTWRIGHT_PAYLOAD_KEY_ID", codectest.KeyID)
 	t.Setenv("CARTWRIGHT_SEAL_KEYS", sealtest.Spec())
 	t.Setenv("CARTWRIGHT_SEAL_KEY_ID", sealtest.KeyID)
+	t.Setenv("CARTWRIGHT_QUOTE_SEAL_KEYS", quotesealtest.Spec())
 }
 
 // ServeCodec serves the stack's codec server (as the worker does on
