@@ -20,8 +20,8 @@ import (
 
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/client"
-	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/commerce/quotesealtest"
+	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/worker/wiring"

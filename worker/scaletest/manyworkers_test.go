@@ -27,11 +27,11 @@ import (
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/commerce/quotesealtest"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
-	"github.com/cartwright-dev/cartwright/commerce/quotesealtest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -236,7 +236,7 @@ func workerEnv(tq, dsn, stripeURL string, conns int) map[string]string {
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
 		"CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(), "CARTWRIGHT_SEAL_KEYS": sealtest.Spec(),
 		"CARTWRIGHT_QUOTE_SEAL_KEYS": quotesealtest.Spec(),
-		"STRIPE_API_BASE": stripeURL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
+		"STRIPE_API_BASE":            stripeURL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
 		"CARTWRIGHT_LOG_LEVEL": "warn",
 	}
 	for _, kv := range temporalTLSEnv() {
