@@ -46,7 +46,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- $id | replace "sha256:" "" | trunc 63 -}}
 {{- end -}}
 
-{{/* Environment every cartwright container gets: Temporal, the task queue, the secrets. */}}
+{{/* Environment every long-running cartwright container gets (worker and
+     MCP gateway): Temporal, the task queue, and the secrets both need
+     (docs/operators.md#keys-and-grants-per-process). The seal rings, the codec
+     secret and the webhook secret are the workers' alone: cartwright.workerEnv. */}}
 {{- define "cartwright.env" -}}
 - name: TEMPORAL_ADDRESS
   value: {{ .Values.temporal.address | quote }}
@@ -83,20 +86,44 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
   value: {{ .Values.fxRates.feedURL | quote }}
 - name: CARTWRIGHT_FX_MAX_AGE
   value: {{ .Values.fxRates.maxAge | quote }}
-{{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET" "CARTWRIGHT_PAYLOAD_KEYS" "CARTWRIGHT_SEAL_KEYS" }}
+{{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" "CARTWRIGHT_PAYLOAD_KEYS" }}
 - name: {{ $k }}
   valueFrom:
     secretKeyRef:
       name: {{ include "cartwright.secretName" $ }}
       key: {{ $k }}
 {{- end }}
-{{- /* Optional: the current payload key id (default: the ring's first) and
-     the codec server's dev secret (production: staff tokens). */}}
-{{- range $k := list "CARTWRIGHT_PAYLOAD_KEY_ID" "CARTWRIGHT_SEAL_KEY_ID" "CARTWRIGHT_CODEC_SECRET" }}
-- name: {{ $k }}
+{{- /* Optional: the current payload key id (default: the ring's first). */}}
+- name: CARTWRIGHT_PAYLOAD_KEY_ID
   valueFrom:
     secretKeyRef:
       name: {{ include "cartwright.secretName" $ }}
+      key: CARTWRIGHT_PAYLOAD_KEY_ID
+      optional: true
+{{- end -}}
+
+{{/* The secrets only a worker group holds, by its roles
+     (docs/operators.md#keys-and-grants-per-process): the seal rings (every
+     group: the worker builds every tool at start), the webhook secret (the
+     webhook role) and the codec server's dev secret (the codec role). Takes
+     (dict "root" $ "roles" LIST). */}}
+{{- define "cartwright.workerEnv" -}}
+{{- $keys := list "CARTWRIGHT_SEAL_KEYS" "CARTWRIGHT_QUOTE_SEAL_KEYS" -}}
+{{- $optional := list "CARTWRIGHT_SEAL_KEY_ID" "CARTWRIGHT_QUOTE_SEAL_KEY_ID" -}}
+{{- if has "webhook" .roles }}{{ $keys = append $keys "STRIPE_WEBHOOK_SECRET" }}{{ end -}}
+{{- if has "codec" .roles }}{{ $optional = append $optional "CARTWRIGHT_CODEC_SECRET" }}{{ end -}}
+{{- range $k := $keys }}
+- name: {{ $k }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cartwright.secretName" $.root }}
+      key: {{ $k }}
+{{- end }}
+{{- range $k := $optional }}
+- name: {{ $k }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cartwright.secretName" $.root }}
       key: {{ $k }}
       optional: true
 {{- end }}
