@@ -27,12 +27,9 @@ var secrets = []string{
 }
 
 // holds is the table of docs/operators.md#keys-and-grants-per-process: what
-// each process (a worker by its roles) may hold. A worker builds every tool
-// at start (worker/wiring.Build), so every worker holds "worker start"
-// besides what its roles add.
+// each process (a worker by its roles: it builds only what they serve,
+// wiring.BuildFor) may hold.
 var holds = map[string][]string{
-	"worker start": {"CARTWRIGHT_PG_DSN", "CARTWRIGHT_EVIDENCE_KEY", "CARTWRIGHT_PAYLOAD_KEYS", "CARTWRIGHT_SEAL_KEYS",
-		"CARTWRIGHT_QUOTE_SEAL_KEYS", "STRIPE_SECRET_KEY", "TEMPORAL_API_KEY"},
 	"workflows":  {"CARTWRIGHT_PG_DSN", "CARTWRIGHT_EVIDENCE_KEY", "CARTWRIGHT_PAYLOAD_KEYS", "CARTWRIGHT_SEAL_KEYS", "CARTWRIGHT_QUOTE_SEAL_KEYS", "STRIPE_SECRET_KEY", "TEMPORAL_API_KEY"},
 	"activities": {"CARTWRIGHT_PG_DSN", "CARTWRIGHT_EVIDENCE_KEY", "CARTWRIGHT_PAYLOAD_KEYS", "CARTWRIGHT_SEAL_KEYS", "CARTWRIGHT_QUOTE_SEAL_KEYS", "STRIPE_SECRET_KEY", "TEMPORAL_API_KEY"},
 	"webhook":    {"CARTWRIGHT_PG_DSN", "CARTWRIGHT_PAYLOAD_KEYS", "STRIPE_WEBHOOK_SECRET", "TEMPORAL_API_KEY"},
@@ -98,7 +95,7 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 		envs := scriptEnvs(t, root, fmt.Sprintf(`load_profile dev
 			DATA_DIR=%q ENV_FILE=%q/env
 			write_env`, dir, dir), dir)
-		check(t, "make dev's worker", envs["worker"], mayHold("worker start", "workflows", "activities", "webhook", "schedules", "codec"))
+		check(t, "make dev's worker", envs["worker"], mayHold("workflows", "activities", "webhook", "schedules", "codec"))
 		check(t, "make dev's MCP gateway", envs["gateway"], mayHold("gateway"))
 	})
 	t.Run("make cluster", func(t *testing.T) {
@@ -107,7 +104,7 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 			CLUSTER_DIR=%q CLUSTER_PORT_BASE=7590 CLUSTER_PG=shared
 			load_cluster
 			write_cluster_env`, root, dir), dir)
-		check(t, "make cluster's worker", envs["worker"], mayHold("worker start", "workflows", "activities", "webhook", "schedules", "codec"))
+		check(t, "make cluster's worker", envs["worker"], mayHold("workflows", "activities", "webhook", "schedules", "codec"))
 		check(t, "make cluster's MCP gateway", envs["gateway"], mayHold("gateway"))
 	})
 	t.Run("scripts start each process from its own file", func(t *testing.T) {
@@ -153,7 +150,7 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, rows := range map[string][]string{
-			"worker": {"worker start", "workflows", "activities", "webhook", "schedules", "codec"},
+			"worker": {"workflows", "activities", "webhook", "schedules", "codec"},
 			"mcp":    {"gateway"}, "migrate": {"migrate"},
 		} {
 			svc, ok := compose.Services[name]
@@ -189,7 +186,7 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 				case c.kind == "Job":
 					check(t, where, c.env, mayHold("migrate"))
 				default:
-					rows := []string{"worker start"}
+					var rows []string
 					for _, r := range strings.Split(c.value("CARTWRIGHT_WORKER_ROLES"), ",") {
 						rows = append(rows, strings.TrimSpace(r))
 					}
