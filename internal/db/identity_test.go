@@ -60,6 +60,10 @@ func TestRuntimeRoleCannotIssueIdentities(t *testing.T) {
 			VALUES ('m_rogue', 'Rogue', 'GB', 'company')`},
 		{"add a merchant session", `INSERT INTO merchant_sessions (session_hash, merchant_id, expires_at)
 			VALUES (sha256('s'::bytea), 'm_acme_goods', now() + interval '1 day')`},
+		{"sign an admin in at the codec server", `INSERT INTO codec_sessions (session_sha256, staff_id, expires_at)
+			VALUES (sha256('forged-session'::bytea), 'carol.admin', now() + interval '1 day')`},
+		{"move a session to an admin", `UPDATE codec_sessions SET staff_id = 'carol.admin'`},
+		{"stretch a session", `UPDATE codec_sessions SET expires_at = now() + interval '1 year'`},
 		{"become the issuing role", `SET ROLE cartwright_issuing`},
 	}
 	for _, a := range attacks {
@@ -96,6 +100,23 @@ func TestRuntimeRoleCannotIssueIdentities(t *testing.T) {
 		mcpTokens != 1 || tenant == nil || *tenant != "tenant_acme" {
 		t.Fatalf("after the attempts: admins %v, alice %s, dave active %v, %d live staff tokens, %d MCP tokens, tenant %v",
 			admins, aliceRole, daveActive, liveStaffTokens, mcpTokens, tenant)
+	}
+
+	// A session opens only from a live token itself: its hash (which the
+	// runtime reads) or another member's token opens nothing.
+	testenv.AdminExec(t, runtime, `INSERT INTO staff_tokens (token_sha256, staff_id, label, expires_at)
+		VALUES (sha256('cwst_carol'::bytea), 'carol.admin', 'laptop', now() + interval '1 hour')`)
+	var opened int
+	if err := runtime.QueryRow(ctx, `SELECT count(*) FROM codec_session_open(sha256('s1'::bytea),
+		(SELECT encode(token_sha256, 'hex') FROM staff_tokens WHERE staff_id = 'carol.admin'), 3600)`).Scan(&opened); err != nil || opened != 0 {
+		t.Errorf("a session from a token's hash: %d opened, %v", opened, err)
+	}
+	var who string
+	if err := runtime.QueryRow(ctx, `SELECT r_staff_id FROM codec_session_open(sha256('s2'::bytea), 'cwst_carol', 3600)`).Scan(&who); err != nil || who != "carol.admin" {
+		t.Errorf("a session from the token itself: %q, %v", who, err)
+	}
+	if err := runtime.QueryRow(ctx, `SELECT r_staff_id FROM codec_session_open(sha256('s3'::bytea), NULL, 3600)`).Scan(&who); err != nil || who != "dev-secret" {
+		t.Errorf("a session without a token: %q, %v; want the dev secret's reader only", who, err)
 	}
 
 	// The gateway's note of a token's last use is the runtime's one write.
@@ -160,7 +181,7 @@ func TestIssuingRoleGrants(t *testing.T) {
 		}
 	}
 	runtime := privileges(testenv.RuntimeGroup)
-	for _, table := range []string{"staff", "staff_tokens", "mcp_tokens", "merchants", "merchant_sessions"} {
+	for _, table := range []string{"staff", "staff_tokens", "mcp_tokens", "merchants", "merchant_sessions", "codec_sessions"} {
 		if !slices.Equal(runtime[table], []string{"SELECT"}) {
 			t.Errorf("the runtime role holds %v on %s, want only SELECT", runtime[table], table)
 		}
@@ -186,7 +207,8 @@ func TestIssuingRoleGrants(t *testing.T) {
 		"cartwright_issuing mcp_tokens.revoked_at", "cartwright_issuing staff_tokens.revoked_at",
 		"cartwright_runtime audit_events.evidence_refs", "cartwright_runtime audit_events.finalized_at",
 		"cartwright_runtime audit_events.reason", "cartwright_runtime audit_events.status",
-		"cartwright_runtime audit_events.updated_at", "cartwright_runtime mcp_tokens.last_used_at",
+		"cartwright_runtime audit_events.updated_at", "cartwright_runtime codec_sessions.revoked_at",
+		"cartwright_runtime mcp_tokens.last_used_at",
 	}
 	if !slices.Equal(cols, wantCols) {
 		t.Errorf("column UPDATE grants:\n got %v\nwant %v", cols, wantCols)

@@ -186,11 +186,12 @@ func TestRuntimeRoleGrants(t *testing.T) {
 		{"evidence_snapshots", "SELECT"}, {"evidence_chain_heads", "SELECT"},
 		{"evidence_access_log", "INSERT"}, {"audit_events", "INSERT"}, {"history_archive", "INSERT"},
 		{"history_archive_reads", "INSERT"}, {"draft_orders", "UPDATE"}, {"staff", "SELECT"}, {"staff_tokens", "SELECT"},
-		// The codec server's sign-ins (open, read, sign out), the gateway's
+		// The codec server's sign-ins (read; opened through
+		// codec_session_open, signed out by a column grant), the gateway's
 		// tokens (last use), the merchants it reads under row-level
 		// security, and the evidence the draft order's write verifies a
 		// sealed total against (docs/quote-seals.md#what-the-write-checks).
-		{"codec_sessions", "INSERT"}, {"codec_sessions", "SELECT"}, {"codec_sessions", "UPDATE"},
+		{"codec_sessions", "SELECT"},
 		{"mcp_tokens", "SELECT"}, {"merchants", "SELECT"}, {"merchant_sessions", "SELECT"},
 		{"draft_orders", "INSERT"}, {"draft_orders", "SELECT"},
 	} {
