@@ -107,6 +107,20 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 		check(t, "make cluster's worker", envs["worker"], mayHold("workflows", "activities", "webhook", "schedules", "codec"))
 		check(t, "make cluster's MCP gateway", envs["gateway"], mayHold("gateway"))
 	})
+	t.Run("scripts know every secret", func(t *testing.T) {
+		// A secret scripts/lib.sh does not list would reach every process.
+		out, err := exec.Command("bash", "-c", fmt.Sprintf(`. %q/scripts/lib.sh && echo "${SECRET_VARS[*]}"`, root)).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Fields(string(out))
+		want := slices.Clone(secrets)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("scripts/lib.sh SECRET_VARS = %v, want %v", got, want)
+		}
+	})
 	t.Run("scripts start each process from its own file", func(t *testing.T) {
 		// Every line that starts the worker or the gateway sources that
 		// process's file, never the operator's .data/env.
