@@ -214,13 +214,6 @@ func (c *Client) WaitForAction(ctx context.Context, workflowID string, deadline 
 	return c.nextAction(ctx, workflowID, deadline, draftorder.NextActionInput{})
 }
 
-// WaitForNext is WaitForAction for a caller that already saw st: it
-// returns once the draft order's action differs from st's (a new total
-// after PRICE_CHANGED, the total after an approval, the end).
-func (c *Client) WaitForNext(ctx context.Context, workflowID string, st draftorder.DraftOrderStatus, deadline time.Time) (draftorder.DraftOrderStatus, error) {
-	return c.nextAction(ctx, workflowID, deadline, draftorder.NextActionInput{Seen: draftorder.ActionKey(st)})
-}
-
 // WaitResult waits for the draft order to end and returns its result. A
 // business outcome (blocked, out of stock, cancelled, expired …) is a
 // result with State and Code, not an error; the error is for a run that
