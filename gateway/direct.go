@@ -45,7 +45,7 @@ func directTools(d *DirectReads, served []toolkit.Spec) map[string]toolkit.Spec 
 
 // runDirect answers call (a read tool's; keyed when the caller gave an
 // idempotency key, which is then its request id) with the same contract
-// as the ToolCall workflow: an envelope for every answer, the tool's retry
+// as the tool call workflow: an envelope for every answer, the tool's retry
 // policy for retryable failures within the call timeout, the answer kept
 // under the key, CONFLICT for the key with other arguments. An input its
 // schema refuses writes nothing and keeps nothing (docs/envelope.md#idempotency).
@@ -54,7 +54,7 @@ func (g *Gateway) runDirect(ctx context.Context, spec toolkit.Spec, call toolkit
 	if err := toolkit.BuiltinSchemas().CheckToolInput(call.Tool, call.Input, nil); err != nil {
 		return toolkit.ErrorResponse(call.Tool, spec.Version, err), err
 	}
-	fp, err := toolcall.ToolCallFingerprint(call)
+	fp, err := toolcall.Fingerprint(call)
 	if err != nil {
 		err = toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 		return toolkit.ErrorResponse(call.Tool, spec.Version, err), err

@@ -47,7 +47,7 @@ func TestDirectReadSameKey(t *testing.T) {
 		t.Fatalf("first call: %+v", first.Error)
 	}
 	var nf *serviceerror.NotFound
-	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, toolcall.ToolCallIDPrefix+s.actor.UserID()+"/"+key, ""); !errors.As(err, &nf) {
+	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, toolcall.IDPrefix+s.actor.UserID()+"/"+key, ""); !errors.As(err, &nf) {
 		t.Fatalf("a read ran as a workflow (%v)", err)
 	}
 	rec, err := s.Store.Get(ctx, first.SnapshotID())
@@ -64,7 +64,7 @@ func TestDirectReadSameKey(t *testing.T) {
 		t.Fatalf("the same request again: %s %s", again.SnapshotID(), again.Data)
 	}
 	res, other := call(t, sess, commerce.ToolGetQuote, quoteArgs(key, 2))
-	digest, _ := toolcall.ToolCallFingerprint(toolkit.ToolCall{Tool: commerce.ToolGetQuote,
+	digest, _ := toolcall.Fingerprint(toolkit.ToolCall{Tool: commerce.ToolGetQuote,
 		Input: mustJSON(t, quoteArgs("", 1)), Request: toolkit.Request{UserID: s.actor.UserID()}})
 	if !res.IsError {
 		t.Fatalf("other arguments under the key answered %+v", other)

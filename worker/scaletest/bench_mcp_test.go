@@ -203,8 +203,8 @@ func quoteArgs(i int) map[string]any {
 // benchMCP is the agents' side of `make bench`: read-only quotes over MCP
 // through the real gateway, answered directly (docs/mcp.md#direct-reads)
 // and, for comparison in the same run, by a gateway with direct reads off
-// (each a ToolCall workflow); the same key's answer and CONFLICT; a write
-// tool (a ToolCall workflow); and the audit of every direct call (CLEAN).
+// (each a tool call workflow); the same key's answer and CONFLICT; a write
+// tool (a tool call workflow); and the audit of every direct call (CLEAN).
 func benchMCP(ctx context.Context, t *testing.T, b *benchStack, cfg mcpConfig, res *benchResult) {
 	t.Helper()
 	since := time.Now().Add(-time.Second)

@@ -22,8 +22,7 @@ func Registry(specs []toolkit.Spec) map[string]any {
 		onboardingflow.OnboardingWorkflowName:    onboardingflow.Flow{Specs: s}.Onboarding,
 		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
 		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
-		toolcall.ToolCallWorkflowName:            toolcall.Flow{Specs: s}.ToolCall,
-		toolcall.ToolCallLocalFirstWorkflowName:  toolcall.Flow{Specs: s}.ToolCallLocalFirst,
+		toolcall.WorkflowName:                    toolcall.Flow{Specs: s}.Run,
 		toolcall.ListToolsWorkflowName:           toolcall.ListTools,
 		maintenance.FetchFXRatesWorkflowName:     maintenance.FetchFXRates,
 	}

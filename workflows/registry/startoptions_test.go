@@ -30,7 +30,7 @@ func TestStartOptionsKeepTheKeyRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc, err := toolcall.ToolCallStartOptions("q", toolkit.ToolCall{Tool: "pricing.get_realtime_quote",
+	tc, err := toolcall.StartOptions("q", toolkit.ToolCall{Tool: "pricing.get_realtime_quote",
 		Request: toolkit.Request{RequestID: "req-unit-0001", Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: "a"}, UserID: "u_1"}})
 	if err != nil {
 		t.Fatal(err)
