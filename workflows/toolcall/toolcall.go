@@ -102,16 +102,15 @@ func (b Flow) Run(ctx workflow.Context, in Input) (Result, error) {
 const ReleasedKeyType = "TOOL_CALL_NOT_KEPT"
 
 // keyOrRelease returns res, or fails the run with res in the error's
-// details when res holds no result worth keeping under the key, so the
-// idempotency key is free again (docs/envelope.md#idempotency): a
-// retryable failure (an outage, a timeout: can_retry) and a refused input
-// (INVALID_ARGUMENT: nothing ran). The reuse policy keeps only completed
-// runs.
+// details when res holds no answer its key keeps (toolkit.Response.KeepsKey:
+// a retryable failure, a refused input), so the idempotency key is free
+// again (docs/envelope.md#idempotency): the reuse policy keeps only
+// completed runs.
 func keyOrRelease(res Result) (Result, error) {
-	e := res.Envelope.Error
-	if res.Envelope.OK || e == nil || !(e.CanRetry || e.Code == toolkit.InvalidArgument) {
+	if res.Envelope.KeepsKey() {
 		return res, nil
 	}
+	e := res.Envelope.Error
 	return Result{}, temporal.NewApplicationErrorWithOptions(
 		fmt.Sprintf("%s: %s: %s (the key is free for the next call)", res.Envelope.Tool, e.Code, e.Message),
 		ReleasedKeyType, temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{res}})
