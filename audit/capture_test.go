@@ -95,7 +95,7 @@ func TestCaptureHistories(t *testing.T) {
 	t.Run("onboarding", func(t *testing.T) {
 		tq, fake := s.startOnboardingWorker(t)
 		id, runID, res := s.runOnboarding(t, tq, fake)
-		if res.State != onboardingflow.OnboardingComplete {
+		if res.State != onboardingflow.StateOnboarded {
 			t.Fatalf("onboarding ended %+v", res)
 		}
 		s.capture(t, "onboarding", id, runID)

@@ -157,8 +157,8 @@ func (c *Client) Reject(ctx context.Context, workflowID string, d ApprovalDecisi
 // inactive approver or a role the approval does not allow, CONFLICT for a
 // stale, already decided or absent approval, INVALID_ARGUMENT for a
 // malformed one.
-func (c *Client) Decide(ctx context.Context, workflowID, decision string, d ApprovalDecision) (approval.ApprovalAnswer, error) {
-	var ans approval.ApprovalAnswer
+func (c *Client) Decide(ctx context.Context, workflowID, decision string, d ApprovalDecision) (approval.Answer, error) {
+	var ans approval.Answer
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return ans, err
 	}

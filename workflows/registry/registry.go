@@ -19,7 +19,7 @@ func Registry(specs []toolkit.Spec) map[string]any {
 	s := flow.NewToolSpecs(specs)
 	return map[string]any{
 		draftorder.DraftOrderWorkflowName:        draftorder.Flow{Specs: s}.DraftOrder,
-		onboardingflow.OnboardingWorkflowName:    onboardingflow.Flow{Specs: s}.Onboarding,
+		onboardingflow.WorkflowName:              onboardingflow.Flow{Specs: s}.Run,
 		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
 		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
 		toolcall.WorkflowName:                    toolcall.Flow{Specs: s}.Run,

@@ -35,7 +35,7 @@ func TestStartOptionsKeepTheKeyRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := onboardingflow.OnboardingStartOptions("q", "m_acme_goods")
+	o, err := onboardingflow.StartOptions("q", "m_acme_goods")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestStartOptionsKeepTheKeyRules(t *testing.T) {
 			t.Fatalf("%s: %+v", name, c.opts)
 		}
 	}
-	if _, err := onboardingflow.OnboardingStartOptions("q", "Acme Goods GmbH"); err == nil {
+	if _, err := onboardingflow.StartOptions("q", "Acme Goods GmbH"); err == nil {
 		t.Fatal("a merchant name became an onboarding id")
 	}
 }
