@@ -68,4 +68,3 @@ func FormatMajor(amount int64, currency string) (string, error) {
 	}
 	return s, nil
 }
-
