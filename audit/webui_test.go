@@ -84,7 +84,7 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	st := waitDraft(t, ctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool { return st.Approvals.Pending != nil })
 	// What `temporal workflow signal` or any SDK client can send: an
 	// active admin's name, typed, no seal. It decides nothing.
-	forged := approval.ApprovalSignal{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Approver: "carol.admin"}
+	forged := approval.Signal{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Approver: "carol.admin"}
 	if err := s.c.SignalWorkflow(ctx, run.GetID(), "", approval.SignalApproval, forged); err != nil {
 		t.Fatal(err)
 	}

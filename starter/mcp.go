@@ -32,7 +32,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	return group("mcp", "Serve every tool to agents over MCP, and manage their tokens",
 		`The MCP gateway lets agents list and call every tool (and start, confirm or
 cancel draft orders) over the Model Context Protocol. Each call runs durably as
-the ToolCall workflow, with the invoker pipeline and its evidence.
+the tool call workflow, with the invoker pipeline and its evidence.
 
   starter mcp serve            streamable HTTP at http://CARTWRIGHT_MCP_ADDR/mcp
   starter mcp stdio            MCP on stdin/stdout, for a local agent host
@@ -129,7 +129,7 @@ func (a *app) directReads(ctx context.Context, cfg config.Config, pool *pgxpool.
 	}
 	deps, err := wiring.BuildTools(ctx, wiring.Base{Config: cfg, Logger: logger.Named("tools"), Pool: pool, Telemetry: a.telemetry})
 	if err != nil {
-		logger.Warn("mcp: read-only calls go to the worker as ToolCall workflows", zap.Error(err))
+		logger.Warn("mcp: read-only calls go to the worker as tool call workflows", zap.Error(err))
 		return nil
 	}
 	return &gateway.DirectReads{Invoker: deps.Invoker, Evidence: deps.Evidence}

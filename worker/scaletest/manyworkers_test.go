@@ -101,7 +101,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	began := time.Now()
 	onboardingIDs := make([]string, len(merchants))
 	for i, m := range merchants {
-		h, err := cl.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
+		h, err := cl.StartOnboarding(ctx, onboardingflow.Input{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	// The Stripe events, each to two receivers at once, while the
 	// onboardings run.
 	for _, m := range merchants {
-		waitOnboarding(ctx, t, cl, m.id, onboardingflow.OnboardingAwaitingMerchant)
+		waitOnboarding(ctx, t, cl, m.id, onboardingflow.StateAwaitingMerchant)
 		fake.SetAccount(m.account, stripefake.Account{ChargesEnabled: true, PayoutsEnabled: true})
 		evt := "evt_1Scale" + randomHex(6)
 		got := deliverBoth(t, evt, m.account, a.webhookAddr, b.webhookAddr)
@@ -149,7 +149,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	}
 	for _, m := range merchants {
 		res, err := cl.WaitOnboarding(ctx, m.id, time.Now().Add(testenv.Deadline(3*time.Minute)))
-		if err != nil || res.State != onboardingflow.OnboardingComplete {
+		if err != nil || res.State != onboardingflow.StateOnboarded {
 			t.Fatalf("onboarding %s: %+v %v", m.id, res, err)
 		}
 		st, err := cl.OnboardingStatus(ctx, m.id)
