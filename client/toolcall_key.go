@@ -14,6 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/onboarding"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows/registry"
 	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
@@ -29,8 +30,12 @@ var builtinSpecs = func() map[string]toolkit.Spec {
 	return m
 }()
 
+// stepOwners are the steps of flows and the workflow types that own them.
+var stepOwners = registry.StepOwners()
+
 // checkCallable refuses, before any start, what the worker would refuse
-// without running the tool: an internal tool (docs/quote-seals.md#internal-tools)
+// without running the tool: an internal tool or another step of a flow,
+// which a ToolCall run never owns (docs/quote-seals.md#who-may-call-a-step),
 // and an input that fails the tool's input schema
 // (docs/envelope.md#idempotency: a refused input starts nothing and leaves
 // the key free). A tool this build does not know is left to the worker's
@@ -42,6 +47,9 @@ func checkCallable(call toolkit.ToolCall) error {
 	}
 	if spec.Internal {
 		return toolkit.InternalToolError(call.Tool)
+	}
+	if owners := stepOwners[call.Tool]; owners != nil {
+		return toolkit.StepError(call.Tool, owners)
 	}
 	return toolkit.BuiltinSchemas().CheckToolInput(call.Tool, call.Input, nil)
 }
