@@ -6,6 +6,7 @@ import (
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
@@ -72,16 +73,36 @@ func (c *Client) sameCall(ctx context.Context, h Handle, call toolkit.ToolCall, 
 	if key == "" {
 		key = call.Request.RequestID
 	}
-	return KeyConflict(call.Tool, key, got, h.WorkflowID)
+	return KeyConflict(c.firstTool(ctx, h, call.Tool), call.Tool, key, got, h.WorkflowID)
+}
+
+// firstTool is the tool the call that holds run h's key named (its input
+// in the first history event), or fallback when that cannot be read.
+func (c *Client) firstTool(ctx context.Context, h Handle, fallback string) string {
+	it := c.tc.GetWorkflowHistory(ctx, h.WorkflowID, h.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return fallback
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return fallback
+	}
+	var in toolcall.ToolCallInput
+	if err := c.dc.FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &in); err != nil || in.Call.Tool == "" {
+		return fallback
+	}
+	return in.Call.Tool
 }
 
 // KeyConflict is the CONFLICT of a key reused with other arguments
-// (docs/envelope.md#idempotency); workflowID names the run that holds the
-// key, "" for a read answered without one (docs/evidence.md#direct-calls).
-func KeyConflict(tool, key, firstDigest, workflowID string) *toolkit.Error {
-	e := errf(toolkit.Conflict, "idempotency key %s was already used for %s with different arguments; use a new key for a new request", key, tool).
-		WithDetail("tool", tool).WithDetail("idempotency_key", key).WithDetail("reason", "arguments differ").
-		WithDetail("first_request_digest", firstDigest)
+// (docs/envelope.md#idempotency): firstTool is the tool the key was first
+// used for (details.tool), tool the one this request names
+// (details.requested_tool); workflowID names the run that holds the key,
+// "" for a read answered without one (docs/evidence.md#direct-calls).
+func KeyConflict(firstTool, tool, key, firstDigest, workflowID string) *toolkit.Error {
+	e := errf(toolkit.Conflict, "idempotency key %s was already used for %s with different arguments; use a new key for a new request", key, firstTool).
+		WithDetail("tool", firstTool).WithDetail("requested_tool", tool).WithDetail("idempotency_key", key).
+		WithDetail("reason", "arguments differ").WithDetail("first_request_digest", firstDigest)
 	if workflowID != "" {
 		e = e.WithDetail("workflow_id", workflowID)
 	}
