@@ -28,4 +28,3 @@ func BenchmarkSameOrder(b *testing.B) {
 		}
 	}
 }
-
