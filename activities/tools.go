@@ -49,7 +49,7 @@ func Call(ctx context.Context, inv *toolkit.Invoker, tool string, req toolkit.Re
 // CallIn is Call with the snapshot staged in batch (nil: written at once;
 // docs/evidence.md#staged-batches).
 func CallIn(ctx context.Context, inv *toolkit.Invoker, batch *toolkit.Batch, tool string, req toolkit.Request, input any) (toolkit.Response, error) {
-	if refused := internalRefusal(ctx, inv, tool); refused != nil {
+	if refused := callerRefusal(ctx, inv, tool); refused != nil {
 		return toolkit.ErrorResponse(tool, "", refused), nil
 	}
 	resp, err := inv.InvokeIn(toolkit.WithCall(ctx, callOf(ctx)), batch, tool, req, input)

@@ -122,6 +122,12 @@ func (c *Client) wrap(err error, id, what string) error {
 	case errors.Is(err, context.Canceled):
 		return errf(toolkit.Timeout, "%s %s: cancelled", what, id).WithCause(err)
 	case errors.As(err, &canceled):
+		// A run that refused its input at its start ends canceled with
+		// the check's error (docs/backend.md#other-languages).
+		var te toolkit.Error
+		if canceled.HasDetails() && canceled.Details(&te) == nil && te.Code.Valid() {
+			return &te
+		}
 		return errf(toolkit.Conflict, "workflow %s was cancelled", id).WithCause(err)
 	case errors.As(err, &terminated):
 		return errf(toolkit.Conflict, "workflow %s was terminated", id).WithCause(err)

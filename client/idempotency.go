@@ -14,7 +14,7 @@ import (
 
 // DraftOrderStartTool names the start of a draft order in a CONFLICT's
 // details: the MCP tool that starts it (docs/mcp.md).
-const DraftOrderStartTool = "draft_order.start"
+const DraftOrderStartTool = draftorder.StartTool
 
 // sameOrder checks that the run a start attached to (h) is the order this
 // start asked for: its input fingerprint, read from the run's memo, must

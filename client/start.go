@@ -35,7 +35,9 @@ import (
 // whose run completed keeps that run (Attached, its result as Status); a
 // key whose run failed, was terminated or timed out starts a new run; a
 // key already used for another basket, address, currency, service or
-// incoterm is CONFLICT naming the key, and its run is left alone.
+// incoterm is CONFLICT naming the key, and its run is left alone (the run
+// itself refuses the update that carries another order, as it does for
+// any client: docs/backend.md#other-languages).
 func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.DraftOrderInput) (DraftOrderHandle, error) {
 	var h DraftOrderHandle
 	in.ApplyDefaults(c.defaults)
@@ -54,7 +56,7 @@ func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.DraftOrderIn
 	uh, err := c.tc.UpdateWithStartWorkflow(pctx, sdkclient.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
 		UpdateOptions: sdkclient.UpdateWorkflowOptions{
-			UpdateName: draftorder.UpdateNextAction, Args: []any{draftorder.NextActionInput{}},
+			UpdateName: draftorder.UpdateNextAction, Args: []any{draftorder.NextActionInput{Order: &in}},
 			WaitForStage: sdkclient.WorkflowUpdateStageCompleted,
 		},
 	})

@@ -54,6 +54,13 @@ func (c *Client) runEnded(ctx context.Context, workflowID string) error {
 	if s == enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT {
 		code = toolkit.Timeout
 	}
+	if s == enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
+		// A run that refused its input at the start ends canceled with
+		// the check's error (docs/backend.md#other-languages).
+		if te := c.startRefusal(ctx, workflowID); te != nil {
+			code, why = te.Code, te.Message
+		}
+	}
 	if s == enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
 		if f := lastFailure(ctx, c, workflowID); f != nil {
 			why = f.GetMessage()
@@ -64,6 +71,25 @@ func (c *Client) runEnded(ctx context.Context, workflowID string) error {
 	}
 	return errf(code, "draft order %s %s: %s", workflowID, lowerStatus(s), why).
 		WithDetail("run_status", statusName(s)).WithCause(ErrRunEnded)
+}
+
+// startRefusal is the error a canceled run closed with when it refused its
+// input at its start; nil for a run cancelled otherwise.
+func (c *Client) startRefusal(ctx context.Context, workflowID string) *toolkit.Error {
+	it := c.tc.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return nil
+		}
+		if a := e.GetWorkflowExecutionCanceledEventAttributes(); a != nil && a.GetDetails() != nil {
+			var te toolkit.Error
+			if c.dc.FromPayloads(a.GetDetails(), &te) == nil && te.Code.Valid() {
+				return &te
+			}
+		}
+	}
+	return nil
 }
 
 // lastFailure reads the failure of a failed run from its closing event.

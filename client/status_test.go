@@ -13,7 +13,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
-// TestStatusOfARunThatEndedWithoutResult: Status on a run that failed or was terminated says so,
+// TestStatusOfARunThatEndedWithoutResult: Status on a run that was terminated or refused its input says so,
 // with the closed-set code of why, and still returns the last status.
 func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
 	c, _ := newClient(t)
@@ -37,8 +37,8 @@ func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
 		t.Fatalf("terminated: status %+v, error %v", st, err)
 	}
 
-	// Failed: an input the client would refuse, started past it, fails
-	// the workflow with INVALID_ARGUMENT.
+	// Refused at its start: an input the client would refuse, started
+	// past it, ends the run canceled with the check's INVALID_ARGUMENT.
 	bad := order(key("status-fail"), tshirt)
 	bad.Items = nil
 	opts, err := draftorder.DraftOrderStartOptions(c.TaskQueue(), bad)
@@ -51,9 +51,9 @@ func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
 	}
 	_ = run.Get(ctx, nil)
 	_, err = c.Status(ctx, run.GetID())
-	te = wantCode(t, "failed", err, toolkit.InvalidArgument)
-	if !errors.Is(err, client.ErrRunEnded) || !strings.Contains(te.Message, "failed") || te.Details["run_status"] != "Failed" {
-		t.Fatalf("failed: %v (details %v)", err, te.Details)
+	te = wantCode(t, "refused at its start", err, toolkit.InvalidArgument)
+	if !errors.Is(err, client.ErrRunEnded) || !strings.Contains(te.Message, "items") || te.Details["run_status"] != "Canceled" {
+		t.Fatalf("refused at its start: %v (details %v)", err, te.Details)
 	}
-	t.Logf("failed run: %v", err)
+	t.Logf("refused run: %v", err)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/temporal"
@@ -14,6 +15,7 @@ import (
 	"github.com/cartwright-dev/cartwright/onboarding"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows/registry"
 	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
@@ -29,8 +31,12 @@ var builtinSpecs = func() map[string]toolkit.Spec {
 	return m
 }()
 
+// stepOwners are the steps of flows and the workflow types that own them.
+var stepOwners = registry.StepOwners()
+
 // checkCallable refuses, before any start, what the worker would refuse
-// without running the tool: an internal tool (docs/quote-seals.md#internal-tools)
+// without running the tool: an internal tool or another step of a flow,
+// which a ToolCall run never owns (docs/quote-seals.md#who-may-call-a-step),
 // and an input that fails the tool's input schema
 // (docs/envelope.md#idempotency: a refused input starts nothing and leaves
 // the key free). A tool this build does not know is left to the worker's
@@ -42,6 +48,9 @@ func checkCallable(call toolkit.ToolCall) error {
 	}
 	if spec.Internal {
 		return toolkit.InternalToolError(call.Tool)
+	}
+	if owners := stepOwners[call.Tool]; owners != nil {
+		return toolkit.StepError(call.Tool, owners)
 	}
 	return toolkit.BuiltinSchemas().CheckToolInput(call.Tool, call.Input, nil)
 }
@@ -64,16 +73,36 @@ func (c *Client) sameCall(ctx context.Context, h Handle, call toolkit.ToolCall, 
 	if key == "" {
 		key = call.Request.RequestID
 	}
-	return KeyConflict(call.Tool, key, got, h.WorkflowID)
+	return KeyConflict(c.firstTool(ctx, h, call.Tool), call.Tool, key, got, h.WorkflowID)
+}
+
+// firstTool is the tool the call that holds run h's key named (its input
+// in the first history event), or fallback when that cannot be read.
+func (c *Client) firstTool(ctx context.Context, h Handle, fallback string) string {
+	it := c.tc.GetWorkflowHistory(ctx, h.WorkflowID, h.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return fallback
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return fallback
+	}
+	var in toolcall.Input
+	if err := c.dc.FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &in); err != nil || in.Call.Tool == "" {
+		return fallback
+	}
+	return in.Call.Tool
 }
 
 // KeyConflict is the CONFLICT of a key reused with other arguments
-// (docs/envelope.md#idempotency); workflowID names the run that holds the
-// key, "" for a read answered without one (docs/evidence.md#direct-calls).
-func KeyConflict(tool, key, firstDigest, workflowID string) *toolkit.Error {
-	e := errf(toolkit.Conflict, "idempotency key %s was already used for %s with different arguments; use a new key for a new request", key, tool).
-		WithDetail("tool", tool).WithDetail("idempotency_key", key).WithDetail("reason", "arguments differ").
-		WithDetail("first_request_digest", firstDigest)
+// (docs/envelope.md#idempotency): firstTool is the tool the key was first
+// used for (details.tool), tool the one this request names
+// (details.requested_tool); workflowID names the run that holds the key,
+// "" for a read answered without one (docs/evidence.md#direct-calls).
+func KeyConflict(firstTool, tool, key, firstDigest, workflowID string) *toolkit.Error {
+	e := errf(toolkit.Conflict, "idempotency key %s was already used for %s with different arguments; use a new key for a new request", key, firstTool).
+		WithDetail("tool", firstTool).WithDetail("requested_tool", tool).WithDetail("idempotency_key", key).
+		WithDetail("reason", "arguments differ").WithDetail("first_request_digest", firstDigest)
 	if workflowID != "" {
 		e = e.WithDetail("workflow_id", workflowID)
 	}

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,41 @@ func TestAttackKeyReuseOverToolCall(t *testing.T) {
 	if err != nil || !again.OK || !h.Attached || string(again.Data) != string(env.Data) {
 		t.Fatalf("the same request again: %v %+v attached=%v", err, again.Error, h.Attached)
 	}
+}
+
+// TestAttackKeyReuseAcrossToolsNamesTheFirst (docs/envelope.md#idempotency):
+// a key first used for a login link and then for a relink URL is CONFLICT
+// naming the tool the key was used for (details.tool) and the one asked
+// for now (details.requested_tool) — over ToolCall and over MCP.
+func TestAttackKeyReuseAcrossToolsNamesTheFirst(t *testing.T) {
+	s := newStack(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	key := newKey("reuse-cross")
+	first := loginLinkCall(key, "acct_1CwJaneCrafts001")
+	if env, _, err := s.client.CallTool(ctx, first, time.Now().Add(time.Minute)); err != nil || !env.OK {
+		t.Fatalf("first call: %v %+v", err, env.Error)
+	}
+	digest, _ := toolcall.Fingerprint(first)
+	second := first
+	second.Tool = "stripe.create_relink_url"
+	_, _, err := s.client.CallTool(ctx, second, time.Now().Add(time.Minute))
+	e := toolkit.AsError(err)
+	requireKeyConflict(t, "another tool, same key", e, "stripe.create_login_link", key, digest)
+	if e.Details["requested_tool"] != "stripe.create_relink_url" || !strings.Contains(e.Message, "stripe.create_login_link") {
+		t.Fatalf("the conflict does not name both tools: %s %+v", e.Message, e.Details)
+	}
+
+	sess := s.connect(t, s.token, nil)
+	mkey := newKey("reuse-cross-mcp")
+	if res, env := call(t, sess, "stripe.create_login_link", map[string]any{"stripe_account_id": "acct_1CwJaneCrafts001", "idempotency_key": mkey}); res.IsError || !env.OK {
+		t.Fatalf("first MCP call: %+v", env.Error)
+	}
+	res, env := call(t, sess, "stripe.create_relink_url", map[string]any{"stripe_account_id": "acct_1CwJaneCrafts001", "idempotency_key": mkey})
+	if !res.IsError {
+		t.Fatalf("another tool under the key over MCP answered %+v", env)
+	}
+	requireKeyConflict(t, "MCP another tool", env.Error, "stripe.create_login_link", mkey, "")
 }
 
 // TestAttackKeyReuseOverMCP: the same over MCP tools/call, and for draft

@@ -543,10 +543,16 @@ func TestAttackAgentNamedLikeATenant(t *testing.T) {
 	if _, err := s.issuer.Create(ctx, gateway.Actor{ID: "tenant_clash"}); !errors.Is(err, gateway.ErrUserIDClash) {
 		t.Fatalf("an agent named like a tenant: %v", err)
 	}
-	if _, err := s.issuer.Create(ctx, gateway.Actor{ID: "lonely-agent"}); err != nil {
+	// A tenant-less agent named in the tenants' namespace (before tenants
+	// had one), then a tenant of that name: the clash still refuses it.
+	if _, err := testenv.IssuerPool(t, s.DSN).Exec(ctx, `INSERT INTO mcp_tokens (token_id, token_hash, actor_id, tools)
+		VALUES ('mt_00000000000000aa', repeat('a', 64), 'tenant_lonely', '{}')`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.issuer.Create(ctx, gateway.Actor{ID: "other-agent", Tenant: "lonely-agent"}); !errors.Is(err, gateway.ErrUserIDClash) {
+	if _, err := s.issuer.Create(ctx, gateway.Actor{ID: "other-agent", Tenant: "tenant_lonely"}); !errors.Is(err, gateway.ErrUserIDClash) {
 		t.Fatalf("a tenant named like an agent: %v", err)
+	}
+	if _, err := s.issuer.Create(ctx, gateway.Actor{ID: "other-agent", Tenant: "lonely-agent"}); !errors.Is(err, gateway.ErrTenantName) {
+		t.Fatalf("a tenant outside the tenants' names: %v", err)
 	}
 }

@@ -128,7 +128,11 @@ func (g *Gateway) directOnce(ctx context.Context, spec toolkit.Spec, call toolki
 // arguments.
 func keptAnswer(tool, key, fp string, kept evidence.DirectAnswer) (toolkit.Response, error) {
 	if kept.Fingerprint != fp {
-		err := client.KeyConflict(tool, key, kept.Fingerprint, "")
+		first := kept.Envelope.Tool
+		if first == "" {
+			first = tool
+		}
+		err := client.KeyConflict(first, tool, key, kept.Fingerprint, "")
 		return toolkit.ErrorResponse(tool, "", err), err
 	}
 	return kept.Envelope, nil

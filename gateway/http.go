@@ -27,7 +27,10 @@ const Path = "/mcp"
 const (
 	// ReadHeaderTimeout bounds the wait for a request's headers.
 	ReadHeaderTimeout = 5 * time.Second
-	// MaxHeaderBytes caps a request's headers (Go answers 431 past it).
+	// MaxHeaderBytes caps a request's head, its request line and header
+	// lines as received: past it the gateway answers 431 (headerBytes).
+	// Go's own cap, which it enforces with 4 KiB of read-ahead slack, is
+	// set to the same value, so it never refuses a head within the cap.
 	MaxHeaderBytes = 16 << 10
 	// defaultBodyTimeout bounds the wait for a request's body.
 	defaultBodyTimeout = 10 * time.Second
@@ -81,6 +84,13 @@ type front struct {
 }
 
 func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	if headerBytes(r) > MaxHeaderBytes {
+		// Exactly the documented cap (docs/mcp.md#transport-limits), as
+		// Go's server answers past its own: plain text, connection closed.
+		rw.Header().Set("Connection", "close")
+		http.Error(rw, "431 Request Header Fields Too Large", http.StatusRequestHeaderFieldsTooLarge)
+		return
+	}
 	corr := wire.CorrelationFrom(r.Header.Get(wire.HeaderCorrelationID))
 	rw.Header().Set(wire.HeaderCorrelationID, corr)
 	// Whatever the SDK refuses as plain text is sent as a JSON-RPC error
@@ -260,4 +270,21 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "")
+}
+
+// headerBytes is the size of r's head as it came over the wire: the
+// request line, each header line ("Name: value\r\n", Host included) and
+// the blank line that ends them. Go trims the optional spaces around a
+// value, so a head padded with them counts a few bytes short.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2 + 2
+	if r.Host != "" {
+		n += len("Host: ") + len(r.Host) + 2
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return n
 }

@@ -129,11 +129,12 @@ func TestMatrixEveryToolEveryCaller(t *testing.T) {
 		{"stripe.create_relink_url", "another tenant's account", keyed(map[string]any{"stripe_account_id": foreignAcct}), onlyTenantRefused},
 		{"stripe.create_login_link", "own account", keyed(map[string]any{"stripe_account_id": ownAcct}), all(allowed)},
 		{"stripe.create_login_link", "another tenant's account", keyed(map[string]any{"stripe_account_id": foreignAcct}), onlyTenantRefused},
-		// Approvals stay with people: staff (and the workflow relaying
-		// them, a system actor) decide; no agent does.
+		// Approvals stay with people: staff decide through the flow that
+		// waits for them, which records the decision itself; no agent
+		// does, and no ToolCall run (docs/quote-seals.md#who-may-call-a-step).
 		{"support.record_approval", "", keyed(map[string]any{"flow": "draft_order", "subject": "compliance review",
 			"approval_id": "apr_0123456789abcdef", "decision": "approve", "approver": "alice.support"}),
-			map[string]outcome{agentTenant: refused, agentPlatform: refused, backend: allowed, staff: allowed}},
+			all(refused)},
 		{gateway.ToolDraftStatus, "", keyed(nil), agentsOnly},
 		{gateway.ToolDraftConfirm, "", keyed(map[string]any{"quote_hash": "0123456789abcdef"}), agentsOnly},
 		{gateway.ToolDraftCancel, "", keyed(nil), agentsOnly},

@@ -69,7 +69,16 @@ type NewToken struct {
 
 // Create stores a new token for actor and returns it; only its hash stays.
 // Zero budgets take the table's defaults; a.ExpiresAt, when set, ends it.
+// A tenant outside the tenants' namespace (ErrTenantName) and an
+// allow-list naming a tool no agent may call (ErrNotGrantable) are
+// refused.
 func (t *Tokens) Create(ctx context.Context, a Actor) (NewToken, error) {
+	if err := checkTenant(a.Tenant); err != nil {
+		return NewToken{}, err
+	}
+	if err := checkGrant(a.Tools); err != nil {
+		return NewToken{}, err
+	}
 	secret := make([]byte, 32)
 	id := make([]byte, 8)
 	_, _ = rand.Read(secret)

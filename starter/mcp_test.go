@@ -29,8 +29,8 @@ func TestMCPTokenCreateAndRevoke(t *testing.T) {
 		t.Fatalf("the token itself is stored (%d, %v)", stored, err)
 	}
 	var nt gateway.NewToken
-	jsonOut(t, &nt, "mcp", "token", "create", "--actor", "other-agent", "--tenant", "u_123")
-	if nt.Actor.Tenant != "u_123" || nt.Actor.UserID() != "u_123" || nt.Token == "" {
+	jsonOut(t, &nt, "mcp", "token", "create", "--actor", "other-agent", "--tenant", "tenant_other")
+	if nt.Actor.Tenant != "tenant_other" || nt.Actor.UserID() != "tenant_other" || nt.Token == "" {
 		t.Fatalf("json create: %+v", nt)
 	}
 	if r := runCLI(t, "", "mcp", "token", "revoke", a.TokenID); r.code != 0 {
@@ -41,6 +41,37 @@ func TestMCPTokenCreateAndRevoke(t *testing.T) {
 	}
 	runCLI(t, "", "mcp", "token", "revoke", a.TokenID).oneLineErr(t, "revoke twice", exitCannot, "NOT_FOUND")
 	runCLI(t, "", "mcp", "token", "create").oneLineErr(t, "no actor", exitCannot, "--actor")
+}
+
+// TestAttackMCPTokenGrantsOnlyWhatAgentsMayCall (docs/mcp.md#tokens):
+// token create refuses an allow-list naming an internal step, another
+// flow's step, a staff-only tool or a tool this build does not serve, and
+// a tenant named like a backend's user id (its agents would act as that
+// user); nothing is stored for a refused token.
+func TestAttackMCPTokenGrantsOnlyWhatAgentsMayCall(t *testing.T) {
+	s := stack(t)
+	for _, c := range []struct{ label, flag, value, says string }{
+		{"the write", "--tools", "checkout.create_draft_order", "checkout.create_draft_order"},
+		{"the total", "--tools", "pricing.get_realtime_quote,checkout.compute_total", "checkout.compute_total"},
+		{"the origin choice", "--tools", "shipping.choose_origins", "shipping.choose_origins"},
+		{"an approval", "--tools", "support.record_approval", "support.record_approval"},
+		{"an unknown tool", "--tools", "memory.store", "memory.store"},
+		{"a backend user id as tenant", "--tenant", "u_123", "tenant_"},
+		{"an agent-like tenant", "--tenant", "shop-agent", "tenant_"},
+	} {
+		runCLI(t, "", "mcp", "token", "create", "--actor", "greedy-agent", c.flag, c.value).
+			oneLineErr(t, c.label, exitCannot, c.says)
+	}
+	var n int
+	if err := s.Pool.QueryRow(context.Background(), `SELECT count(*) FROM mcp_tokens WHERE actor_id = 'greedy-agent'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d tokens stored for refused creates (%v)", n, err)
+	}
+	var ok gateway.NewToken
+	jsonOut(t, &ok, "mcp", "token", "create", "--actor", "greedy-agent", "--tenant", "tenant_greedy",
+		"--tools", "draft_order.start,draft_order.confirm,pricing.get_realtime_quote")
+	if ok.Token == "" || len(ok.Actor.Tools) != 3 {
+		t.Fatalf("a grantable token: %+v", ok)
+	}
 }
 
 // TestMCPTokenExpiresAndList: --expires-in ends a token; token list shows

@@ -25,6 +25,9 @@ type Invoker struct {
 	build string
 	now   func() time.Time
 	obs   Observer
+	// callers is who may call what from inside a workflow (nil: not
+	// configured, see SetCallers).
+	callers *Callers
 }
 
 // NewInvoker wires the registry, the evidence store and the logger. A nil
@@ -38,6 +41,13 @@ func NewInvoker(reg *Registry, sink EvidenceSink, logger *zap.Logger) *Invoker {
 
 // Registry returns the registry the invoker serves.
 func (inv *Invoker) Registry() *Registry { return inv.reg }
+
+// SetCallers sets which workflow runs may call which tools; the worker's
+// wiring sets it before any worker starts (docs/quote-seals.md#who-may-call-a-step).
+func (inv *Invoker) SetCallers(c *Callers) { inv.callers = c }
+
+// Callers is the policy SetCallers set; nil when none was.
+func (inv *Invoker) Callers() *Callers { return inv.callers }
 
 // Invoke runs tool name with input for the caller described by req. On
 // failure the error is a *Error with a code from the closed set and the

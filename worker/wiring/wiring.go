@@ -34,6 +34,7 @@ import (
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/webhook"
+	"github.com/cartwright-dev/cartwright/workflows/registry"
 )
 
 // Base is what a process brings: its configuration, logger, database pool
@@ -190,6 +191,9 @@ func (d *Deps) buildEvidence(context.Context) error {
 		store.ObserveAudits(t.Product.Audit)
 	}
 	d.Invoker = toolkit.NewInvoker(d.Registry, sink, d.Logger)
+	// Only this service's own workflow types call tools, and a flow's steps
+	// only from that flow (docs/quote-seals.md#who-may-call-a-step).
+	d.Invoker.SetCallers(registry.Callers(nil))
 	if d.Telemetry != nil {
 		d.Invoker.Observe(d.Telemetry.Tools)
 	}

@@ -108,8 +108,8 @@ func (in *DraftOrderInput) ApplyDefaults(d StartDefaults) {
 
 // DraftOrderResult is how a draft order ended. Business outcomes (blocked,
 // out of stock, an unknown SKU, cancelled, expired …) are results, not
-// workflow failures (draftorder_refusal.go); the workflow fails only on an
-// input its start check refuses. An outage that outlives the order's window
+// workflow failures (draftorder_refusal.go); an input its start check
+// refuses ends the run canceled (draftorder_startrefusal.go). An outage that outlives the order's window
 // is the result UNAVAILABLE (draftorder_outlive.go).
 type DraftOrderResult struct {
 	// State is a final state: DRAFT_CREATED or why not.

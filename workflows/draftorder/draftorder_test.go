@@ -380,7 +380,7 @@ func TestInputIsChecked(t *testing.T) {
 	f := newFixture(t)
 	f.in.Request.IdempotencyKey = "another-key-1" // not the workflow id's key
 	f.Env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
-	if err := f.Env.GetWorkflowError(); toolkit.CodeOf(err) != toolkit.InvalidArgument {
+	if err := f.Env.GetWorkflowError(); startRefusal(err).Code != toolkit.InvalidArgument {
 		t.Fatalf("workflow error = %v", err)
 	}
 }

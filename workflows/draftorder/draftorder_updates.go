@@ -34,6 +34,11 @@ type NextActionInput struct {
 	Seen string `json:"seen,omitempty"`
 	// UntilEnd waits for the result, past any confirmation or approval.
 	UntilEnd bool `json:"until_end,omitempty"`
+	// Order is the input the caller started (or would start) the draft
+	// order with: sent with an Update-with-Start, the run compares it with
+	// its own and refuses another order under the same key with CONFLICT,
+	// whatever client sent it (docs/backend.md#other-languages).
+	Order *DraftOrderInput `json:"order,omitempty"`
 }
 
 // ConfirmInput is the input of the confirm_total update: the quote_hash of
@@ -84,13 +89,9 @@ func (d *draftOrder) actionKey() string {
 // so the update of an Update-with-Start finds its handler.
 func (d *draftOrder) setUpdates(ctx workflow.Context) error {
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateNextAction, d.nextAction, workflow.UpdateHandlerOptions{
-		Validator: func(_ workflow.Context, in NextActionInput) error {
-			if len(in.Seen) > maxSeenKey {
-				return workflows.UpdateRefusal(d.id(ctx), UpdateNextAction, workflows.RejectMalformed, "seen is not an action key")
-			}
-			return nil
-		},
-		Description: `Wait until the draft order needs someone or ends: {"seen": "<action key last seen>", "until_end": false}.`,
+		Validator: d.validateNextAction,
+		Description: `Wait until the draft order needs someone or ends: {"seen": "<action key last seen>", "until_end": false, ` +
+			`"order": <the DraftOrder input, with a start: another order under this key is CONFLICT>}.`,
 	}); err != nil {
 		return err
 	}

@@ -171,8 +171,9 @@ func refuse(field, format string, args ...any) *toolkit.Error {
 		WithRecovery("fix the named fields and call again")
 }
 
-// startCheck runs Check at the start of a run and turns its refusal into
-// the run's failure, once, at the Temporal boundary.
+// startCheck runs Check at the start of a run, the run's first step; a
+// refusal is answered through the updates and ends the run canceled,
+// never failed (refuseStart).
 func startCheck(ctx workflow.Context, in DraftOrderInput) (DraftOrderInput, error) {
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	// Check reads embedded rule data through sync.Once caches and sorts
@@ -181,9 +182,12 @@ func startCheck(ctx workflow.Context, in DraftOrderInput) (DraftOrderInput, erro
 	//workflowcheck:ignore
 	checked, err := in.Check()
 	if err == nil {
-		return checked, checkWorkflowID(id, checked.Request)
+		err = checkWorkflowID(id, checked.Request)
 	}
-	return in, activities.ApplicationError(err)
+	if err != nil {
+		return in, refuseStart(ctx, err)
+	}
+	return checked, nil
 }
 
 // checkWorkflowID refuses a run started under another id than the one the
@@ -197,4 +201,71 @@ func checkWorkflowID(workflowID string, r toolkit.Request) error {
 		return flow.InvalidInput("workflow id must be %s (DraftOrderID of user_id and idempotency_key)", want)
 	}
 	return nil
+}
+
+// validateNextAction refuses, before anything is recorded, a next_action
+// whose seen key is malformed, or whose order (sent with an
+// Update-with-Start) is not this run's: INVALID_ARGUMENT naming the field
+// when that order is itself invalid, CONFLICT naming the key when it is
+// another order (other items, address, currency, service or incoterm).
+// The run's own input passed Check at its start; the comparison costs two
+// fingerprints, and Check only for an order that differs.
+func (d *draftOrder) validateNextAction(ctx workflow.Context, in NextActionInput) error {
+	if len(in.Seen) > maxSeenKey {
+		return workflows.UpdateRefusal(d.id(ctx), UpdateNextAction, workflows.RejectMalformed, "seen is not an action key")
+	}
+	if in.Order == nil {
+		return nil
+	}
+	//workflowcheck:ignore
+	err := sameOrder(d.id(ctx), d.in, *in.Order)
+	return activities.ApplicationError(err)
+}
+
+// sameOrder is nil when order is the order run started with (its
+// fingerprint, defaults filled, is the run's), the check's refusal when
+// order is invalid, CONFLICT otherwise.
+func sameOrder(workflowID string, run, order DraftOrderInput) error {
+	want, err := DraftOrderFingerprint(run)
+	if err != nil {
+		return err
+	}
+	if got, err := DraftOrderFingerprint(withOrderDefaults(order)); err == nil && got == want {
+		return nil
+	}
+	checked, err := order.Check()
+	if err != nil {
+		return err
+	}
+	got, err := DraftOrderFingerprint(checked)
+	if err != nil || got == want {
+		return err
+	}
+	key := order.Request.IdempotencyKey
+	return toolkit.Errorf(toolkit.Conflict,
+		"idempotency_key %s was already used for a different draft order (other items, address, currency, service or incoterm); "+
+			"use a new key for a new order", key).
+		WithDetail("tool", StartTool).WithDetail("idempotency_key", key).WithDetail("reason", "arguments differ").
+		WithDetail("first_request_digest", want).WithDetail("workflow_id", workflowID).
+		WithDetail("fields", []string{"request.idempotency_key"}).
+		WithRecovery("start the new order with a new idempotency_key, or repeat the original order unchanged")
+}
+
+// StartTool names the start of a draft order in a CONFLICT's details: the
+// MCP tool that starts it (docs/mcp.md).
+const StartTool = "draft_order.start"
+
+// withOrderDefaults fills what Check fills of the fields a fingerprint
+// covers, so a repeat of the run's own order matches without a full Check.
+func withOrderDefaults(in DraftOrderInput) DraftOrderInput {
+	if in.Currency == "" {
+		in.Currency = in.Request.Currency
+	}
+	if in.ShippingService == "" {
+		in.ShippingService = DefaultShippingService
+	}
+	if in.Incoterm == "" {
+		in.Incoterm = commerce.IncotermDDP
+	}
+	return in
 }

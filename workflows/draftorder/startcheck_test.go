@@ -1,10 +1,14 @@
 package draftorder
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -58,8 +62,18 @@ func TestCheckRefusesWhatTheRunWouldRefuse(t *testing.T) {
 				return // the run's id could not even be built
 			}
 			f.Env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
-			if code := toolkit.CodeOf(f.Env.GetWorkflowError()); code != toolkit.InvalidArgument {
-				t.Fatalf("run ended %v, want INVALID_ARGUMENT", f.Env.GetWorkflowError())
+			// The run ends canceled, never failed, with the check's own
+			// error as its details (refuseStart).
+			var canceled *temporal.CanceledError
+			if err := f.Env.GetWorkflowError(); !errors.As(err, &canceled) {
+				t.Fatalf("run ended %v, want canceled", err)
+			}
+			var ran toolkit.Error
+			if err := canceled.Details(&ran); err != nil || ran.Code != toolkit.InvalidArgument {
+				t.Fatalf("canceled with %+v (%v), want INVALID_ARGUMENT", ran, err)
+			}
+			if fields := fmt.Sprint(ran.Details["fields"]); !strings.Contains(fields, tc.field) {
+				t.Fatalf("run's refusal names %v, want %s", ran.Details["fields"], tc.field)
 			}
 			for _, a := range []string{"GetQuote", "QuoteShipping", "CheckCompliance"} {
 				if n := f.Count(a); n != 0 {
@@ -146,4 +160,15 @@ func mustCheck(t *testing.T, in DraftOrderInput) DraftOrderInput {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// startRefusal is the check's error a run refused at its start ended
+// canceled with (refuseStart); a zero Error for any other end.
+func startRefusal(err error) toolkit.Error {
+	var canceled *temporal.CanceledError
+	var te toolkit.Error
+	if errors.As(err, &canceled) {
+		_ = canceled.Details(&te)
+	}
+	return te
 }

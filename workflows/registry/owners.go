@@ -1,0 +1,35 @@
+package registry
+
+import (
+	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
+)
+
+// StepOwners names every tool that is a step of a flow and the workflow
+// types whose runs may call it (docs/quote-seals.md#who-may-call-a-step):
+// the draft order's origin choice, total and write are its own; a
+// support-staff decision is recorded only by the flows that wait for one
+// (workflows/approval). No other run — a ToolCall, a workflow type this
+// service does not register — reaches them.
+func StepOwners() map[string][]string {
+	draft := []string{draftorder.DraftOrderWorkflowName}
+	return map[string][]string{
+		commerce.ToolChooseOrigins:    draft,
+		commerce.ToolComputeTotal:     draft,
+		commerce.ToolCreateDraftOrder: draft,
+		support.RecordApprovalTool:    {draftorder.DraftOrderWorkflowName, onboardingflow.WorkflowName},
+	}
+}
+
+// Callers is the caller policy of a worker serving Registry: only its
+// workflow types call tools, and StepOwners' steps only from their owners.
+func Callers(specs []toolkit.Spec) *toolkit.Callers {
+	flows := make([]string, 0, 8)
+	for name := range Registry(specs) {
+		flows = append(flows, name)
+	}
+	return toolkit.NewCallers(flows, StepOwners())
+}
