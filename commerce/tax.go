@@ -60,8 +60,18 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 	if err != nil {
 		return nil, err
 	}
-	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}, nil
+	o := &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}
+	if len(out.NotModelled) > 0 {
+		o.Status = toolkit.StatusDegraded
+		o.Warnings = append(o.Warnings, WarnTaxNotModelled)
+	}
+	return o, nil
 }
+
+// WarnTaxNotModelled: the answer's tax leaves out what its not_modelled
+// names (a US locality's rate, a state's taxing of shipping), so the real
+// tax may be higher (commerce/rules/README.md#us-sales-tax).
+const WarnTaxNotModelled = "tax_not_modelled"
 
 // checkLineTotals refuses lines whose line_total is not unit_price ×
 // quantity: duty and tax are charged on the customs value, and a caller's
@@ -96,7 +106,7 @@ func dutiesFrom(r tax.Result, dest Address, fxVersion string) DutiesAndTaxes {
 		DutyDeMinimis: r.DutyDeMinimisApplied, TaxDeMinimis: r.TaxDeMinimisApplied,
 		CollectedAtCheckout: r.PayableOnDelivery == 0,
 		ChargedAtCheckout:   m(r.ChargedAtCheckout), PayableOnDelivery: m(r.PayableOnDelivery),
-		Regime: r.Regime, Scheme: r.Scheme, Notes: []string{},
+		Regime: r.Regime, Scheme: r.Scheme, Notes: []string{}, NotModelled: r.NotModelled,
 		RulesetVersion: r.RulesetVersion + "+" + fxVersion,
 	}
 	for _, l := range r.Lines {
@@ -152,7 +162,7 @@ func (t *tools) dutiesFor(ctx context.Context, dest Address, in DutiesAndTaxesAr
 		return DutiesAndTaxes{}, err
 	}
 	q := tax.Input{
-		Destination: tax.Destination{Country: dest.Country, Region: dest.Region}, ShipFrom: shipFrom, Channel: tax.Channel(channel),
+		Destination: tax.Destination{Country: dest.Country, Region: dest.Region, PostalCode: dest.PostalCode}, ShipFrom: shipFrom, Channel: tax.Channel(channel),
 		Currency: in.Currency, Shipping: in.Shipping.Cost.Amount, Incoterm: tax.Incoterm(in.Incoterm),
 		// The rules in force now; the evidence keeps the answer, so an
 		// audit does not need to recompute it later.

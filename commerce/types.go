@@ -172,6 +172,11 @@ type DutiesAndTaxes struct {
 	// scheme that applied (e.g. "IOSS").
 	Regime string `json:"regime"`
 	Scheme string `json:"scheme,omitempty"`
+	// NotModelled names what the tax of this address depends on but the
+	// rule data does not model (a US locality's rate, a state's taxing of
+	// shipping): the amounts leave it out, the envelope is degraded with
+	// WarnTaxNotModelled (commerce/rules/README.md#us-sales-tax).
+	NotModelled []string `json:"not_modelled,omitempty"`
 	// Notes explain assumptions and rules that shaped the estimate, each
 	// "CODE: message".
 	Notes          []string `json:"notes"`
