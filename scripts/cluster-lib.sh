@@ -104,7 +104,7 @@ private_pg_up() {
 		runuser -u postgres -- "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
 	fi
 	log "starting the private PostgreSQL on :$PG_PORT"
-	runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o \
+	without_locks runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o \
 		"-p $PG_PORT -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
 }
 

@@ -25,6 +25,13 @@ as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# without_locks CMD...: CMD with the stacks' lock descriptors (6-9:
+# PG_USERS_LOCK's hold and check, start.lock, stack.lock) closed. A daemon
+# CMD starts (PostgreSQL) outlives this shell and must not inherit them:
+# a postgres holding fd 7 keeps the shared PostgreSQL lock forever, so
+# `make down` would always think another stack still uses the cluster.
+without_locks() { "$@" 6>&- 7>&- 8>&- 9>&-; }
+
 # as_postgres CMD...: the Debian cluster trusts the OS user "postgres" over
 # the Unix socket (peer auth), which is the only superuser access a fresh
 # install has; use it to create our roles.
@@ -163,7 +170,7 @@ ensure_postgres_running() {
 	fi
 	log "starting PostgreSQL cluster $cl"
 	# shellcheck disable=SC2086 # "$ver $name" must split into two args
-	as_root pg_ctlcluster $cl start
+	without_locks as_root pg_ctlcluster $cl start
 	mkdir -p "$PID_DIR"
 	echo "$cl" >"$PID_DIR/postgres.cluster"
 	wait_until 30 "PostgreSQL" pg_isready -q -h 127.0.0.1 -p "$PG_PORT" ||
