@@ -16,8 +16,10 @@ BIN="$ROOT/.bin"
 # Colour only on a terminal, so CI logs stay plain text.
 if [ -t 2 ]; then C_B=$'\033[1;34m' C_Y=$'\033[1;33m' C_R=$'\033[1;31m' C_0=$'\033[0m'
 else C_B='' C_Y='' C_R='' C_0=''; fi
-log()  { printf '%s==>%s %s\n' "$C_B" "$C_0" "$*" >&2; }
-warn() { printf '%swarn:%s %s\n' "$C_Y" "$C_0" "$*" >&2; }
+# LOG_TIMES=1 (make cluster) puts the UTC time before every line.
+stamp() { [ "${LOG_TIMES:-0}" = 1 ] && date -u '+%H:%M:%S ' || true; }
+log()  { printf '%s==>%s %s%s\n' "$C_B" "$C_0" "$(stamp)" "$*" >&2; }
+warn() { printf '%swarn:%s %s%s\n' "$C_Y" "$C_0" "$(stamp)" "$*" >&2; }
 die()  { printf '%serror:%s %s\n' "$C_R" "$C_0" "$*" >&2; exit 1; }
 
 # as_root CMD...: we run as root in CI; elsewhere fall back to sudo.
