@@ -543,3 +543,23 @@ test_env_extra() {
 		export CARTWRIGHT_TEST_STRIPE_API_BASE='http://127.0.0.1:$STRIPE_PORT'
 	EOT
 }
+
+# dev_summary: what `make dev` prints once its stack is up, every path and
+# port the loaded profile's (a stack on other ports has its own folder).
+dev_summary() {
+	cat <<EOF
+
+  cartwright dev stack is up.
+    Temporal Web UI   http://localhost:$UI_PORT   (payloads decoded after signing in at the codec server)
+    codec server      http://localhost:$CODEC_PORT/codec/login   (dev secret: ${DATA_DIR#"$ROOT"/}/codec.secret)
+    Temporal gRPC     127.0.0.1:$TEMPORAL_PORT  (state: ${TEMPORAL_DB#"$ROOT"/})
+    PostgreSQL        postgres://cartwright:cartwright@127.0.0.1:$PG_PORT/$APP_DB
+    stripe-mock       http://127.0.0.1:$STRIPE_PORT
+    MCP gateway       http://$MCP_ADDR/mcp  (token: \$CARTWRIGHT_MCP_TOKEN in ${ENV_FILE#"$ROOT"/})
+    metrics           http://$METRICS_ADDR/metrics, gateway http://$MCP_METRICS_ADDR/metrics  (.bin/starter stats)
+    logs              ${LOG_DIR#"$ROOT"/}/   (temporal.log, stripe-mock.log, worker.log)
+    environment       . ${ENV_FILE#"$ROOT"/}   (then .bin/starter ..., .bin/temporal ...)
+  Stop it all with: make down
+
+EOF
+}
