@@ -15,7 +15,7 @@ import (
 )
 
 // A call that got no answer in time says what is down instead of guessing
-// a missing worker (docs/backend.md#the-starter-cli): the frontend is
+// a missing worker (docs/backend.md#outages): the frontend is
 // asked, briefly, for the run (answered by Temporal's history service and
 // its database) and for the task queue's pollers (the matching service).
 
