@@ -27,6 +27,14 @@ func printStatus(w io.Writer, id string, st draftorder.DraftOrderStatus) {
 	if o := st.Origins; o != nil {
 		printOrigins(w, *o)
 	}
+	if wr := st.Waiting; wr != nil {
+		why := string(wr.Code)
+		if wr.UpstreamCode != "" {
+			why += ", " + wr.UpstreamCode
+		}
+		fmt.Fprintf(w, "  waiting      for %s since %s: %s (%s); call %d failed, the next at %s; a cancel stops it at once\n",
+			wr.Call, wr.Since.UTC().Format("15:04:05Z"), wr.Message, why, wr.Tries, wr.NextTryAt.UTC().Format("15:04:05Z"))
+	}
 	if c := st.Confirmation; c != nil {
 		if c.PriceChanged {
 			fmt.Fprintf(w, "  PRICE CHANGED since quote_hash %s was confirmed\n", c.PreviousQuoteHash)

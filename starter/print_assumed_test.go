@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
@@ -25,5 +27,19 @@ func TestStatusSaysWhatTheTotalAssumed(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A wait shows its reason: the call, the upstream's message and code, the
+// next try.
+func TestStatusSaysWhatTheOrderWaitsFor(t *testing.T) {
+	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	st := draftorder.DraftOrderStatus{State: draftorder.StateQuoting, Destination: "DE", Currency: "EUR",
+		Waiting: &draftorder.WaitReason{Call: "pricing.get_realtime_quote", Code: toolkit.UpstreamError, UpstreamCode: "fx_rates_stale",
+			Message: "the latest exchange rates are of 2026-11-20, older than the 72h0m0s allowed", Since: at, Tries: 3, NextTryAt: at.Add(20 * time.Second)}}
+	var b bytes.Buffer
+	printStatus(&b, "draft-order/u/k", st)
+	if want := "waiting      for pricing.get_realtime_quote since 10:00:00Z: the latest exchange rates are of 2026-11-20, older than the 72h0m0s allowed (UPSTREAM_ERROR, fx_rates_stale); call 3 failed, the next at 10:00:20Z"; !strings.Contains(b.String(), want) {
+		t.Errorf("status:\n%s\nlacks %q", b.String(), want)
 	}
 }
