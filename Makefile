@@ -127,6 +127,7 @@ test-unit: ## go test -short ./... (no services)
 test-integration: tools ## start the test stack if needed, go test ./..., stop it
 	scripts/mcp-ts.sh setup
 	scripts/temporal-ts.sh setup
+	scripts/ts-backend.sh setup
 	scripts/test.sh integration
 
 test-ui: tools ## headless Chromium through the Web UI: codec server, support staff (installs chromium, npm ci in scripts/ui)
@@ -139,6 +140,7 @@ test-integration-ui: tools
 	scripts/test-ui.sh setup
 	scripts/mcp-ts.sh setup
 	scripts/temporal-ts.sh setup
+	scripts/ts-backend.sh setup
 	WITH_UI_TEST=1 scripts/test.sh integration
 
 test-faults: tools ## the fault matrix on a stack of its own (FAULTS=long|short, default long)

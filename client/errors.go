@@ -33,6 +33,9 @@ func (c *Client) unreachable(err error) *toolkit.Error {
 		why = strings.TrimRight(why, `"`)
 		why = why[strings.LastIndex(why, ": ")+2:]
 	}
+	if tw, ok := tlsWhy(why); ok {
+		return errf(toolkit.UpstreamError, "cannot reach Temporal at %s (namespace %s): %s", c.hostPort, c.namespace, tw).WithCause(err)
+	}
 	return errf(toolkit.UpstreamError, "cannot reach Temporal at %s (namespace %s): %s; is the server running? (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)",
 		c.hostPort, c.namespace, why).WithCause(err)
 }
@@ -116,9 +119,9 @@ func (c *Client) wrap(err error, id, what string) error {
 	case errors.As(err, &unavail):
 		return c.unreachable(err)
 	case errors.As(err, &deadline), errors.Is(err, context.DeadlineExceeded):
-		// A query waits for a worker to answer; no answer in time almost
-		// always means none polls the task queue.
-		return errf(toolkit.Timeout, "%s %s: no answer in time (is a worker polling task queue %q?)", what, id, c.taskQueue).WithCause(err)
+		// A query waits for a worker, a start or an update for history and
+		// matching too: say which of them did not answer.
+		return errf(toolkit.Timeout, "%s %s: no answer in time: %s", what, id, c.noAnswerWhy(id)).WithCause(err)
 	case errors.Is(err, context.Canceled):
 		return errf(toolkit.Timeout, "%s %s: cancelled", what, id).WithCause(err)
 	case errors.As(err, &canceled):

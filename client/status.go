@@ -6,7 +6,10 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	failurepb "go.temporal.io/api/failure/v1"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 
+	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
@@ -63,7 +66,7 @@ func (c *Client) runEnded(ctx context.Context, workflowID string) error {
 	}
 	if s == enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
 		if f := lastFailure(ctx, c, workflowID); f != nil {
-			why = f.GetMessage()
+			why = failureMessage(c.dc, f)
 			if t := toolkit.Code(f.GetApplicationFailureInfo().GetType()); t.Valid() {
 				code = t
 			}
@@ -124,4 +127,20 @@ func lowerStatus(s enumspb.WorkflowExecutionStatus) string {
 		return "timed out"
 	}
 	return "ended (" + statusName(s) + ")"
+}
+
+// failureMessage is a failure's own message: failures are stored with
+// their message and stack encrypted (codec.FailureConverter), so the
+// history's message field reads only "Encoded failure"; decoding it
+// through the codec gives the message the run failed with.
+func failureMessage(dc converter.DataConverter, f *failurepb.Failure) string {
+	if dc == nil || f.GetEncodedAttributes() == nil {
+		return f.GetMessage()
+	}
+	err := codec.FailureConverter(dc).FailureToError(f)
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ae.Message()
+	}
+	return err.Error()
 }

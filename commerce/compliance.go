@@ -74,7 +74,9 @@ func complianceItem(p Product) compliance.Item {
 	default:
 		it.UNNumber = p.UNNumber
 	}
-	if p.BatteryWh > 0 {
+	// A Li-metal battery's limits are grams of lithium, not Wh: its Wh
+	// must not qualify it for the Li-ion exceptions (ADR SP188's 100 Wh).
+	if p.BatteryWh > 0 && p.UNNumber != "UN3090" {
 		it.BatteryWh = int64(math.Ceil(p.BatteryWh))
 	}
 	return it

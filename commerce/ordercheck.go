@@ -5,14 +5,15 @@ import (
 	"strings"
 
 	"github.com/cartwright-dev/cartwright/commerce/rules/compliance"
+	"github.com/cartwright-dev/cartwright/commerce/rules/money"
 	"github.com/cartwright-dev/cartwright/commerce/rules/tax"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 // CheckOrderFacts refuses what the draft-order tools would refuse from
 // their built-in rule data alone, so a starter can refuse it before a
-// workflow exists: a currency the built-in exchange table cannot quote in
-// (pricing would say INVALID_ARGUMENT) and a destination country no tax
+// workflow exists: a currency no exchange table can price (unknown to ISO
+// 4217 rounding, or withdrawn such as BGN) and a destination country no tax
 // rules model (the duties tool would say INVALID_ARGUMENT, after pricing,
 // shipping and compliance already ran). It needs no database and no
 // clock, so a workflow can run it too.
@@ -23,14 +24,20 @@ import (
 // auditor must find. Catalog facts (unknown or discontinued SKUs, stock)
 // live in PostgreSQL and are the pricing tool's to answer.
 func CheckOrderFacts(currency string, to Address) error {
-	fx, err := BuiltinFX()
-	if err != nil {
-		return toolkit.Errorf(toolkit.UpstreamError, "exchange table: %v", err)
+	// The currency is checked against what no exchange table can price
+	// (not an ISO 4217 currency cartwright rounds, or one withdrawn), never
+	// against the shipped table's list: the rates in use are the feed's,
+	// and whether they price it is the pricing tool's answer, naming the
+	// feed's currencies (docs/tools.md#exchange-rates).
+	if !money.Known(currency) {
+		return toolkit.Errorf(toolkit.InvalidArgument, "currency %q is not an ISO 4217 currency cartwright can price in", currency).
+			WithDetail("fields", []string{"currency"}).
+			WithRecovery("fix the named fields and call again: a three-letter ISO 4217 code such as EUR or USD")
 	}
-	if cs := fx.Currencies(); !slices.Contains(cs, currency) {
-		return toolkit.Errorf(toolkit.InvalidArgument, "currency %q cannot be quoted, one of %s", currency, strings.Join(cs, ", ")).
-			WithDetail("fields", []string{"currency"}).WithDetail("supported", cs).
-			WithRecovery("fix the named fields and call again")
+	if since, gone := money.Withdrawn(currency); gone {
+		return toolkit.Errorf(toolkit.InvalidArgument, "currency %q was withdrawn on %s and can no longer be priced", currency, since).
+			WithDetail("fields", []string{"currency"}).WithDetail("withdrawn", since).
+			WithRecovery("fix the named fields and call again: the currency that replaced it (EUR for BGN)")
 	}
 	country := strings.ToUpper(strings.TrimSpace(to.Country))
 	dest := compliance.Destination{Country: country, Region: to.Region, City: to.City, PostalCode: to.PostalCode}

@@ -60,8 +60,18 @@ func (t *tools) estimateDuties(ctx context.Context, call *toolkit.Call) (*toolki
 	if err != nil {
 		return nil, err
 	}
-	return &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}, nil
+	o := &toolkit.Output{Data: out, RulesetVersion: out.RulesetVersion, Warnings: warnings}
+	if len(out.NotModelled) > 0 {
+		o.Status = toolkit.StatusDegraded
+		o.Warnings = append(o.Warnings, WarnTaxNotModelled)
+	}
+	return o, nil
 }
+
+// WarnTaxNotModelled: the answer's tax leaves out what its not_modelled
+// names (a US locality's rate, a state's taxing of shipping), so the real
+// tax may be higher (commerce/rules/README.md#us-sales-tax).
+const WarnTaxNotModelled = "tax_not_modelled"
 
 // checkLineTotals refuses lines whose line_total is not unit_price ×
 // quantity: duty and tax are charged on the customs value, and a caller's
@@ -96,7 +106,7 @@ func dutiesFrom(r tax.Result, dest Address, fxVersion string) DutiesAndTaxes {
 		DutyDeMinimis: r.DutyDeMinimisApplied, TaxDeMinimis: r.TaxDeMinimisApplied,
 		CollectedAtCheckout: r.PayableOnDelivery == 0,
 		ChargedAtCheckout:   m(r.ChargedAtCheckout), PayableOnDelivery: m(r.PayableOnDelivery),
-		Regime: r.Regime, Scheme: r.Scheme, Notes: []string{},
+		Regime: r.Regime, Scheme: r.Scheme, Notes: []string{}, NotModelled: r.NotModelled,
 		RulesetVersion: r.RulesetVersion + "+" + fxVersion,
 	}
 	for _, l := range r.Lines {
@@ -151,8 +161,9 @@ func (t *tools) dutiesFor(ctx context.Context, dest Address, in DutiesAndTaxesAr
 	if err != nil {
 		return DutiesAndTaxes{}, err
 	}
+	thresholdFallback := false
 	q := tax.Input{
-		Destination: tax.Destination{Country: dest.Country, Region: dest.Region}, ShipFrom: shipFrom, Channel: tax.Channel(channel),
+		Destination: tax.Destination{Country: dest.Country, Region: dest.Region, PostalCode: dest.PostalCode}, ShipFrom: shipFrom, Channel: tax.Channel(channel),
 		Currency: in.Currency, Shipping: in.Shipping.Cost.Amount, Incoterm: tax.Incoterm(in.Incoterm),
 		// The rules in force now; the evidence keeps the answer, so an
 		// audit does not need to recompute it later.
@@ -161,7 +172,19 @@ func (t *tools) dutiesFor(ctx context.Context, dest Address, in DutiesAndTaxesAr
 		// order, so the two answers agree.
 		Convert: func(amount int64, from, to string) (int64, error) {
 			m, err := fx.Convert(Money{Amount: amount, Currency: from}, to)
-			return m.Amount, err
+			if err == nil {
+				return m.Amount, nil
+			}
+			// A threshold's currency the rates in use lack (a feed without
+			// it) is no fault of the caller's currency: compare with the
+			// shipped table, say so, or fail as the rates' problem.
+			v, ferr := builtinConvert(amount, from, to)
+			if ferr != nil {
+				return 0, toolkit.Errorf(toolkit.UpstreamError, "no exchange rate between %s and %s in the rates in use or the shipped table", from, to).
+					WithDetail("upstream_code", "fx_rate_missing")
+			}
+			thresholdFallback = true
+			return v, nil
 		},
 	}
 	var fields []string
@@ -188,5 +211,18 @@ func (t *tools) dutiesFor(ctx context.Context, dest Address, in DutiesAndTaxesAr
 	}
 	out := dutiesFrom(res, dest, fx.Version())
 	out.ShipFrom = shipFrom
+	if thresholdFallback {
+		out.Notes = append(out.Notes, "FX_THRESHOLD_FALLBACK: the exchange rates in use lack a threshold's currency; it was compared with the shipped table's indicative rates.")
+	}
 	return out, nil
+}
+
+// builtinConvert converts with the shipped table (data/fx_rates.json).
+func builtinConvert(amount int64, from, to string) (int64, error) {
+	t, err := BuiltinFX()
+	if err != nil {
+		return 0, err
+	}
+	m, err := t.Convert(Money{Amount: amount, Currency: from}, to)
+	return m.Amount, err
 }

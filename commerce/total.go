@@ -74,7 +74,7 @@ func ComputeTotal(in ComputeTotalArgs) (Total, error) {
 		QuoteID: q.QuoteID, Currency: cur, Subtotal: q.Subtotal, Shipping: in.Shipping.Cost,
 		ShippingOptionID: in.Shipping.OptionID, Duty: in.Duties.Duty, Tax: in.Duties.Tax,
 		Incoterm: in.Duties.Incoterm, ShipToCountry: in.Duties.Country, ShipToRegion: in.Duties.Region,
-		ExpiresAt: q.ExpiresAt, ShipFrom: shipFrom,
+		ExpiresAt: q.ExpiresAt, ShipFrom: shipFrom, FXRates: q.FXRates, TaxNotModelled: in.Duties.NotModelled,
 	}
 	if in.ShippingExpiresAt != nil && in.ShippingExpiresAt.Before(t.ExpiresAt) {
 		t.ExpiresAt = *in.ShippingExpiresAt

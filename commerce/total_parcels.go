@@ -25,7 +25,7 @@ func computeSplit(in ComputeTotalArgs) (Total, error) {
 		byS[l.SKU] = l
 	}
 	t := Total{QuoteID: q.QuoteID, Currency: cur, Subtotal: q.Subtotal, ExpiresAt: q.ExpiresAt,
-		Shipping: Money{Currency: cur}, Duty: Money{Currency: cur}, Tax: Money{Currency: cur}}
+		Shipping: Money{Currency: cur}, Duty: Money{Currency: cur}, Tax: Money{Currency: cur}, FXRates: q.FXRates}
 	if in.ShippingExpiresAt != nil && in.ShippingExpiresAt.Before(t.ExpiresAt) {
 		t.ExpiresAt = *in.ShippingExpiresAt
 	}
@@ -56,6 +56,11 @@ func computeSplit(in ComputeTotalArgs) (Total, error) {
 			ids = append(ids, tp.ShippingOptionID)
 		}
 		t.Parcels = append(t.Parcels, tp)
+		for _, nm := range p.Duties.NotModelled {
+			if !slices.Contains(t.TaxNotModelled, nm) {
+				t.TaxNotModelled = append(t.TaxNotModelled, nm)
+			}
+		}
 	}
 	if len(seen) != len(q.Lines) {
 		return Total{}, splitError("every quote line must be in one parcel")

@@ -172,6 +172,11 @@ type DutiesAndTaxes struct {
 	// scheme that applied (e.g. "IOSS").
 	Regime string `json:"regime"`
 	Scheme string `json:"scheme,omitempty"`
+	// NotModelled names what the tax of this address depends on but the
+	// rule data does not model (a US locality's rate, a state's taxing of
+	// shipping): the amounts leave it out, the envelope is degraded with
+	// WarnTaxNotModelled (commerce/rules/README.md#us-sales-tax).
+	NotModelled []string `json:"not_modelled,omitempty"`
 	// Notes explain assumptions and rules that shaped the estimate, each
 	// "CODE: message".
 	Notes          []string `json:"notes"`
@@ -272,6 +277,13 @@ type Total struct {
 	// confirms prices, not seals. Set only when the draft-order workflow
 	// handed compute_total its evidence.
 	Evidence *TotalEvidence `json:"evidence,omitempty" hash:"-"`
+	// FXRates are the exchange rates the quote was priced with (source and
+	// reference date), so a status can say what the total assumed; outside
+	// the quote_hash (the prices it converted are in it).
+	FXRates *FXRates `json:"fx_rates,omitempty" hash:"-"`
+	// TaxNotModelled is the duties answer's not_modelled: what the tax
+	// depends on but the rules leave out (commerce/rules/README.md#us-sales-tax).
+	TaxNotModelled []string `json:"tax_not_modelled,omitempty" hash:"-"`
 }
 
 // TotalEvidence names the evidence snapshots a total rests on and seals

@@ -8,7 +8,8 @@ import (
 // From the US warehouse to New York (a domestic sale), through the tools
 // with the catalogue's prices: the tee (USD 25) and the running shoes
 // (USD 130) are clothing and footwear, but only the tee is under New
-// York's USD 110 per item, so only the shoes pay the state's 4 %; the
+// York's USD 110 per item, so only the shoes pay New York City's 8.875 %
+// (ZIP 10001), on their price and their share of shipping (TB-ST-838); the
 // estimate's notes name the exemption and its law
 // (commerce/rules/README.md#us-sales-tax).
 func TestUSWarehouseAppliesNewYorkClothingExemption(t *testing.T) {
@@ -25,7 +26,7 @@ func TestUSWarehouseAppliesNewYorkClothingExemption(t *testing.T) {
 	for _, l := range d.Lines {
 		tax[l.SKU] = l.Tax.Amount
 	}
-	if d.Regime != "domestic" || tax["TEE-ORG-M-WHT"] != 0 || tax["SHO-RUN-42-BLU"] != 520 || d.Tax.Amount != 520 {
+	if d.Regime != "domestic" || tax["TEE-ORG-M-WHT"] != 0 || tax["SHO-RUN-42-BLU"] != 1269 || d.Tax.Amount != 1269 {
 		t.Fatalf("regime %s, tax per line %v, total %v", d.Regime, tax, d.Tax)
 	}
 	found := false

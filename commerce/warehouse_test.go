@@ -55,9 +55,9 @@ func TestWarehouseOriginDecidesDutyAndTax(t *testing.T) {
 				return d.Regime == "import" && d.Duty.Amount == 300 && d.Scheme == "IOSS" && d.Lines[0].DutyBasis == "flat_low_value" &&
 					d.PayableOnDelivery.Amount == 300 && d.ChargedAtCheckout == d.Tax
 			}},
-		{"US→US: domestic sale, NY state sales tax, no duty", "US", "USD", Address{Country: "US", Region: "NY", PostalCode: "10001"},
+		{"US→US: domestic sale, New York City's sales tax (8.875 %), no duty", "US", "USD", Address{Country: "US", Region: "NY", PostalCode: "10001"},
 			func(d DutiesAndTaxes) bool {
-				return d.Regime == "domestic" && d.Duty.Amount == 0 && d.TaxRateBPS == 400
+				return d.Regime == "domestic" && d.Duty.Amount == 0 && d.TaxRateBPS == 888
 			}},
 		{"DE→US: import, duty from the first dollar", "DE", "USD", Address{Country: "US", Region: "NY", PostalCode: "10001"},
 			func(d DutiesAndTaxes) bool { return d.Regime == "import" && d.Duty.Amount > 0 }},

@@ -44,6 +44,19 @@ load_cluster() {
 		;;
 	*) die "CLUSTER_PG=$CLUSTER_PG: want shared or private" ;;
 	esac
+	# Connection budget: every connection the cluster's processes may open
+	# to PostgreSQL, at most its max_connections (check_pg_budget). Shared,
+	# the project's PostgreSQL (max_connections 100) serves every other
+	# stack too, so the cluster takes 60; private, its own (300) 200. Each
+	# Temporal service gets a tenth for its store and a twentieth for
+	# visibility, cartwright's worker and MCP gateway a fifth each
+	# (docs/operators.md#a-temporal-cluster-make-cluster).
+	if [ "$CLUSTER_PG" = private ]; then CLUSTER_PG_CONNS=${CLUSTER_PG_CONNS:-200}; else CLUSTER_PG_CONNS=${CLUSTER_PG_CONNS:-60}; fi
+	STORE_CONNS=$((CLUSTER_PG_CONNS / 10)) VIS_CONNS=$((CLUSTER_PG_CONNS / 20)) APP_CONNS=$((CLUSTER_PG_CONNS / 5))
+	[ "$VIS_CONNS" -ge 1 ] || die "CLUSTER_PG_CONNS=$CLUSTER_PG_CONNS: want at least 20"
+	# Every line this script logs carries the time, so a restart's
+	# duration can be read off its output.
+	LOG_TIMES=1
 	# Database names: per port base, so several clusters can share the
 	# project's PostgreSQL.
 	TDB=temporal_cluster_$b TVDB=temporal_cluster_${b}_visibility APP_DB=cartwright_cluster_$b
@@ -104,7 +117,7 @@ private_pg_up() {
 		runuser -u postgres -- "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
 	fi
 	log "starting the private PostgreSQL on :$PG_PORT"
-	runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o \
+	without_locks runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o \
 		"-p $PG_PORT -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
 }
 
@@ -254,8 +267,8 @@ write_server_config() {
 			        connectProtocol: tcp
 			        user: $TDB_USER
 			        password: $TDB_PASSWORD
-			        maxConns: 20
-			        maxIdleConns: 20
+			        maxConns: $STORE_CONNS
+			        maxIdleConns: $STORE_CONNS
 			        maxConnLifetime: 1h
 			    visibility:
 			      sql:
@@ -265,8 +278,8 @@ write_server_config() {
 			        connectProtocol: tcp
 			        user: $TDB_USER
 			        password: $TDB_PASSWORD
-			        maxConns: 10
-			        maxIdleConns: 10
+			        maxConns: $VIS_CONNS
+			        maxIdleConns: $VIS_CONNS
 			        maxConnLifetime: 1h
 			global:
 			  membership:
@@ -434,6 +447,7 @@ write_cluster_env() {
 		export CARTWRIGHT_HEALTH_ADDR='$HEALTH_ADDR'
 		export CARTWRIGHT_CLUSTER_DIR='$DATA_DIR'
 		export CARTWRIGHT_CLUSTER_PG_ADMIN_DSN='$(cluster_admin_dsn)'
+		export CARTWRIGHT_PG_MAX_CONNS='$APP_CONNS'
 	EOT
 	# The fault tests put a proxy of theirs before stripe-mock.
 	if [ -n "${CLUSTER_STRIPE_API_BASE:-}" ]; then
@@ -457,6 +471,28 @@ cluster_admin_dsn() {
 	fi
 }
 
+# cluster_pg_budget: the connections the cluster's processes may open:
+# four Temporal services' store and visibility pools, the worker's and
+# the MCP gateway's pools.
+cluster_pg_budget() { echo $((4 * (STORE_CONNS + VIS_CONNS) + 2 * APP_CONNS)); }
+
+# check_pg_budget: refuse to start a cluster whose pools could take more
+# connections than its PostgreSQL allows (a shared one serves other
+# stacks too: the budget is the cluster's share, CLUSTER_PG_CONNS).
+check_pg_budget() {
+	local max budget
+	budget=$(cluster_pg_budget)
+	max=$(as_postgres psql -tA -X -p "$PG_PORT" -d postgres -c 'SHOW max_connections' 2>/dev/null) || return 0
+	if [ "$budget" -gt "$max" ]; then
+		die "the cluster's pools may open $budget PostgreSQL connections, more than its max_connections $max; lower CLUSTER_PG_CONNS"
+	fi
+	log "PostgreSQL connections: the cluster may open $budget of max_connections $max (CLUSTER_PG_CONNS=$CLUSTER_PG_CONNS)"
+}
+
+# worker_sum: what the running worker was started from, its binary and
+# its environment file: a change of either restarts it.
+worker_sum() { cat "$CBIN/cartwright-worker" "$ENV_FILE" 2>/dev/null | sha256sum | cut -d' ' -f1; }
+
 readyz() { curl -fsS -o /dev/null --max-time 2 "http://$HEALTH_ADDR/readyz"; }
 
 # start_cartwright_worker: our worker, every role (codec server included),
@@ -466,13 +502,13 @@ start_cartwright_worker() {
 	# CLUSTER_NO_BUILD=1 (the fault matrix's restarts): the binary built by
 	# the first `up` stays; nothing to rebuild between two kills.
 	[ "${CLUSTER_NO_BUILD:-0}" = 1 ] && [ -x "$CBIN/cartwright-worker" ] || go_build "$CBIN/cartwright-worker" ./worker
-	sum=$(sha256sum "$CBIN/cartwright-worker" | cut -d' ' -f1)
+	sum=$(worker_sum)
 	if pid_alive cartwright-worker "$CBIN/cartwright-worker"; then
 		if [ "$sum" = "$(cat "$PID_DIR/cartwright-worker.sha256" 2>/dev/null)" ]; then
 			log "cartwright worker already running (pid $(cat "$PID_DIR/cartwright-worker.pid"))"
 			return 0
 		fi
-		log "worker code changed; restarting the cartwright worker"
+		log "worker code or environment ($ENV_FILE) changed; restarting the cartwright worker"
 		stop_pid cartwright-worker "$CBIN/cartwright-worker"
 	fi
 	# Its own file (docs/operators.md#keys-and-grants-per-process).
@@ -566,6 +602,7 @@ cluster_up() {
 	ensure_tools
 	ensure_cluster_tools
 	cluster_pg_up
+	check_pg_budget
 	temporal_schemas
 	ensure_certs
 	write_dynamic_config

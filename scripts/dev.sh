@@ -139,18 +139,4 @@ start_worker
 start_mcp
 run_main_job
 
-cat <<EOF
-
-  cartwright dev stack is up.
-    Temporal Web UI   http://localhost:$UI_PORT   (payloads decoded after signing in at the codec server)
-    codec server      http://localhost:$CODEC_PORT/codec/login   (dev secret: .data/codec.secret)
-    Temporal gRPC     127.0.0.1:$TEMPORAL_PORT  (state: ${TEMPORAL_DB#"$ROOT"/})
-    PostgreSQL        postgres://cartwright:cartwright@127.0.0.1:$PG_PORT/cartwright
-    stripe-mock       http://127.0.0.1:$STRIPE_PORT
-    MCP gateway       http://$MCP_ADDR/mcp  (token: \$CARTWRIGHT_MCP_TOKEN in ${ENV_FILE#"$ROOT"/})
-    metrics           http://$METRICS_ADDR/metrics, gateway http://$MCP_METRICS_ADDR/metrics  (.bin/starter stats)
-    logs              ${LOG_DIR#"$ROOT"/}/   (temporal.log, stripe-mock.log, worker.log)
-    environment       . ${ENV_FILE#"$ROOT"/}   (then .bin/starter ..., .bin/temporal ...)
-  Stop it all with: make down
-
-EOF
+dev_summary

@@ -16,14 +16,23 @@ BIN="$ROOT/.bin"
 # Colour only on a terminal, so CI logs stay plain text.
 if [ -t 2 ]; then C_B=$'\033[1;34m' C_Y=$'\033[1;33m' C_R=$'\033[1;31m' C_0=$'\033[0m'
 else C_B='' C_Y='' C_R='' C_0=''; fi
-log()  { printf '%s==>%s %s\n' "$C_B" "$C_0" "$*" >&2; }
-warn() { printf '%swarn:%s %s\n' "$C_Y" "$C_0" "$*" >&2; }
+# LOG_TIMES=1 (make cluster) puts the UTC time before every line.
+stamp() { [ "${LOG_TIMES:-0}" = 1 ] && date -u '+%H:%M:%S ' || true; }
+log()  { printf '%s==>%s %s%s\n' "$C_B" "$C_0" "$(stamp)" "$*" >&2; }
+warn() { printf '%swarn:%s %s%s\n' "$C_Y" "$C_0" "$(stamp)" "$*" >&2; }
 die()  { printf '%serror:%s %s\n' "$C_R" "$C_0" "$*" >&2; exit 1; }
 
 # as_root CMD...: we run as root in CI; elsewhere fall back to sudo.
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
+
+# without_locks CMD...: CMD with the stacks' lock descriptors (6-9:
+# PG_USERS_LOCK's hold and check, start.lock, stack.lock) closed. A daemon
+# CMD starts (PostgreSQL) outlives this shell and must not inherit them:
+# a postgres holding fd 7 keeps the shared PostgreSQL lock forever, so
+# `make down` would always think another stack still uses the cluster.
+without_locks() { "$@" 6>&- 7>&- 8>&- 9>&-; }
 
 # as_postgres CMD...: the Debian cluster trusts the OS user "postgres" over
 # the Unix socket (peer auth), which is the only superuser access a fresh
@@ -163,7 +172,7 @@ ensure_postgres_running() {
 	fi
 	log "starting PostgreSQL cluster $cl"
 	# shellcheck disable=SC2086 # "$ver $name" must split into two args
-	as_root pg_ctlcluster $cl start
+	without_locks as_root pg_ctlcluster $cl start
 	mkdir -p "$PID_DIR"
 	echo "$cl" >"$PID_DIR/postgres.cluster"
 	wait_until 30 "PostgreSQL" pg_isready -q -h 127.0.0.1 -p "$PG_PORT" ||
@@ -596,4 +605,24 @@ test_env_extra() {
 		export CARTWRIGHT_TEST_TEMPORAL_ADDRESS='127.0.0.1:$TEMPORAL_PORT'
 		export CARTWRIGHT_TEST_STRIPE_API_BASE='http://127.0.0.1:$STRIPE_PORT'
 	EOT
+}
+
+# dev_summary: what `make dev` prints once its stack is up, every path and
+# port the loaded profile's (a stack on other ports has its own folder).
+dev_summary() {
+	cat <<EOF
+
+  cartwright dev stack is up.
+    Temporal Web UI   http://localhost:$UI_PORT   (payloads decoded after signing in at the codec server)
+    codec server      http://localhost:$CODEC_PORT/codec/login   (dev secret: ${DATA_DIR#"$ROOT"/}/codec.secret)
+    Temporal gRPC     127.0.0.1:$TEMPORAL_PORT  (state: ${TEMPORAL_DB#"$ROOT"/})
+    PostgreSQL        postgres://cartwright:cartwright@127.0.0.1:$PG_PORT/$APP_DB
+    stripe-mock       http://127.0.0.1:$STRIPE_PORT
+    MCP gateway       http://$MCP_ADDR/mcp  (token: \$CARTWRIGHT_MCP_TOKEN in ${ENV_FILE#"$ROOT"/})
+    metrics           http://$METRICS_ADDR/metrics, gateway http://$MCP_METRICS_ADDR/metrics  (.bin/starter stats)
+    logs              ${LOG_DIR#"$ROOT"/}/   (temporal.log, stripe-mock.log, worker.log)
+    environment       . ${ENV_FILE#"$ROOT"/}   (then .bin/starter ..., .bin/temporal ...)
+  Stop it all with: make down
+
+EOF
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/internal/telemetry"
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // Exit codes (see the package comment).
@@ -103,6 +104,28 @@ func (a *app) report(cmd *cobra.Command, err error) int {
 	return exitCannot
 }
 
+// exitEnded is the exit code of a draft order that ended without a draft:
+// a tool's refusal carries its code and exits as `starter tool call` does
+// for the same refusal (exitFor: INVALID_ARGUMENT 2, OUT_OF_STOCK 1); an
+// end the workflow decided (rejected, expired, cancelled) is 1.
+func exitEnded(r draftorder.DraftOrderResult) int {
+	if r.Code.Valid() {
+		return exitForAnswer(r.Code)
+	}
+	return exitRefused
+}
+
+// exitForAnswer is the exit code of a tool's refusal in its envelope (the
+// tool ran and answered no): as exitFor, except that NOT_FOUND is the
+// tool's answer (an unknown SKU), 1, not a workflow the command could not
+// find.
+func exitForAnswer(code toolkit.Code) int {
+	if code == toolkit.NotFound {
+		return exitRefused
+	}
+	return exitFor(code)
+}
+
 // exitFor: a refusal by the system is 1, anything that kept the command
 // from running is 2.
 func exitFor(code toolkit.Code) int {
@@ -133,7 +156,8 @@ Exit codes (every command):
   1  the system answered no: a refused signal, a draft order that ended
      without a draft, audit findings, reconcile violations
   2  could not run: usage, invalid input, unknown workflow, unreachable
-     server or database, no answer in time`,
+     server or database, no answer in time; a draft order a tool refused
+     exits with that code's number, as 'tool call' does for the same refusal`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Runtime errors are printed by report as one line; a usage dump

@@ -147,7 +147,7 @@ func (a *app) startAndShow(in draftorder.DraftOrderInput, wait time.Duration) er
 		}
 		a.emit(res, func(w io.Writer) { printStarted(w, res) })
 		if res.Status != nil && res.Status.Result != nil && !succeeded(*res.Status.Result) {
-			return &exitError{code: exitRefused}
+			return &exitError{code: exitEnded(*res.Status.Result)}
 		}
 		return nil
 	})

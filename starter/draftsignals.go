@@ -214,7 +214,7 @@ func (a *app) afterSignal(ctx context.Context, c *client.Client, id, done string
 			printResult(w, id, res)
 		})
 		if !succeeded(res) && !(res.State == draftorder.StateCancelled && done == cancelSent) {
-			return &exitError{code: exitRefused}
+			return &exitError{code: exitEnded(res)}
 		}
 		return nil
 	}

@@ -16,7 +16,9 @@
 //	   audit findings, reconcile violations
 //	2  could not run: wrong usage or flags, an invalid order file, a
 //	   workflow that does not exist, an unreachable server or database,
-//	   no answer in time
+//	   no answer in time; also a draft order a tool refused with
+//	   INVALID_ARGUMENT (or another code exit 2 stands for), so the same
+//	   refusal exits alike from `tool call` and `draft-order start`
 package main
 
 import (

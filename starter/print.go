@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
@@ -21,9 +22,18 @@ func printStatus(w io.Writer, id string, st draftorder.DraftOrderStatus) {
 		if t.DueOnDelivery.Amount > 0 {
 			fmt.Fprintf(w, "  on delivery  %s duty and tax, paid to the carrier\n", t.DueOnDelivery.Display())
 		}
+		printAssumed(w, *t)
 	}
 	if o := st.Origins; o != nil {
 		printOrigins(w, *o)
+	}
+	if wr := st.Waiting; wr != nil {
+		why := string(wr.Code)
+		if wr.UpstreamCode != "" {
+			why += ", " + wr.UpstreamCode
+		}
+		fmt.Fprintf(w, "  waiting      for %s since %s: %s (%s); call %d failed, the next at %s; a cancel stops it at once\n",
+			wr.Call, wr.Since.UTC().Format("15:04:05Z"), wr.Message, why, wr.Tries, wr.NextTryAt.UTC().Format("15:04:05Z"))
 	}
 	if c := st.Confirmation; c != nil {
 		if c.PriceChanged {
@@ -189,4 +199,16 @@ func runnable(abs string) string {
 		}
 	}
 	return abs
+}
+
+// printAssumed says what a total assumed: the exchange rates it was priced
+// with (source and date) and what its tax leaves out
+// (commerce/rules/README.md#us-sales-tax).
+func printAssumed(w io.Writer, t commerce.Total) {
+	if fx := t.FXRates; fx != nil {
+		fmt.Fprintf(w, "  fx rates     %s of %s (%s)\n", strings.ReplaceAll(fx.Source, "_", " "), fx.Date, fx.Base)
+	}
+	if len(t.TaxNotModelled) > 0 {
+		fmt.Fprintf(w, "  not modelled %s: the tax may be higher\n", strings.ReplaceAll(strings.Join(t.TaxNotModelled, ", "), "_", " "))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -39,8 +40,9 @@ func (a *app) staffTokenCmd() *cobra.Command {
 		Long: `Issue a bearer token for an active member of the staff table. It is printed
 once and never stored in clear, and expires after --expires-in (at most 90
 days: docs/support.md#staff-tokens). Use it with the codec server: sign in at
-http://localhost:8089/codec/login for the Web UI, or
-  temporal workflow show ... --codec-endpoint http://localhost:8089/codec --codec-auth "Bearer <token>"
+` + codecEndpoint() + `/login for the Web UI, or
+  temporal workflow show ... --detailed --codec-endpoint ` + codecEndpoint() + ` --codec-auth "Bearer <token>"
+(this stack's codec server: CARTWRIGHT_CODEC_URL, else CARTWRIGHT_CODEC_ADDR).
 Needs CARTWRIGHT_PG_ISSUER_DSN (the issuing role). Exit 1 (FORBIDDEN) for an unknown or inactive staff id,
 exit 2 (INVALID_ARGUMENT) for a lifetime over 90 days.`,
 		Args: cobra.NoArgs,
@@ -132,4 +134,16 @@ func (a *app) withStaffDB(staff *string, fn func(context.Context, *pgxpool.Pool)
 		defer cancel()
 		return fn(ctx, pool)
 	}
+}
+
+// codecEndpoint is this stack's codec server as staff reach it
+// (config.CodecEndpoint: CARTWRIGHT_CODEC_URL, else the worker's
+// CARTWRIGHT_CODEC_ADDR), for help texts; the dev default when the
+// environment cannot be read.
+func codecEndpoint() string {
+	cfg, err := config.Load()
+	if err != nil {
+		return "http://127.0.0.1:8089/codec"
+	}
+	return strings.TrimRight(cfg.CodecEndpoint(), "/")
 }

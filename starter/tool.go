@@ -86,7 +86,7 @@ Exit: 0 the tool answered, 1 it refused (e.g. OUT_OF_STOCK, ADDRESS_INVALID),
 				// The envelope is printed; the exit code says how it ended
 				// (1 refused, 2 could not run), its error line on stderr.
 				if !env.OK && env.Error != nil {
-					return &exitError{code: exitFor(env.Error.Code), msg: string(env.Error.Code) + ": " + env.Error.Message}
+					return &exitError{code: exitForAnswer(env.Error.Code), msg: string(env.Error.Code) + ": " + env.Error.Message}
 				}
 				return nil
 			})

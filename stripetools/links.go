@@ -157,6 +157,30 @@ type createdLink struct {
 	url       string
 	createdAt time.Time
 	expiresAt time.Time
+	// estimated: expiresAt is ours, not Stripe's (accountLinkTimes).
+	estimated bool
+}
+
+// AccountLinkLifetime is how long an account link is treated as usable when
+// Stripe's answer carries no believable expiry: Stripe's account links
+// expire after a few minutes, as login links do.
+const AccountLinkLifetime = LoginLinkLifetime
+
+// accountLinkTimes takes an account link's times from Stripe's answer
+// unless they cannot be true of a link made now: a creation more than a
+// day from now, or an expiry not after the creation (stripe-mock answers
+// every link with the fixed 2009-02-13 of its fixtures). Then the link
+// is dated now and its expiry estimated (expires_at_estimated), never
+// shown as expired years ago.
+func accountLinkTimes(url string, created, expires int64, now time.Time) createdLink {
+	l := createdLink{url: url, createdAt: unixOr(created, now), expiresAt: time.Unix(expires, 0)}
+	if d := l.createdAt.Sub(now); d > 24*time.Hour || d < -24*time.Hour {
+		l.createdAt = now
+	}
+	if !l.expiresAt.After(l.createdAt) {
+		l.expiresAt, l.estimated = l.createdAt.Add(AccountLinkLifetime), true
+	}
+	return l
 }
 
 func (c *Client) relink(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {
@@ -198,7 +222,7 @@ func (c *Client) relink(ctx context.Context, call *toolkit.Call) (*toolkit.Outpu
 		if err != nil {
 			return createdLink{}, err
 		}
-		l := createdLink{url: al.URL, createdAt: unixOr(al.Created, c.now()), expiresAt: time.Unix(al.ExpiresAt, 0)}
+		l := accountLinkTimes(al.URL, al.Created, al.ExpiresAt, c.now())
 		c.relinks.put(key, l, c.now())
 		return l, nil
 	})
@@ -206,7 +230,7 @@ func (c *Client) relink(ctx context.Context, call *toolkit.Call) (*toolkit.Outpu
 		return nil, c.linkFailed(ctx, ToolRelinkURL, in.StripeAccountID, now, err)
 	}
 	c.logLink(ToolRelinkURL, in.StripeAccountID, l, now, shared)
-	out := &toolkit.Output{Data: c.linkData(in.StripeAccountID, "account_onboarding", l, shared, false)}
+	out := &toolkit.Output{Data: c.linkData(in.StripeAccountID, "account_onboarding", l, shared, l.estimated)}
 	if shared {
 		out.CacheHit, out.Provider = true, "cache"
 	}

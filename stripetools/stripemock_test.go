@@ -3,6 +3,7 @@ package stripetools
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -55,6 +56,12 @@ func TestStripeMockTools(t *testing.T) {
 		}
 		if !resp.Meta.RedactionApplied {
 			t.Fatal("the link must be masked by the sanitiser")
+		}
+		// stripe-mock dates every link 2009-02-13: a link made now never
+		// shows that expiry; it is estimated from now and says so.
+		exp, err := time.Parse(time.RFC3339, l.ExpiresAt)
+		if err != nil || exp.Before(time.Now().Add(-time.Minute)) || !l.ExpiresAtEstimated {
+			t.Fatalf("a fresh link's expiry %s (estimated %v)", l.ExpiresAt, l.ExpiresAtEstimated)
 		}
 		snaps := r.sink.all()
 		raw := string(snaps[len(snaps)-1].RawOutput)

@@ -190,6 +190,11 @@ func (inv *Invoker) lookup(c *toolCall, resp *Response) (*Tool, error) {
 // it is not given (the store's failure is infrastructure, retried).
 func (inv *Invoker) refused(ctx context.Context, c *toolCall, resp *Response, err error) *Error {
 	te := AsError(err)
+	if te.Code == InvalidArgument && te.RecoverySuggestion == "" {
+		// Every INVALID_ARGUMENT carries a suggestion
+		// (docs/errors.md#error-object): the input is the caller's to fix.
+		te.RecoverySuggestion = "fix the named fields and call again"
+	}
 	resp.OK, resp.Status, resp.Data, resp.Error = false, StatusError, nil, te
 	if c.spec == nil || te.Code.Retryable() {
 		return te

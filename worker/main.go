@@ -208,7 +208,7 @@ func serveWebhook(d *wiring.Deps) (func(), error) {
 	}
 	srv := d.Webhook.Server(addr)
 	if d.Telemetry != nil {
-		srv.Handler = d.Telemetry.Product.Webhook(srv.Handler)
+		srv.Handler = d.Telemetry.Product.Webhook(srv.Handler, webhook.Path)
 	}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -69,7 +69,7 @@ func exercised(t *testing.T) *Telemetry {
 		t.Fatal(err)
 	}
 	tel.Product.Audit("success")
-	tel.Product.Webhook(http.NotFoundHandler()).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/", nil))
+	tel.Product.Webhook(http.NotFoundHandler(), "/webhooks/stripe").ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/webhooks/stripe", nil))
 	if err := tel.Product.ObserveWaiting(func(context.Context) (Waiting, error) { return Waiting{}, nil }, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -96,11 +96,17 @@ func (p *Product) Audit(outcome string) {
 	p.audits.Add(context.Background(), 1, metric.WithAttributes(attribute.String("outcome", outcome)))
 }
 
-// Webhook wraps the webhook receiver: every delivery is counted by the
-// class of its answer (2xx handled, 4xx refused, 5xx unavailable: Stripe
-// retries those).
-func (p *Product) Webhook(h http.Handler) http.Handler {
+// Webhook wraps the webhook receiver: every delivery (a request to path,
+// the receiver's one endpoint) is counted by the class of its answer (2xx
+// handled, 4xx refused, 5xx unavailable: Stripe retries those). A request
+// to any other path (a scanner, a health check, a misconfigured sender) is
+// no delivery and is not counted as a refused one.
+func (p *Product) Webhook(h http.Handler, path string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path {
+			h.ServeHTTP(w, r)
+			return
+		}
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(sw, r)
 		outcome := "handled"

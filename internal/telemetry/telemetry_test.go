@@ -97,8 +97,13 @@ func TestWebhookOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, code := range []int{200, 400, 400, 503} {
-		h := tel.Product.Webhook(httpStatus(code))
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/", nil))
+		h := tel.Product.Webhook(httpStatus(code), "/webhooks/stripe")
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/webhooks/stripe", nil))
+	}
+	// Requests to other paths are no deliveries: a 404 for /wp-login.php
+	// or a health check is not a refused delivery.
+	for _, path := range []string{"/", "/wp-login.php", "/webhooks/stripe/x", "/healthz"} {
+		tel.Product.Webhook(httpStatus(404), "/webhooks/stripe").ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", path, nil))
 	}
 	fams := scrape(t, tel)
 	for outcome, want := range map[string]float64{"handled": 1, "refused": 2, "unavailable": 1} {

@@ -83,6 +83,12 @@ try {
   await h.waitText('Signed in as');
   await h.shot('2-codec-sign-in.png');
   step(`   ${(await h.text()).split('\n').find((l) => l.includes('Signed in'))}`);
+  // Opened again later, the page still says who is signed in and offers
+  // Sign out (docs/support.md, step 2), not a blank sign-in form.
+  await page.goto(`${CODEC}/login`, { waitUntil: 'networkidle2' });
+  await h.waitText('Signed in as');
+  if (!(await page.$('#signout'))) fail('the codec sign-in page, opened again, offers no Sign out');
+  step('   opened again: still says who is signed in, with Sign out');
 
   step('3. the same history, decoded for staff');
   codecAnswers.length = 0;

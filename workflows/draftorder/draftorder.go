@@ -191,6 +191,9 @@ type DraftOrderStatus struct {
 	Requotes   int                     `json:"requotes"`
 	Evidence   []workflows.EvidenceRef `json:"evidence"`
 	Result     *DraftOrderResult       `json:"result,omitempty"`
+	// Waiting is the outage the order waits out now, and why: the call,
+	// its error, the next try (nil when it waits on none).
+	Waiting *WaitReason `json:"waiting,omitempty"`
 }
 
 // Flow is the draft order bound to the specs of the tools it

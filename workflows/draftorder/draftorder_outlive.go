@@ -18,7 +18,7 @@ const StateUnavailable = "UNAVAILABLE"
 // longest the user is asked to wait for any one step).
 func (d *draftOrder) outliving(what string) func(workflow.Context, func(workflow.Context) workflow.Future) workflow.Future {
 	return func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future {
-		return flow.Outlive(ctx, d.in.ConfirmWindow, what, start, d.showStateWhileWaiting)
+		return flow.Outlive(ctx, d.in.ConfirmWindow, what, start, d.waitingOn, d.cancelWins)
 	}
 }
 
@@ -36,6 +36,11 @@ func (d *draftOrder) showStateWhileWaiting(ctx workflow.Context) {
 func (d *draftOrder) unavailable(err error) *DraftOrderResult {
 	if !flow.Infrastructure(err) {
 		return nil
+	}
+	if d.cancelWins() {
+		// Cancelled while waiting out the outage: nothing is written,
+		// so the cancel wins over the outage.
+		return d.cancelledResult()
 	}
 	te := toolkit.AsError(err)
 	return d.end(StateUnavailable, toolkit.UpstreamError,

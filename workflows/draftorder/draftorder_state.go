@@ -44,6 +44,8 @@ type draftOrder struct {
 	// the next wait begins (a later confirm of it is "already done").
 	confirmedHash string
 	cancelled     bool
+	// waiting is the outage the order waits out now (draftorder_wait.go).
+	waiting *WaitReason
 	// over: the run returned (with a result or an error); update handlers
 	// still waiting answer now. failed is the error it returned, if any.
 	over   bool
@@ -157,7 +159,7 @@ func (d *draftOrder) status() (DraftOrderStatus, error) {
 		State: d.state, Destination: d.in.ShipTo.Country, Currency: d.in.Currency,
 		Approvals: d.approvals.Status(), Rejected: d.log.Snapshot(), Compliance: d.compliance,
 		Total: d.total, DraftOrder: d.draft, Requotes: d.requotes, Origins: d.originsSummary(),
-		Evidence: append([]workflows.EvidenceRef{}, d.evidence...), Result: d.result,
+		Evidence: append([]workflows.EvidenceRef{}, d.evidence...), Result: d.result, Waiting: d.waiting,
 	}
 	if d.awaitingConfirm && d.confirmation != nil {
 		c := *d.confirmation

@@ -19,6 +19,6 @@ import (
 // for: it waits out an outage until the onboarding's deadline.
 func (o *onboardingRun) outlivingFlow(what string) func(workflow.Context, func(workflow.Context) workflow.Future) workflow.Future {
 	return func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future {
-		return flow.Outlive(ctx, o.st.DeadlineAt.Sub(workflow.Now(ctx)), what, start, nil)
+		return flow.Outlive(ctx, o.st.DeadlineAt.Sub(workflow.Now(ctx)), what, start, nil, nil)
 	}
 }

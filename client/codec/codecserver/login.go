@@ -21,7 +21,7 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>cartwright codec sign-in</title></head>
 <body style="font-family:sans-serif;max-width:36em;margin:3em auto">
 <h1>cartwright codec server</h1>
-{{if .Staff}}<p id="status">Signed in as <b>{{.Staff}}</b> until {{.Until}}. The Temporal Web UI now shows decoded payloads
+{{if .Staff}}<p id="status">Signed in as <b>{{.Staff}}</b>{{if .Until}} until {{.Until}}{{end}}. The Temporal Web UI now shows decoded payloads
 (with its Codec Server settings as docs/support.md gives them: the browser setting, endpoint <code id="endpoint">{{.Endpoint}}</code>,
 cross-origin credentials included). Every decode is logged.</p>
 <form method="post" action="logout"><button id="signout" type="submit">Sign out</button></form>
@@ -40,7 +40,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	switch r.Method {
 	case http.MethodGet:
-		_ = loginPage.Execute(w, loginView{})
+		// Whoever is signed in in this browser is said, with the way to
+		// sign out, on every visit, not only right after signing in.
+		_ = loginPage.Execute(w, s.signedIn(r))
 	case http.MethodPost:
 		s.signIn(w, r)
 	default:
@@ -109,4 +111,17 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 func clearSessionCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: PathPrefix, MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+}
+
+// signedIn is the page of the browser's live session, if it has one.
+func (s *Server) signedIn(r *http.Request) loginView {
+	c, err := r.Cookie(CookieName)
+	if err != nil {
+		return loginView{}
+	}
+	staff, err := s.sessions.Staff(r.Context(), c.Value)
+	if err != nil {
+		return loginView{}
+	}
+	return loginView{Staff: staff, Endpoint: ownOrigin(r) + PathPrefix}
 }

@@ -143,3 +143,22 @@ func TestLoginSetsAnHttpOnlyCookie(t *testing.T) {
 		t.Fatalf("bad login: %d %v", w.Code, w.Result().Cookies())
 	}
 }
+
+// The sign-in page says who is signed in in this browser, with a sign-out
+// button, on every visit, not only right after signing in; without a
+// session (or after signing out) it offers the sign-in form.
+func TestLoginPageSaysWhoIsSignedIn(t *testing.T) {
+	h := newServer(&fakeLog{})
+	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+	in := call(h, http.MethodPost, "/codec/login", "token=tok-alice", form)
+	cookie := in.Result().Cookies()[0]
+	page := call(h, http.MethodGet, "/codec/login", "", map[string]string{"Cookie": cookie.Name + "=" + cookie.Value})
+	if body := page.Body.String(); !strings.Contains(body, "Signed in as <b>alice.support</b>") || !strings.Contains(body, `id="signout"`) {
+		t.Fatalf("the page of a signed-in browser:\n%s", body)
+	}
+	call(h, http.MethodPost, "/codec/logout", "", map[string]string{"Cookie": cookie.Name + "=" + cookie.Value})
+	page = call(h, http.MethodGet, "/codec/login", "", map[string]string{"Cookie": cookie.Name + "=" + cookie.Value})
+	if body := page.Body.String(); strings.Contains(body, "Signed in as") || !strings.Contains(body, `id="signin"`) {
+		t.Fatalf("after signing out:\n%s", body)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -257,7 +258,17 @@ func (rs *rules) checkItem(it Item, country string, mode Mode) ItemResult {
 	}
 	// A declared battery adds its own category to the product's (a drone
 	// is a drone and a device with a battery).
-	if bc := batteryCategory(it); bc != "" && bc != cat {
+	bc := batteryCategory(it)
+	// A Li-ion battery of at most 100 Wh shipped alone is its own
+	// category (ADR special provision 188 by road), never also the fully
+	// regulated one: the answer names one regime, not both.
+	if sp188(it) {
+		if cat == "lithium_battery_standalone" || cat == "" {
+			cats = []string{"lithium_battery_standalone_sp188"}
+		}
+		bc = "lithium_battery_standalone_sp188"
+	}
+	if bc != "" && !slices.Contains(cats, bc) {
 		cats = append(cats, bc)
 	}
 	for _, c := range cats {
@@ -276,6 +287,18 @@ func (rs *rules) checkItem(it Item, country string, mode Mode) ItemResult {
 	ir.Verdict, ir.Confidence = aggregate(ir.Reasons)
 	ir.Requirements = uniqueSorted(ir.Requirements)
 	return ir
+}
+
+// sp188 reports whether the item is a lithium-ion battery shipped alone
+// whose declared energy is at most 100 Wh: ADR special provision 188
+// excepts it by road (with the lithium battery mark). A Li-metal battery
+// (UN3090) is limited by lithium content, not Wh, and is never one.
+func sp188(it Item) bool {
+	un := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(it.UNNumber), " ", ""))
+	if un == "UN3090" || un == "3090" || it.BatteryWh <= 0 || it.BatteryWh > 100 {
+		return false
+	}
+	return it.Battery == BatteryStandalone || un == "UN3480" || un == "3480"
 }
 
 // batteryCategory maps a declared battery to its category; a battery over
@@ -353,7 +376,7 @@ func Categories() []string {
 }
 
 // RulesetVersion is the version of the compliance rules, e.g.
-// "compliance-2026.11.2".
+// "compliance-2026.11.3".
 func RulesetVersion() string {
 	rs, err := ruleset()
 	if err != nil {

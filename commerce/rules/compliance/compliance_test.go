@@ -33,7 +33,7 @@ func TestTShirtAllowed(t *testing.T) {
 		if r.Items[0].Category != "apparel" || r.Items[0].CategorySource != "hs_code" {
 			t.Errorf("category %+v", r.Items[0])
 		}
-		if r.RulesetVersion != "compliance-2026.11.2" {
+		if r.RulesetVersion != "compliance-2026.11.3" {
 			t.Errorf("version %q", r.RulesetVersion)
 		}
 	}
@@ -235,5 +235,33 @@ func TestKnifeToGBAndSanctionsWithoutAddress(t *testing.T) {
 	}
 	if _, err := CheckDestination(Destination{Country: "Iran"}); err == nil {
 		t.Error("a country that is not ISO alpha-2 is invalid input")
+	}
+}
+
+// ADR special provision 188 covers a Li-ion battery shipped alone of at
+// most 100 Wh by road; above 100 Wh, of undeclared energy, or lithium
+// metal (limited by grams of lithium, not Wh) it stays fully regulated
+// and goes to review, with a message naming that regime only.
+func TestStandaloneBatteryRoadRegimes(t *testing.T) {
+	de := Destination{Country: "DE"}
+	for _, c := range []struct {
+		name   string
+		item   Item
+		want   Verdict
+		reason string
+	}{
+		{"100 Wh", Item{SKU: "B", HSCode: "850760", Battery: BatteryStandalone, BatteryWh: 100}, Allow, "DG_LITHIUM_SP188_ROAD"},
+		{"101 Wh", Item{SKU: "B", HSCode: "850760", Battery: BatteryStandalone, BatteryWh: 101}, Uncertain, "DG_LITHIUM_BATTERY_FULLY_REGULATED"},
+		{"undeclared Wh", Item{SKU: "B", HSCode: "850760", Battery: BatteryStandalone}, Uncertain, "DG_LITHIUM_BATTERY_FULLY_REGULATED"},
+		{"Li-metal", Item{SKU: "B", UNNumber: "UN3090", BatteryWh: 20}, Uncertain, "DG_LITHIUM_BATTERY_FULLY_REGULATED"},
+		{"UN3480 by number", Item{SKU: "B", UNNumber: "UN3480", BatteryWh: 74}, Allow, "DG_LITHIUM_SP188_ROAD"},
+	} {
+		r, err := Check(Input{Destination: de, Mode: Ground, Items: []Item{c.item}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != c.want || len(r.Reasons) != 1 || r.Reasons[0].Code != c.reason {
+			t.Errorf("%s: %s %+v", c.name, r.Verdict, r.Reasons)
+		}
 	}
 }

@@ -21,6 +21,10 @@ type currencyFile struct {
 		Code     string `json:"code"`
 		Exponent int    `json:"exponent"`
 		Name     string `json:"name"`
+		// Withdrawn is the date the currency stopped being legal tender
+		// (YYYY-MM-DD); Source where that is stated.
+		Withdrawn string `json:"withdrawn"`
+		Source    string `json:"source"`
 	} `json:"currencies"`
 }
 
@@ -28,6 +32,8 @@ type table struct {
 	version  string
 	sources  []string
 	exponent map[string]int
+	// withdrawn maps a replaced currency to the date it was withdrawn.
+	withdrawn map[string]string
 }
 
 // load parses the embedded table once. The data is compiled in, so an error
@@ -45,7 +51,7 @@ var load = sync.OnceValues(func() (*table, error) {
 	if !strings.HasPrefix(f.RulesetVersion, "money-") || len(f.Sources) == 0 {
 		return nil, fmt.Errorf("money: data/currencies.json lacks ruleset_version or sources")
 	}
-	t := &table{version: f.RulesetVersion, sources: f.Sources, exponent: map[string]int{}}
+	t := &table{version: f.RulesetVersion, sources: f.Sources, exponent: map[string]int{}, withdrawn: map[string]string{}}
 	for _, c := range f.Currencies {
 		if len(c.Code) != 3 || c.Exponent < 0 || c.Exponent > 4 {
 			return nil, fmt.Errorf("money: bad currency entry %q/%d", c.Code, c.Exponent)
@@ -54,6 +60,12 @@ var load = sync.OnceValues(func() (*table, error) {
 			return nil, fmt.Errorf("money: duplicate currency %q", c.Code)
 		}
 		t.exponent[c.Code] = c.Exponent
+		if c.Withdrawn != "" {
+			if !strings.HasPrefix(c.Source, "https://") {
+				return nil, fmt.Errorf("money: %s withdrawn without a source", c.Code)
+			}
+			t.withdrawn[c.Code] = c.Withdrawn
+		}
 	}
 	return t, nil
 })
@@ -113,4 +125,16 @@ func Currencies() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Withdrawn returns the date (YYYY-MM-DD) a currency stopped being legal
+// tender, and whether it did: its amounts can still be read (history), but
+// nothing is priced in it any more (BGN since Bulgaria adopted the euro).
+func Withdrawn(code string) (string, bool) {
+	t, err := load()
+	if err != nil {
+		return "", false
+	}
+	d, ok := t.withdrawn[code]
+	return d, ok
 }

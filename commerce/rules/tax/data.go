@@ -59,6 +59,9 @@ type regionRates struct {
 	// Exemptions are the region tax's documented exemptions of a class of
 	// goods (exemptions.go).
 	Exemptions []exemption `json:"exemptions"`
+	// Local is what of the region's local sales taxes and of its taxing
+	// of shipping is modelled (local.go); nil: neither.
+	Local *localRules `json:"local"`
 }
 
 type countryRates struct {
@@ -73,6 +76,9 @@ type countryRates struct {
 	// Coverage says what of the country's consumption taxes is modelled
 	// and what is not (read by people and docs, not by the engine).
 	Coverage string `json:"coverage"`
+	// LocalSalesTax: the country's regions may add local sales taxes
+	// (the US); each region's `local` says what of them is modelled.
+	LocalSalesTax bool `json:"local_sales_tax"`
 }
 
 type ratesFile struct {
@@ -295,6 +301,11 @@ func (r *rules) validate() error {
 			}
 			for i := range rg.Exemptions {
 				if err := rg.Exemptions[i].check(cc+"-"+rc, c.Currency); err != nil {
+					return err
+				}
+			}
+			if rg.Local != nil {
+				if err := rg.Local.check(cc+"-"+rc, rg); err != nil {
 					return err
 				}
 			}

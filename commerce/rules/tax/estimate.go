@@ -19,24 +19,27 @@ const MaxOrderAmount = 1_000_000_000_000_000
 // engineNotes are the texts of notes the engine adds about its own
 // assumptions (regime facts come from data/deminimis.json).
 var engineNotes = map[string]string{
-	"DOMESTIC_SALE":                      "Domestic sale: no customs; the destination's consumption tax is charged at checkout.",
-	"INTRA_EU_OSS":                       "Intra-EU distance sale: no customs; VAT of the destination member state is charged at checkout and declared through the One-Stop Shop (OSS).",
-	"DUTY_RATE_REPRESENTATIVE":           "Duty uses a representative rate for the HS chapter, not the binding rate of the full tariff code.",
-	"DUTY_RATE_DEFAULT":                  "A line's HS chapter has no representative rate; the tariff's default rate was used.",
-	"DUTY_SPECIFIC_NOT_MODELLED":         "A line's chapter carries specific (per litre/kg/pair) or agricultural duties that are not computed.",
-	"EXCISE_NOT_MODELLED":                "Excise duties on alcohol and tobacco are not included.",
-	"FTA_PREFERENCE_ASSUMED":             "A free-trade preference was applied by country of origin; it requires a valid origin statement on the invoice.",
-	"HS_CODE_MISSING":                    "A line has no valid HS code; the default duty rate was used.",
-	"FX_INDICATIVE":                      "Thresholds were compared using the built-in indicative exchange rates, not the order's FX table.",
-	"US_ADDITIONAL_TARIFFS_NOT_MODELLED": "US duties are MFN general rates only: Section 301, 232 and 122 duties and trade remedies are not included.",
-	"US_LOCAL_SALES_TAX_NOT_INCLUDED":    "US sales tax is the state base rate; county, city and district rates are not included, and shipping is treated as non-taxable.",
-	"CA_PROVINCIAL_TAX_ON_IMPORT":        "Canada: provincial sales tax (PST/QST/RST) on imports may instead be charged by a registered seller or self-assessed.",
-	"DAP_CARRIER_FEES":                   "Under DAP the carrier may add its own customs clearance or disbursement fee on delivery; it is not included.",
-	"CHANNEL_POSTAL":                     "The parcel is declared as a postal import (the service hands it to the destination's postal operator); the thresholds for mail apply.",
-	"CHANNEL_COURIER":                    "The parcel is declared as a courier import (a commercial carrier clears it); the thresholds for courier shipments apply.",
-	"CHANNEL_UNKNOWN":                    "The customs channel (postal or courier) was not given; only the thresholds that hold for both were applied.",
-	"FTA_NOT_DIRECT":                     "A line's origin has a free-trade agreement with the destination, but the parcel ships from a country outside it; the preference needs direct transport from a party, so the general rate applies.",
-	"DE_MINIMIS_ORIGIN_INELIGIBLE":       "A line's origin is excluded from de minimis relief; duty is charged from the first unit of value.",
+	"DOMESTIC_SALE":                        "Domestic sale: no customs; the destination's consumption tax is charged at checkout.",
+	"INTRA_EU_OSS":                         "Intra-EU distance sale: no customs; VAT of the destination member state is charged at checkout and declared through the One-Stop Shop (OSS).",
+	"DUTY_RATE_REPRESENTATIVE":             "Duty uses a representative rate for the HS chapter, not the binding rate of the full tariff code.",
+	"DUTY_RATE_DEFAULT":                    "A line's HS chapter has no representative rate; the tariff's default rate was used.",
+	"DUTY_SPECIFIC_NOT_MODELLED":           "A line's chapter carries specific (per litre/kg/pair) or agricultural duties that are not computed.",
+	"EXCISE_NOT_MODELLED":                  "Excise duties on alcohol and tobacco are not included.",
+	"FTA_PREFERENCE_ASSUMED":               "A free-trade preference was applied by country of origin; it requires a valid origin statement on the invoice.",
+	"HS_CODE_MISSING":                      "A line has no valid HS code; the default duty rate was used.",
+	"FX_INDICATIVE":                        "Thresholds were compared using the built-in indicative exchange rates, not the order's FX table.",
+	"US_ADDITIONAL_TARIFFS_NOT_MODELLED":   "US duties are MFN general rates only: Section 301, 232 and 122 duties and trade remedies are not included.",
+	"US_LOCAL_SALES_TAX_NOT_MODELLED":      "US sales tax: the local (county, city, district) rates of this address are not modelled; the tax is the state's rate alone and the real tax is likely higher.",
+	"US_SHIPPING_TAXABILITY_NOT_MODELLED":  "US sales tax: whether this state taxes the shipping charge is not modelled; shipping was left untaxed.",
+	"CA_PROVINCIAL_TAX_ON_IMPORT":          "Canada: provincial sales tax (PST/QST/RST) on imports may instead be charged by a registered seller or self-assessed.",
+	"DAP_CARRIER_FEES":                     "Under DAP the carrier may add its own customs clearance or disbursement fee on delivery; it is not included.",
+	"CHANNEL_POSTAL":                       "The parcel is declared as a postal import (the service hands it to the destination's postal operator); the thresholds for mail apply.",
+	"CHANNEL_COURIER":                      "The parcel is declared as a courier import (a commercial carrier clears it); the thresholds for courier shipments apply.",
+	"CHANNEL_UNKNOWN":                      "The customs channel (postal or courier) was not given; only the thresholds that hold for both were applied.",
+	"FTA_NOT_DIRECT":                       "A line's origin has a free-trade agreement with the destination, but the parcel ships from a country outside it; the preference needs direct transport from a party, so the general rate applies.",
+	"SCHEME_TAX_BASE_INCLUDES_DUTY":        "The tax charged at checkout under the low-value scheme is on the price the customer pays the seller: goods, transport and the duty the seller charges with them (VAT Directive 2006/112/EC art. 73 and 78(a); the same base as import VAT at the border, art. 86(1)).",
+	"SCHEME_TAX_BASE_EXCLUDES_BORDER_DUTY": "The tax charged at checkout under the low-value scheme is on goods and transport only: under DAP the customer pays the duty to customs on delivery, so it is not part of the seller's price (VAT Directive 2006/112/EC art. 73 and 78(a)).",
+	"DE_MINIMIS_ORIGIN_INELIGIBLE":         "A line's origin is excluded from de minimis relief; duty is charged from the first unit of value.",
 }
 
 // estimator carries the state of one Estimate call.
@@ -138,7 +141,7 @@ func (e *estimator) prepare() error {
 		e.conv = BuiltinConverter()
 	}
 	var err error
-	if e.rs, err = e.r.rateSetFor(e.dest, in.Destination.Region, e.at); err != nil {
+	if e.rs, err = e.r.rateSetFor(e.dest, in.Destination.Region, in.Destination.PostalCode, e.at); err != nil {
 		return err
 	}
 	if e.shares, err = money.Allocate(in.Shipping, values); err != nil {
@@ -255,8 +258,7 @@ func (e *estimator) lineTax(i int, base int64, at Collection) error {
 func (e *estimator) noCustoms() error {
 	withShip := true
 	if g, err := e.r.regimeFor(e.dest); err == nil && g.SalesTaxAtCheckout {
-		withShip = false
-		e.addNote("US_LOCAL_SALES_TAX_NOT_INCLUDED")
+		withShip = e.rs.shipTaxed()
 	}
 	for i, l := range e.in.Lines {
 		base := l.CustomsValue
@@ -309,6 +311,15 @@ func (e *estimator) totals() error {
 		res.TaxComponents = append(res.TaxComponents, Component{Name: c.Name, Rate: c.Rate, Amount: e.compSums[ci]})
 	}
 	res.FXSource = e.fxSource
+	for _, nm := range e.rs.notModelled {
+		res.NotModelled = append(res.NotModelled, nm)
+		switch nm {
+		case NotModelledLocalRate:
+			e.addNote("US_LOCAL_SALES_TAX_NOT_MODELLED")
+		case NotModelledShipping:
+			e.addNote("US_SHIPPING_TAXABILITY_NOT_MODELLED")
+		}
+	}
 	return nil
 }
 

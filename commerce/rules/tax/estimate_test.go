@@ -26,7 +26,7 @@ func est(t *testing.T, in Input) Result {
 	if d != r.Duty || x != r.Tax {
 		t.Fatalf("lines do not add up to totals")
 	}
-	if r.RulesetVersion != "tax-2026.11.4" {
+	if r.RulesetVersion != "tax-2026.11.5" {
 		t.Fatalf("version %q", r.RulesetVersion)
 	}
 	return r
@@ -193,8 +193,10 @@ func TestEUFlatDutyFromJuly2026(t *testing.T) {
 	lines := []Line{tee(4000, "CN"), {SKU: "SHOE", HSCode: "640399", OriginCountry: "CN", CustomsValue: 6000, Quantity: 1}, tee(1000, "CN")}
 	in := Input{Destination: Destination{Country: "DE"}, ShipFrom: "US", Currency: "EUR", Lines: lines, Shipping: 1000, Incoterm: DDP, At: date("2026-08-01")}
 	r := est(t, in)
-	// Two distinct HS6 subheadings → EUR 6; VAT 19% of EUR 120 via IOSS.
-	if r.Duty != 600 || r.Tax != 2280 || r.Scheme != "IOSS" || r.CollectedAt != AtCheckout || !hasNote(r, "EU_FLAT_DUTY_3_EUR") {
+	// Two distinct HS6 subheadings → EUR 6; VAT 19% via IOSS of EUR 126:
+	// goods, transport and the duty the seller charges (DDP), the base
+	// import VAT at the border would have (art. 78(a), 86(1)).
+	if r.Duty != 600 || r.Tax != 2394 || r.Scheme != "IOSS" || r.CollectedAt != AtCheckout || !hasNote(r, "EU_FLAT_DUTY_3_EUR") {
 		t.Errorf("flat %+v", r)
 	}
 	in.At = date("2026-06-30")

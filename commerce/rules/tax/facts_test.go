@@ -92,7 +92,7 @@ func TestAllEUMembersAndTaxDestinationsCovered(t *testing.T) {
 	if len(r.eu) != 27 {
 		t.Errorf("%d EU members", len(r.eu))
 	}
-	if RulesetVersion() != "tax-2026.11.4" || len(Sources()) < 10 {
+	if RulesetVersion() != "tax-2026.11.5" || len(Sources()) < 10 {
 		t.Errorf("version %q, %d sources", RulesetVersion(), len(Sources()))
 	}
 }

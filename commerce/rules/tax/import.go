@@ -212,12 +212,16 @@ func (e *estimator) importTax(c *importCtx) error {
 		lr := &e.res.Lines[i]
 		switch {
 		case g.SalesTaxAtCheckout:
-			// US: no import VAT; the state's sales tax is charged by the
-			// (registered) seller at checkout on the goods.
-			if err := e.lineTax(i, l.CustomsValue, AtCheckout); err != nil {
+			// US: no import VAT; the destination's sales tax is charged by
+			// the (registered) seller at checkout on the goods, and on
+			// their shipping where the state taxes it (local.go).
+			base := l.CustomsValue
+			if e.rs.shipTaxed() {
+				base += e.shares[i]
+			}
+			if err := e.lineTax(i, base, AtCheckout); err != nil {
 				return err
 			}
-			e.addNote("US_LOCAL_SALES_TAX_NOT_INCLUDED")
 			continue
 		case th.CheckoutTaxMax != nil && !c.excluded(e, i):
 			v := consignment
@@ -227,7 +231,7 @@ func (e *estimator) importTax(c *importCtx) error {
 				}
 			}
 			if within(v, th.CheckoutTaxMax, th.Strict) {
-				if err := e.lineTax(i, l.CustomsValue+e.shares[i], AtCheckout); err != nil {
+				if err := e.lineTax(i, e.checkoutBase(i), AtCheckout); err != nil {
 					return err
 				}
 				c.schemeUsed = true
@@ -270,4 +274,24 @@ func (e *estimator) importTax(c *importCtx) error {
 		}
 	}
 	return nil
+}
+
+// checkoutBase is line i's tax base when the seller charges the tax at
+// checkout under a low-value scheme: what the customer pays the seller for
+// the line (VAT Directive art. 73, 78(a)): its value, its share of
+// transport and, when the seller charges it too (DDP), its duty, so the
+// base is the one the border would use (art. 86(1): value + duty +
+// transport). Under DAP the customer pays the duty to customs on delivery;
+// it is not part of the seller's price (commerce/rules/README.md#eu-low-value-imports).
+func (e *estimator) checkoutBase(i int) int64 {
+	lr := &e.res.Lines[i]
+	base := e.in.Lines[i].CustomsValue + e.shares[i]
+	switch {
+	case lr.Duty > 0 && lr.DutyCollectedAt == AtCheckout:
+		e.addNote("SCHEME_TAX_BASE_INCLUDES_DUTY")
+		return base + lr.Duty
+	case lr.Duty > 0:
+		e.addNote("SCHEME_TAX_BASE_EXCLUDES_BORDER_DUTY")
+	}
+	return base
 }

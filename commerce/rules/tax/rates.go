@@ -37,6 +37,12 @@ type rateSet struct {
 	// the country's, in which their limits are stated.
 	exempts  [][]*exemption
 	currency string
+	// localKnown: the address's local taxes are modelled (or there are
+	// none); shipping: the state's rule on taxing shipping (nil: not
+	// modelled); notModelled names what the answer leaves out (local.go).
+	localKnown  bool
+	shipping    *shippingRule
+	notModelled []string
 }
 
 // total is the combined standard rate.
@@ -57,7 +63,7 @@ func (s rateSet) rateFor(i int, hs string) money.Rate {
 }
 
 // rateSetFor resolves country (and region) at a date.
-func (r *rules) rateSetFor(country, region string, at time.Time) (rateSet, error) {
+func (r *rules) rateSetFor(country, region, postal string, at time.Time) (rateSet, error) {
 	c, ok := r.rates[country]
 	if !ok {
 		return rateSet{}, fmt.Errorf("%w: %s", ErrUnsupportedDestination, country)
@@ -108,6 +114,9 @@ func (r *rules) rateSetFor(country, region string, at time.Time) (rateSet, error
 				if p.Note != "" {
 					s.notes = append(s.notes, Note{Code: "RATE_NOTE_" + country + "_" + region, Message: p.Note})
 				}
+				if c.LocalSalesTax {
+					s.addLocal(country, region, rg, postal, at)
+				}
 			}
 		}
 	}
@@ -126,7 +135,7 @@ func StandardRate(country, region string, at time.Time) (money.Rate, error) {
 	if err != nil {
 		return 0, err
 	}
-	s, err := r.rateSetFor(strings.ToUpper(country), region, at)
+	s, err := r.rateSetFor(strings.ToUpper(country), region, "", at)
 	if err != nil {
 		return 0, err
 	}
@@ -141,7 +150,7 @@ func BooksRate(country string, at time.Time) (money.Rate, error) {
 	if err != nil {
 		return 0, err
 	}
-	s, err := r.rateSetFor(strings.ToUpper(country), "", at)
+	s, err := r.rateSetFor(strings.ToUpper(country), "", "", at)
 	if err != nil {
 		return 0, err
 	}
@@ -186,7 +195,7 @@ func Schemes() []string {
 }
 
 // RulesetVersion is the version shared by the tax data files, e.g.
-// "tax-2026.11.4"; it goes into evidence with every estimate.
+// "tax-2026.11.5"; it goes into evidence with every estimate.
 func RulesetVersion() string {
 	r, err := load()
 	if err != nil {

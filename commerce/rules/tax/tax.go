@@ -56,6 +56,9 @@ const DefaultShipFrom = "DE"
 type Destination struct {
 	Country string `json:"country"`
 	Region  string `json:"region,omitempty"`
+	// PostalCode finds the local sales taxes of a US address
+	// (commerce/rules/README.md#us-sales-tax).
+	PostalCode string `json:"postal_code,omitempty"`
 }
 
 // Line is one order line.
@@ -182,6 +185,10 @@ type Result struct {
 	// threshold comparison needed a conversion, else "".
 	FXSource string `json:"fx_source,omitempty"`
 	Notes    []Note `json:"notes"`
+	// NotModelled names what the tax of this address depends on but the
+	// data does not model (NotModelledLocalRate, NotModelledShipping):
+	// the answer is the part that is modelled, and says so.
+	NotModelled []string `json:"not_modelled,omitempty"`
 }
 
 // Errors of Estimate, checked with errors.Is.

@@ -40,15 +40,29 @@ func Infrastructure(err error) bool {
 	return false
 }
 
+// Wait is what an outliving call waits for, handed to Outlive's waiting
+// callback before each backoff (Err set) and once when it stops waiting
+// (Done): the call, its last error, how many calls were made, when the
+// next one starts.
+type Wait struct {
+	Call      string
+	Err       error
+	Tries     int
+	NextTryAt time.Time
+	Done      bool
+}
+
 // Outlive starts a tool call with start and, while it fails with an
 // infrastructure code and window (counted from now) has not passed, starts
 // it again after a growing backoff. The returned future is the last call's.
 // window<=0 is one call.
 // The first call is started here, synchronously, so parallel calls are
-// scheduled in the caller's order. waiting, if set, runs before the first
-// backoff.
+// scheduled in the caller's order. waiting, if set, is told before every
+// backoff what the call waits for, and once when it stops waiting.
+// interrupt, if set, ends the waiting at once when it turns true (a cancel
+// wins over an outage): the last call's error stands.
 func Outlive(ctx workflow.Context, window time.Duration, what string, start func(workflow.Context) workflow.Future,
-	waiting func(workflow.Context)) workflow.Future {
+	waiting func(workflow.Context, Wait), interrupt func() bool) workflow.Future {
 	first := start(ctx)
 	if window <= 0 {
 		return first
@@ -59,22 +73,27 @@ func Outlive(ctx workflow.Context, window time.Duration, what string, start func
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer settle.Set(nil, nil)
 		backoff := outageFirstBackoff
+		waited := false
+		defer func() {
+			if waited && waiting != nil {
+				waiting(ctx, Wait{Call: what, Done: true})
+			}
+		}()
 		for tries := 1; ; tries++ {
 			err := f.last.Get(ctx, nil)
 			left := deadline.Sub(workflow.Now(ctx))
-			if !Infrastructure(err) || left <= 0 {
+			if !Infrastructure(err) || left <= 0 || (interrupt != nil && interrupt()) {
 				return
 			}
 			wait := min(backoff, left)
-			if tries == 1 && waiting != nil {
-				waiting(ctx)
+			if waiting != nil {
+				waited = true
+				waiting(ctx, Wait{Call: what, Err: err, Tries: tries, NextTryAt: workflow.Now(ctx).Add(wait)})
 			}
 			workflow.GetLogger(ctx).Warn("tool call failed on infrastructure; running it again within the order's window",
 				"call", what, "code", toolkit.CodeOf(err), "calls", tries, "backoff", wait, "window_left", left)
-			if err := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{
-				Summary: fmt.Sprintf("outage backoff: %s (%d)", what, tries),
-			}).Get(ctx, nil); err != nil {
-				return // cancelled: the last call's error stands
+			if interrupted, err := sleepUnless(ctx, wait, fmt.Sprintf("outage backoff: %s (%d)", what, tries), interrupt); err != nil || interrupted {
+				return // cancelled or interrupted: the last call's error stands
 			}
 			backoff = min(2*backoff, outageMaxBackoff)
 			f.last = start(ctx)
@@ -96,3 +115,14 @@ func (f *outliveFuture) Get(ctx workflow.Context, valuePtr any) error {
 }
 
 func (f *outliveFuture) IsReady() bool { return f.done.IsReady() }
+
+// sleepUnless waits d on a timer named summary, or until interrupt turns
+// true; without interrupt it is the plain timer it always was (the same
+// command in the history).
+func sleepUnless(ctx workflow.Context, d time.Duration, summary string, interrupt func() bool) (bool, error) {
+	if interrupt == nil {
+		return false, workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{Summary: summary}).Get(ctx, nil)
+	}
+	ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: d, TimerOptions: workflow.TimerOptions{Summary: summary}}, interrupt)
+	return ok, err
+}
