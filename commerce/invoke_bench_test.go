@@ -92,10 +92,9 @@ func benchDraftOrder(b *testing.B) (*toolkit.Invoker, []benchCall) {
 	dutyArgs := DutiesAndTaxesArgs{Lines: q.Lines, Shipping: opt, Destination: berlin, Currency: "EUR", Incoterm: IncotermDDP}
 	var dt DutiesAndTaxes
 	call(ToolDutiesAndTaxes, dutyArgs, &dt)
-	totalArgs := ComputeTotalArgs{Quote: q, Shipping: opt, Duties: dt}
 	return inv, []benchCall{
 		{ToolGetQuote, quoteArgs}, {ToolQuoteShipping, shipArgs}, {ToolCheckCompliance, compArgs},
-		{ToolDutiesAndTaxes, dutyArgs}, {ToolComputeTotal, totalArgs},
+		{ToolDutiesAndTaxes, dutyArgs},
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 // fixture is a small EUR order: 2 × €24.50 wine + €45.00 chef's knife
 // pieces, standard shipping €12.90, duty €0, VAT €19.81.
-func fixture(t *testing.T) ComputeTotalArgs {
+func fixture(t *testing.T) TotalParts {
 	t.Helper()
 	lines := []QuoteLine{
 		{SKU: "WIN-BDX19-750", Title: "wine", Quantity: 2, UnitPrice: eur(2450), LineTotal: eur(4900), HSCode: "220421", Origin: "FR",
@@ -20,7 +20,7 @@ func fixture(t *testing.T) ComputeTotalArgs {
 		t.Fatal(err)
 	}
 	exp := time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC)
-	return ComputeTotalArgs{
+	return TotalParts{
 		Quote:    Quote{QuoteID: "q_01JAAAAAAAAAAAAAAAAAAAAAAA", Currency: "EUR", Lines: lines, Subtotal: eur(13800), ExpiresAt: exp, PriceHash: h, FXVersion: "fx-ecb-2024-12-31"},
 		Shipping: ShippingOption{OptionID: "standard", ServiceLevel: ServiceStandard, Carrier: "DHL Paket", Cost: eur(1290), MinDays: 2, MaxDays: 4, ChargeableGrams: 3100, Zone: "eu-1", TransportMode: "ground"},
 		Duties: DutiesAndTaxes{Country: "DE", Currency: "EUR", Incoterm: IncotermDDP, Duty: eur(0), Tax: eur(1981), TaxName: "VAT", TaxRateBPS: 1900,

@@ -61,7 +61,7 @@ func TestCheckRefusesWhatTheRunWouldRefuse(t *testing.T) {
 			if code := toolkit.CodeOf(f.Env.GetWorkflowError()); code != toolkit.InvalidArgument {
 				t.Fatalf("run ended %v, want INVALID_ARGUMENT", f.Env.GetWorkflowError())
 			}
-			for _, a := range []string{"GetQuote", "QuoteShipping", "CheckCompliance"} {
+			for _, a := range []string{"ChooseOrigins", "GetQuote", "CheckCompliance"} {
 				if n := f.Count(a); n != 0 {
 					t.Fatalf("%s called %d times for a refused input", a, n)
 				}
