@@ -51,15 +51,15 @@ func (t *tools) computeTotal(ctx context.Context, call *toolkit.Call) (*toolkit.
 	if err != nil {
 		return nil, err
 	}
-	e := TotalEvidence{EvidenceRefs: in.EvidenceRefs, IssuedAt: issued}
 	if t.seals != nil {
 		// Sealed here, in the activity, for the workflow that asked: the
 		// workflow only carries the seal (docs/quote-seals.md#the-seal).
+		e := TotalEvidence{EvidenceRefs: in.EvidenceRefs, IssuedAt: issued}
 		if e.Seal, err = t.seals.Seal(wf, total, e); err != nil {
 			return nil, toolkit.Errorf(toolkit.UpstreamError, "seal the total: %v", err)
 		}
+		total.Evidence = &e
 	}
-	total.Evidence = &e
 	return &toolkit.Output{Data: total, RulesetVersion: money.RulesetVersion()}, nil
 }
 
