@@ -1,6 +1,5 @@
 package commerce
 
-
 // Tool names (docs/tools.md#tool-list). Activities, the workflow and the
 // registry use these constants so a rename cannot split them.
 const (

@@ -69,8 +69,8 @@ type draftOrder struct {
 	total        *commerce.Total
 	confirmation *PendingConfirmation
 	approval     *approval.ApprovalOutcome
-	draft    *commerce.DraftOrder
-	requotes int
+	draft        *commerce.DraftOrder
+	requotes     int
 	// creates counts the create calls of the run (see create).
 	creates  int
 	evidence []workflows.EvidenceRef
