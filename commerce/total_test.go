@@ -1,6 +1,7 @@
 package commerce
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -98,21 +99,20 @@ func TestTotalRefusesTamperedQuote(t *testing.T) {
 	wantCode(t, err, "INVALID_ARGUMENT")
 }
 
-func TestTotalThroughTheInvoker(t *testing.T) {
+// TestTotalTakesOnlySnapshotIDs: checkout.compute_total's input is the
+// snapshots of the caller's workflow; amounts, rates and verdicts handed
+// in are refused before the tool runs, and ids that name nothing are
+// refused as missing evidence.
+func TestTotalTakesOnlySnapshotIDs(t *testing.T) {
 	e := newEnv(t)
 	in := fixture(t)
-	exp := in.Quote.ExpiresAt.Add(-5 * time.Minute)
-	in.ShippingExpiresAt = &exp
-	tot, resp, err := invoke[Total](t, e, ToolComputeTotal, request("u_1", ""), in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !tot.ExpiresAt.Equal(exp) || resp.SnapshotID() == "" {
-		t.Fatalf("total %+v, envelope %+v", tot, resp)
-	}
-	in.Duties.Currency = "GBP"
-	_, _, err = invoke[Total](t, e, ToolComputeTotal, request("u_1", ""), in)
+	raw, _ := json.Marshal(map[string]any{"quote": in.Quote, "shipping": in.Shipping, "duties": in.Duties,
+		"origins_snapshot_id": "ev_a", "pricing_snapshot_id": "ev_b", "compliance_snapshot_id": "ev_c"})
+	_, _, err := invoke[Total](t, e, ToolComputeTotal, request("u_1", ""), json.RawMessage(raw))
 	wantCode(t, err, "INVALID_ARGUMENT")
+	_, _, err = invoke[Total](t, e, ToolComputeTotal, request("u_1", ""),
+		ComputeTotalArgs{EvidenceRefs{OriginsSnapshotID: "ev_a", PricingSnapshotID: "ev_b", ComplianceSnapshotID: "ev_c"}})
+	wantCode(t, err, "FORBIDDEN")
 }
 
 func TestTotalSplitsCheckoutAndDelivery(t *testing.T) {
