@@ -177,25 +177,8 @@ func (r *sealRig) create(total commerce.Total) (toolkit.Response, string) {
 	return env, reason
 }
 
-// cheapen lowers every unit price to one cent and recomputes what an
-// attacker can: line totals, subtotal, price_hash (a quote) and
-// grand total and quote_hash (a total).
-func cheapenQuote(t *testing.T, q commerce.Quote) commerce.Quote {
-	q.Lines = append([]commerce.QuoteLine(nil), q.Lines...)
-	q.Subtotal.Amount = 0
-	for i := range q.Lines {
-		q.Lines[i].UnitPrice.Amount = 1
-		q.Lines[i].LineTotal.Amount = int64(q.Lines[i].Quantity)
-		q.Subtotal.Amount += q.Lines[i].LineTotal.Amount
-	}
-	h, err := commerce.PriceHash(q.Currency, q.Lines)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.PriceHash = h
-	return q
-}
-
+// cheapenTotal lowers every unit price to one cent and recomputes what
+// an attacker can: line totals, subtotal, grand total and quote_hash.
 func cheapenTotal(t *testing.T, tot commerce.Total) commerce.Total {
 	tot.Lines = append([]commerce.TotalLine(nil), tot.Lines...)
 	var sub int64
