@@ -23,7 +23,7 @@ var quoteTools = []string{commerce.ToolChooseOrigins, commerce.ToolGetQuote, com
 func (d *draftOrder) quote(ctx workflow.Context, expected string) (*DraftOrderResult, error) {
 	d.round++
 	d.total = nil
-	in := activities.QuoteInput{Order: d.order(), ApprovalConfidence: d.in.ApprovalConfidence, Requests: map[string]toolkit.Request{},
+	in := activities.QuoteInput{Order: d.in.Order, ApprovalConfidence: d.in.ApprovalConfidence, Requests: map[string]toolkit.Request{},
 		ExpectedPriceHash: expected, Cleared: d.cleared}
 	for _, st := range activities.QuoteSteps {
 		in.Requests[st.Step] = d.request(ctx, d.step(st.Step))
@@ -114,12 +114,6 @@ func (d *draftOrder) keepCompliance(v commerce.ComplianceVerdict, snapshotID str
 	if !d.compliance.NeedsApproval {
 		d.cleared = &activities.ClearedCompliance{SnapshotID: snapshotID, Mode: v.TransportMode}
 	}
-}
-
-// order is the order the quote prices.
-func (d *draftOrder) order() commerce.Order {
-	return commerce.Order{Items: d.in.Items, ShipTo: d.in.ShipTo, Currency: d.in.Currency,
-		ShippingService: d.in.ShippingService, Incoterm: d.in.Incoterm}
 }
 
 // option is the shipping option compliance was checked for: the one

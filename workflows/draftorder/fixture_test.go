@@ -50,8 +50,7 @@ func newFixture(t *testing.T) *fixture {
 			RequestID: "req-test", UserID: "u_123", IdempotencyKey: "key-0001-abcd",
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_123"}, Currency: "EUR",
 		},
-		Items:  []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}},
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
+		Order: commerce.Order{Items: []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}}, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"}},
 	}
 	id, _ := workflows.DraftOrderID("u_123", "key-0001-abcd")
 	f.Init(t, id, "ev_test_")

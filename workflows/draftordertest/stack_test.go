@@ -64,8 +64,7 @@ func input(key string, items ...commerce.LineItem) draftorder.DraftOrderInput {
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_e2e"},
 			Client: toolkit.Client{App: "backend", Version: "test"},
 		},
-		Items:  items,
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
+		Order: commerce.Order{Items: items, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},
 	}
 }
 
