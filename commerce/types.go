@@ -231,7 +231,7 @@ type VerdictDestination struct {
 // NeedsApproval reports whether support staff must clear the verdict
 // before the order goes on: uncertain, or confident below threshold (the
 // order's approval_confidence, docs/approvals.md#confidence-threshold).
-// The draft-order workflow and its quote round both ask it.
+// The draft-order workflow and its quote step both ask it.
 func (v ComplianceVerdict) NeedsApproval(threshold float64) bool {
 	return v.Verdict == VerdictUncertain || v.Confidence < threshold
 }

@@ -183,13 +183,13 @@ func (d *draftOrder) recordAnswer(step string, env toolkit.Response, err error) 
 	}
 }
 
-// step names a tool call of the current quote round, for correlation ids
+// step names a tool call of the current quote, for correlation ids
 // and evidence references.
 func (d *draftOrder) step(name string) string {
 	return roundStep(d.round, name)
 }
 
-// roundStep names step name of quote round n.
+// roundStep names step name of quote n.
 func roundStep(n int, name string) string {
 	return fmt.Sprintf("q%d/%s", n, name)
 }
