@@ -34,7 +34,7 @@ func newCommerceEnv(t *testing.T) *commerceEnv {
 	pool := testenv.Postgres(t)
 	store, cipher := evidencetest.Store(t, pool, nil)
 	reg := toolkit.NewRegistry(schemas.FS)
-	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: pool, Audit: store, Sealer: cipher, Unsealed: true}); err != nil {
+	if err := commerce.RegisterTools(reg, commerce.ToolDeps{Pool: pool, Audit: store, Sealer: cipher, Snapshots: store, Unsealed: true}); err != nil {
 		t.Fatal(err)
 	}
 	return &commerceEnv{pool: pool, store: store, act: &activities.Tools{Invoker: toolkit.NewInvoker(reg, store, zap.NewNop())}}
@@ -106,37 +106,23 @@ func TestCommerceActivitiesEndToEnd(t *testing.T) {
 	items := []commerce.LineItem{{SKU: "SWT-MERINO-L-NVY", Quantity: 1}, {SKU: "COF-ETH-YIR-1KG", Quantity: 2}}
 	dest := commerce.Address{Name: "Lena Schmidt", Line1: "Prinsengracht 263", City: "Amsterdam", PostalCode: "1016 GV", Country: "NL"}
 
-	q, qenv, err := run[commerce.Quote](t, c, commerce.ToolGetQuote, userRequest("q"), commerce.GetQuoteArgs{Items: items, Currency: "EUR"})
+	in := roundInput(items...)
+	in.Order.ShipTo = dest
+	res, err := c.quote(t, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.checkEvidence(t, qenv)
-	s, senv, err := run[commerce.ShippingQuote](t, c, commerce.ToolQuoteShipping, userRequest("s"), commerce.QuoteShippingArgs{Items: items, Currency: "EUR",
-		Destination: commerce.Address{Country: dest.Country, PostalCode: dest.PostalCode}})
-	if err != nil {
-		t.Fatal(err)
+	var tot commerce.Total
+	for _, call := range res.Calls {
+		if !call.Envelope.OK {
+			t.Fatalf("%s refused: %+v", call.Tool, call.Envelope.Error)
+		}
+		c.checkEvidence(t, call.Envelope)
 	}
-	c.checkEvidence(t, senv)
-	v, venv, err := run[commerce.ComplianceVerdict](t, c, commerce.ToolCheckCompliance, userRequest("c"), commerce.CheckComplianceArgs{Items: items, Destination: dest})
-	if err != nil {
-		t.Fatal(err)
+	env, ok := res.Answer(activities.StepTotal)
+	if !ok || env.Decode(&tot) != nil {
+		t.Fatalf("no total: %+v", res.Calls)
 	}
-	c.checkEvidence(t, venv)
-	if v.Verdict != commerce.VerdictAllow {
-		t.Fatalf("verdict %+v", v)
-	}
-	d, denv, err := run[commerce.DutiesAndTaxes](t, c, commerce.ToolDutiesAndTaxes, userRequest("d"), commerce.DutiesAndTaxesArgs{Lines: q.Lines, Shipping: s.Options[0],
-		Destination: dest, Currency: "EUR", Incoterm: commerce.IncotermDDP})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.checkEvidence(t, denv)
-	tot, tenv, err := run[commerce.Total](t, c, commerce.ToolComputeTotal, userRequest("t"), commerce.ComputeTotalArgs{Quote: q, Shipping: s.Options[0],
-		Duties: d, ShippingExpiresAt: &s.ExpiresAt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.checkEvidence(t, tenv)
 
 	draftReq := userRequest("o")
 	draftReq.IdempotencyKey = "draft-order-e2e-1"

@@ -14,7 +14,7 @@ import (
 
 // The origin matrix (docs/tools.md#origin-choice): every warehouse ×
 // every destination of the rule data × every shipping service, and the
-// split case to every destination, through QuoteRound on the real invoker (input and output schemas, evidence) and store.
+// split case to every destination, through Quote on the real invoker (input and output schemas, evidence) and store.
 // Stock is set so that the warehouse under test is the only one holding
 // the basket: the choice must name it, the round must reach a total (or a
 // business refusal) shipped from it, and the landed cost the choice
@@ -43,18 +43,18 @@ func (c *commerceEnv) holdOnlyIn(t *testing.T, sku, warehouse string, qty int) {
 }
 
 // originRoundInput is roundInput to dest by service.
-func originRoundInput(dest commerce.Address, service string, items ...commerce.LineItem) activities.QuoteRoundInput {
+func originRoundInput(dest commerce.Address, service string, items ...commerce.LineItem) activities.QuoteInput {
 	in := roundInput(items...)
-	in.ShipTo, in.ShippingService = dest, service
-	if in.Currency = tax.Currency(dest.Country); in.Currency == "" {
-		in.Currency = "EUR"
+	in.Order.ShipTo, in.Order.ShippingService = dest, service
+	if in.Order.Currency = tax.Currency(dest.Country); in.Order.Currency == "" {
+		in.Order.Currency = "EUR"
 	}
 	return in
 }
 
 // checkOriginRound checks one round against the origins it must choose
 // and returns how it ended.
-func checkOriginRound(t *testing.T, what string, res activities.QuoteRoundResult, want []string) string {
+func checkOriginRound(t *testing.T, what string, res activities.QuoteResult, want []string) string {
 	t.Helper()
 	if len(res.Calls) == 0 || res.Calls[0].Tool != commerce.ToolChooseOrigins {
 		t.Errorf("%s: the round did not choose its origin first: %v", what, res.Calls)
@@ -112,10 +112,10 @@ func TestOriginMatrix(t *testing.T) {
 	tee := commerce.LineItem{SKU: "TEE-ORG-M-WHT", Quantity: 1}
 	outcomes := map[string]int{}
 	calls := 0
-	run := func(what string, in activities.QuoteRoundInput, want []string) {
-		res, err := c.quoteRoundAs(t, what, in)
+	run := func(what string, in activities.QuoteInput, want []string) {
+		res, err := c.quoteAs(t, what, in)
 		if err != nil {
-			t.Errorf("%s: the round failed: %v", what, err)
+			t.Errorf("%s: the quote failed: %v", what, err)
 			return
 		}
 		calls += len(res.Calls)

@@ -47,12 +47,12 @@ func TestCaptureHistories(t *testing.T) {
 	// Quotes on this worker's clock expire 4 s after they are made.
 	requoteTQ := s.startWorker(t, shortQuotes(4*time.Second))
 	// A worker whose first in-process write attempt fails, so the regular
-	// activity takes over; and one whose first quote round fails, so the
-	// workflow makes the round's calls itself.
+	// activity takes over; and one whose first quote attempt fails, so
+	// its local activity is retried.
 	handoverTQ := s.startWorkerWith(t, wiringtest.Options{Logger: s.logger,
 		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{failFirstLocalWrite()}}})
-	roundFailsTQ := s.startWorkerWith(t, wiringtest.Options{Logger: s.logger,
-		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{failFirstQuoteRound()}}})
+	quoteRetriedTQ := s.startWorkerWith(t, wiringtest.Options{Logger: s.logger,
+		Worker: worker.Options{Interceptors: []interceptor.WorkerInterceptor{failFirstQuote()}}})
 	approve := driver{decision: "approve", approver: "bob.compliance", reason: "personal quantity, commercially packed"}
 	for _, sc := range []struct {
 		file    string
@@ -75,7 +75,7 @@ func TestCaptureHistories(t *testing.T) {
 		{"draftorder_ground", s.tq, orderInput(uniqueKey("capture-ground"), powerBank, berlin, "EUR"),
 			driver{}, false, draftorder.StateDraftCreated},
 		{"draftorder_handover", handoverTQ, orderInput(uniqueKey("capture-handover"), tees, berlin, "EUR"), driver{}, false, draftorder.StateDraftCreated},
-		{"draftorder_round_fails", roundFailsTQ, orderInput(uniqueKey("capture-round-fails"), tees, berlin, "EUR"), driver{}, false, draftorder.StateDraftCreated},
+		{"draftorder_quote_retried", quoteRetriedTQ, orderInput(uniqueKey("capture-quote-retried"), tees, berlin, "EUR"), driver{}, false, draftorder.StateDraftCreated},
 		// Driven by Workflow Updates (the Go client's path): Update-with-Start,
 		// a refused and an accepted confirm, a staff decision by update.
 		{"updates_draftorder_happy", s.tq, orderInput(uniqueKey("capture-upd-happy"), tees, berlin, "EUR"), driver{}, true, draftorder.StateDraftCreated},

@@ -15,8 +15,9 @@ import (
 )
 
 // checkActivities checks every envelope a completed activity carries
-// against its snapshot; it records which snapshot each names. A quote
-// round (activities.QuoteRound) carries one envelope per call it made.
+// against its snapshot; it records which snapshot each names. A quote or
+// price step (activities.Tools.Quote, Price) carries one envelope per
+// call it made.
 func checkActivities(ctx context.Context, d Deps, r reads, ev *events, rep *Report) ([]ActivityCheck, error) {
 	checks := []ActivityCheck{}
 	var origins originChecks
@@ -173,7 +174,7 @@ type resultEnvelope struct {
 
 // envelopesOf decodes an activity result and returns its envelopes: the
 // "envelope" field of a tool activity, or the envelope of each of a quote
-// round's "calls". None for results that are not objects or hold neither.
+// or price step's "calls". None for results that are not objects or hold neither.
 func envelopesOf(dc converter.DataConverter, result *commonpb.Payloads) ([]resultEnvelope, error) {
 	if len(result.GetPayloads()) == 0 {
 		return nil, nil

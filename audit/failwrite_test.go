@@ -33,11 +33,11 @@ func failFirstLocalWrite() *failFirst {
 	}}
 }
 
-// failFirstQuoteRound fails the first quote round, so the
-// workflow makes the round's calls itself (docs/performance.md#quote-round).
-func failFirstQuoteRound() *failFirst {
+// failFirstQuote fails the first attempt of the first quote step, so its
+// local activity is retried (workflows/internal/flow.Steps).
+func failFirstQuote() *failFirst {
 	return &failFirst{match: func(ctx context.Context, _ *interceptor.ExecuteActivityInput) bool {
-		return activity.GetInfo(ctx).ActivityType.Name == "QuoteRound"
+		return activity.GetInfo(ctx).ActivityType.Name == "Quote"
 	}}
 }
 

@@ -50,7 +50,7 @@ func TestAuditManyFindsWhatAuditFinds(t *testing.T) {
 	}
 	testenv.SuperExec(t, s.pool, `UPDATE evidence_snapshots SET output = jsonb_set(output, '{grand_total,amount}', '1') WHERE snapshot_id = $1`,
 		snap("edited", commerce.ToolComputeTotal))
-	testenv.SuperExec(t, s.pool, `DELETE FROM evidence_snapshots WHERE snapshot_id = $1`, snap("deleted", commerce.ToolQuoteShipping))
+	testenv.SuperExec(t, s.pool, `DELETE FROM evidence_snapshots WHERE snapshot_id = $1`, snap("deleted", commerce.ToolChooseOrigins))
 	testenv.SuperExec(t, s.pool, `UPDATE evidence_snapshots SET chain_key = 'elsewhere-'||chain_key, workflow_id = 'elsewhere-'||workflow_id
 		WHERE snapshot_id = $1`, snap("moved", commerce.ToolGetQuote))
 	testenv.SuperExec(t, s.pool, `UPDATE evidence_snapshots SET activity_id = '999' WHERE snapshot_id = $1`,

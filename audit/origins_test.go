@@ -41,7 +41,7 @@ func TestSplitDraftOrderAuditsItsOriginChoice(t *testing.T) {
 }
 
 // A split order confirmed after its quotes expired chooses its origins
-// again in the re-quote (made call by call, without the quote round),
+// again in the re-quote (a quote step of its own),
 // totals the parcels again, and still audits clean.
 func TestSplitDraftOrderRequoted(t *testing.T) {
 	s := newRealStack(t)

@@ -87,8 +87,8 @@ func orderInput(key string, items []commerce.LineItem, to commerce.Address, curr
 	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{RequestID: "req-" + key, UserID: "u_capture", IdempotencyKey: key,
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_capture"}, Currency: currency},
-		Items: items, ShipTo: to, Currency: currency,
 		ConfirmWindow: 10 * time.Minute, ApprovalWindow: 10 * time.Minute,
+		Order: commerce.Order{Items: items, ShipTo: to, Currency: currency},
 	}
 }
 

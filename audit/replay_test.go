@@ -29,8 +29,8 @@ var mustCover = []string{
 	"draftorder_happy", "draftorder_requote", "draftorder_approval", "draftorder_rejection",
 	"draftorder_blocked", "draftorder_refused_approval", "draftorder_ground",
 	// The write's hand-over from its in-process attempt to the activity, and
-	// the workflow making the quote round's calls when the round fails.
-	"draftorder_handover", "draftorder_round_fails",
+	// the quote step's local activity retried after a failed attempt.
+	"draftorder_handover", "draftorder_quote_retried",
 	// Driven by Workflow Updates (Update-with-Start, confirm and decide).
 	"updates_draftorder_happy", "updates_draftorder_approval",
 	"onboarding", "toolcall", "reconcile", "archive", "fxrates",

@@ -50,8 +50,7 @@ func order(key string, items ...commerce.LineItem) draftorder.DraftOrderInput {
 	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{UserID: "u_client", IdempotencyKey: key, Currency: "EUR",
 			Client: toolkit.Client{App: "backend", Version: "test"}},
-		Items:  items,
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
+		Order: commerce.Order{Items: items, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},
 	}
 }
 

@@ -51,9 +51,8 @@ func ExampleClient() {
 	h, err := c.StartDraftOrder(ctx, draftorder.DraftOrderInput{
 		Request: toolkit.Request{UserID: "u_123", IdempotencyKey: fmt.Sprintf("order-%x", time.Now().UnixNano()),
 			Currency: "EUR", Client: toolkit.Client{App: "backend"}},
-		Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116",
-			City: "Berlin", PostalCode: "10115", Country: "DE"},
+		Order: commerce.Order{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116",
+			City: "Berlin", PostalCode: "10115", Country: "DE"}},
 	})
 	if err != nil {
 		fmt.Println("start:", err) // INVALID_ARGUMENT names the field; nothing was started

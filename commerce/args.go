@@ -1,10 +1,5 @@
 package commerce
 
-import (
-	"encoding/json"
-	"time"
-)
-
 // Tool names (docs/tools.md#tool-list). Activities, the workflow and the
 // registry use these constants so a rename cannot split them.
 const (
@@ -65,21 +60,11 @@ type CheckComplianceArgs struct {
 	TransportMode string     `json:"transport_mode,omitempty"`
 }
 
-// ComputeTotalArgs is the input of checkout.compute_total.
+// ComputeTotalArgs is the input of checkout.compute_total: the snapshots
+// of the caller's own workflow the total is derived from, and nothing
+// else — no amount, rate or verdict (docs/quote-seals.md#what-a-total-is-derived-from).
 type ComputeTotalArgs struct {
-	Quote    Quote          `json:"quote"`
-	Shipping ShippingOption `json:"shipping"`
-	Duties   DutiesAndTaxes `json:"duties"`
-	// ShippingExpiresAt is the shipping quote's expiry; the total expires
-	// at the earlier of it and the price quote's.
-	ShippingExpiresAt *time.Time `json:"shipping_expires_at,omitempty"`
-	// Evidence names the snapshots the total rests on; with it the total
-	// comes back sealed (docs/quote-seals.md#the-seal).
-	Evidence *EvidenceRefs `json:"evidence,omitempty"`
-	// Parcels, for a basket split between warehouses, are the parcels of
-	// the shipping.choose_origins answer, each with its own shipping
-	// option and duty estimate; Shipping and Duties are then unused.
-	Parcels []ParcelQuote `json:"parcels,omitempty"`
+	EvidenceRefs
 }
 
 // CreateDraftOrderArgs is the input of checkout.create_draft_order. The
@@ -90,19 +75,4 @@ type CreateDraftOrderArgs struct {
 	// equal the hash recomputed from Total, else NEEDS_USER_CONFIRMATION.
 	ConfirmedQuoteHash string  `json:"confirmed_quote_hash"`
 	ShipTo             Address `json:"ship_to"`
-}
-
-// MarshalJSON leaves out Shipping and Duties for a split basket (Parcels
-// carry them per parcel); any other input encodes as it always did.
-func (a ComputeTotalArgs) MarshalJSON() ([]byte, error) {
-	type plain ComputeTotalArgs
-	if len(a.Parcels) == 0 {
-		return json.Marshal(plain(a))
-	}
-	return json.Marshal(struct {
-		Quote             Quote         `json:"quote"`
-		ShippingExpiresAt *time.Time    `json:"shipping_expires_at,omitempty"`
-		Evidence          *EvidenceRefs `json:"evidence,omitempty"`
-		Parcels           []ParcelQuote `json:"parcels"`
-	}{a.Quote, a.ShippingExpiresAt, a.Evidence, a.Parcels})
 }

@@ -103,7 +103,7 @@ func canadaDuties(t *testing.T, inv *toolkit.Invoker, from, service string, dest
 	if err != nil || !resp.OK {
 		t.Fatalf("duties: %v", err)
 	}
-	if _, _, err := memCall[Total](t, inv, ToolComputeTotal, ComputeTotalArgs{Quote: q, Shipping: s.Options[i], Duties: d}); err != nil {
+	if _, _, err := computeParts(TotalParts{Quote: q, Shipping: s.Options[i], Duties: d}); err != nil {
 		t.Fatalf("total: %v", err)
 	}
 	return d

@@ -19,10 +19,10 @@ type catalogMemoKey struct{}
 
 // WithCatalogMemo returns ctx under which the tools read each SKU list
 // from the catalogue once and answer later lookups of the same list from
-// that read. A draft order's quote round (activities.QuoteRound) uses it:
-// pricing, shipping and compliance then see one read of the catalogue
-// instead of three made milliseconds apart, one round trip instead of
-// three (docs/performance.md#quote-round). The memo lives as long as ctx;
+// that read. A draft order's quote step (activities.Tools.Quote) uses it:
+// the origin choice, pricing and compliance then see one read of the
+// catalogue instead of three made milliseconds apart, one round trip
+// instead of three (docs/performance.md#one-quote-step). The memo lives as long as ctx;
 // nothing is cached across calls of different activities.
 func WithCatalogMemo(ctx context.Context) context.Context {
 	return context.WithValue(ctx, catalogMemoKey{}, &catalogMemo{answers: map[string]map[string]Product{}})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/commerce/rules/compliance"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -48,6 +49,11 @@ func (t *tools) checkCompliance(ctx context.Context, call *toolkit.Call) (*toolk
 		return nil, err
 	}
 	v := verdictFrom(res)
+	v.Destination = &VerdictDestination{Country: dest.Country, Region: dest.Region}
+	v.Items = stripOrigins(in.Items)
+	// A compliance review is compliance's call (or an admin's): the
+	// approval's roles come from here, never from its caller.
+	v.ReviewRoles = []string{support.RoleCompliance, support.RoleAdmin}
 	if res.Verdict == compliance.Block {
 		return nil, toolkit.Errorf(toolkit.ComplianceBlocked, "the order cannot ship to %s by %s", dest.Country, res.Mode).
 			WithDetail("verdict", v).

@@ -93,7 +93,7 @@ func TestRatesInUseDecideTheCurrency(t *testing.T) {
 	if !slices.ContainsFunc(d.Notes, func(n string) bool { return strings.HasPrefix(n, "FX_THRESHOLD_FALLBACK: ") }) {
 		t.Errorf("the fallback comparison is not said: %v", d.Notes)
 	}
-	tot, _, err := memCall[Total](t, inv, ToolComputeTotal, ComputeTotalArgs{Quote: q, Shipping: opt, Duties: d})
+	tot, err := ComputeTotal(TotalParts{Quote: q, Shipping: opt, Duties: d})
 	if err != nil || tot.FXRates == nil || tot.FXRates.Date != "2026-11-20" || tot.FXRates.Source != FXSourceFeed {
 		t.Fatalf("total: %+v %v", tot.FXRates, err)
 	}

@@ -15,8 +15,8 @@ import (
 )
 
 // BenchmarkInvokeDraftOrderTools measures the worker's CPU per draft order
-// in the invoker (docs/performance.md#quote-round): the five read-only calls of one order
-// (pricing, shipping, compliance, duties and taxes, the total) through the
+// in the invoker (docs/performance.md#one-quote-step): read-only calls of an order
+// (pricing, shipping, compliance, duties and taxes) through the
 // real registry, schemas, sanitising and the production log core (JSON at
 // Info, redacting), on the in-memory stack. Evidence goes to a sink that
 // keeps nothing, so the numbers are the pipeline's, not PostgreSQL's.
@@ -92,10 +92,9 @@ func benchDraftOrder(b *testing.B) (*toolkit.Invoker, []benchCall) {
 	dutyArgs := DutiesAndTaxesArgs{Lines: q.Lines, Shipping: opt, Destination: berlin, Currency: "EUR", Incoterm: IncotermDDP}
 	var dt DutiesAndTaxes
 	call(ToolDutiesAndTaxes, dutyArgs, &dt)
-	totalArgs := ComputeTotalArgs{Quote: q, Shipping: opt, Duties: dt}
 	return inv, []benchCall{
 		{ToolGetQuote, quoteArgs}, {ToolQuoteShipping, shipArgs}, {ToolCheckCompliance, compArgs},
-		{ToolDutiesAndTaxes, dutyArgs}, {ToolComputeTotal, totalArgs},
+		{ToolDutiesAndTaxes, dutyArgs},
 	}
 }
 

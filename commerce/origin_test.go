@@ -72,7 +72,7 @@ func TestChooseOriginsSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	exp := plan.ExpiresAt
-	total, _, err := memCall[Total](t, inv, ToolComputeTotal, ComputeTotalArgs{Quote: q, Parcels: plan.Parcels, ShippingExpiresAt: &exp})
+	total, _, err := computeParts(TotalParts{Quote: q, Parcels: plan.Parcels, ShippingExpiresAt: &exp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestChooseOriginsSplit(t *testing.T) {
 	// Moving a line to the other parcel is refused.
 	bad := slices.Clone(plan.Parcels)
 	bad[0].Items, bad[1].Items = bad[1].Items, bad[0].Items
-	if _, _, err := memCall[Total](t, inv, ToolComputeTotal, ComputeTotalArgs{Quote: q, Parcels: bad}); err == nil {
+	if _, _, err := computeParts(TotalParts{Quote: q, Parcels: bad}); err == nil {
 		t.Fatal("a total with lines moved between parcels was computed")
 	}
 }

@@ -119,7 +119,7 @@ func TestGBAndSGSchemeFitsSchema(t *testing.T) {
 		if !resp.OK || d.Scheme != c.scheme || d.Tax.Amount == 0 {
 			t.Errorf("%s: %+v", c.dest.Country, d)
 		}
-		if _, _, err := memCall[Total](t, inv, ToolComputeTotal, ComputeTotalArgs{Quote: q, Shipping: opt, Duties: d}); err != nil {
+		if _, _, err := computeParts(TotalParts{Quote: q, Shipping: opt, Duties: d}); err != nil {
 			t.Errorf("%s total: %v", c.dest.Country, err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/cartwright-dev/cartwright/evidence"
@@ -19,57 +18,113 @@ type SnapshotReader interface {
 }
 
 // snapshotsReader is a SnapshotReader that also reads several snapshots
-// in one round trip (*evidence.Store): the write's check reads every
-// snapshot a seal names at once
-// (docs/performance.md#the-writes-evidence-in-one-read). An id that names
-// no row is absent from the map.
+// in one round trip (*evidence.Store): a total's snapshots are read at
+// once (docs/performance.md#the-writes-evidence-in-one-read). An id that
+// names no row is absent from the map.
 type snapshotsReader interface {
 	GetMany(ctx context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error)
 }
 
-// sealedReads are the snapshots a total's seal names, read ahead in one
-// round trip when the reader can (got), else read one by one as each
-// check needs it.
-type sealedReads struct {
-	snaps SnapshotReader
-	// asked are the ids read ahead, got those of them that exist.
-	asked []string
-	got   map[string]*evidence.SnapshotRecord
+// snapshot is one evidence snapshot a total rests on, staged by the same
+// batch or read from the store.
+type snapshot struct {
+	id, tool, workflowID, status string
+	output                       json.RawMessage
+	ttl                          time.Duration
+	createdAt                    time.Time
 }
 
-// readSealed reads ahead the snapshots e names, when the reader reads
-// several at once; the checks then run in the same order, with the same
-// refusals, on what it read.
-func (t *tools) readSealed(ctx context.Context, e *TotalEvidence) (*sealedReads, error) {
-	r := &sealedReads{snaps: t.snaps}
-	many, ok := t.snaps.(snapshotsReader)
-	if !ok {
-		return r, nil
+func (s *snapshot) expires() time.Time { return s.createdAt.Add(s.ttl) }
+
+// decode reads the snapshot's answer into out.
+func (s *snapshot) decode(out any) error {
+	if s.status == string(toolkit.StatusError) || json.Unmarshal(s.output, out) != nil {
+		return sealRefusal("evidence_missing", "evidence snapshot %s holds no %s answer", s.id, s.tool)
 	}
-	var ids []string
-	for _, id := range []string{e.PricingSnapshotID, e.OriginsSnapshotID, e.ComplianceSnapshotID, e.ApprovalSnapshotID} {
-		if id != "" {
-			ids = append(ids, id)
+	return nil
+}
+
+// readSources reads the snapshots refs names for workflow wf: each from
+// the running call's own staged batch when it is there
+// (toolkit.StagedSnapshot), the rest from the store in one round trip;
+// each must be the right tool's answer in this very workflow.
+func (t *tools) readSources(ctx context.Context, refs EvidenceRefs, wf string) (totalSources, error) {
+	s := totalSources{refs: refs}
+	want := []wanted{{refs.OriginsSnapshotID, ToolChooseOrigins, &s.origins}, {refs.PricingSnapshotID, ToolGetQuote, &s.pricing},
+		{refs.ComplianceSnapshotID, ToolCheckCompliance, &s.compliance}}
+	if refs.ApprovalSnapshotID != "" {
+		want = append(want, wanted{refs.ApprovalSnapshotID, support.RecordApprovalTool, &s.approval})
+	}
+	var stored []string
+	for _, w := range want {
+		if w.id == "" {
+			return s, sealRefusal("evidence_missing", "the total names no %s snapshot", w.tool)
+		}
+		if st, ok := toolkit.StagedSnapshot(ctx, w.id); ok {
+			*w.into = &snapshot{id: w.id, tool: st.Tool, workflowID: st.Call.WorkflowID, status: string(st.Status),
+				output: st.Output, ttl: st.TTL, createdAt: st.CreatedAt}
+		} else {
+			stored = append(stored, w.id)
 		}
 	}
-	got, err := many.GetMany(ctx, ids)
+	got, err := t.readStored(ctx, stored)
 	if err != nil {
-		return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %v: %v", ids, err)
+		return s, err
 	}
-	r.asked, r.got = ids, got
-	return r, nil
+	for _, w := range want {
+		if *w.into == nil {
+			rec, ok := got[w.id]
+			if !ok {
+				return s, sealRefusal("evidence_missing", "evidence snapshot %s does not exist", w.id)
+			}
+			*w.into = &snapshot{id: w.id, tool: rec.Tool, workflowID: rec.WorkflowID, status: rec.Status, output: rec.Output,
+				ttl: time.Duration(rec.TTLSeconds) * time.Second, createdAt: rec.CreatedAt}
+		}
+		sn := *w.into
+		if sn.tool != w.tool {
+			return s, sealRefusal("evidence_missing", "evidence snapshot %s is not a %s answer", w.id, w.tool)
+		}
+		if sn.workflowID != wf {
+			return s, sealRefusal("evidence_foreign", "evidence snapshot %s belongs to another workflow", w.id)
+		}
+	}
+	return s, nil
 }
 
-// get is the snapshot id, as read ahead or read now; NOT_FOUND
-// (evidence.ErrNotFound) when there is none.
-func (r *sealedReads) get(ctx context.Context, id string) (*evidence.SnapshotRecord, error) {
-	if !slices.Contains(r.asked, id) {
-		return r.snaps.Get(ctx, id)
+// wanted is one snapshot readSources reads: its id, the tool it must be
+// an answer of, and where it goes.
+type wanted struct {
+	id, tool string
+	into     **snapshot
+}
+
+// readStored reads ids from the store, in one round trip when it can.
+func (t *tools) readStored(ctx context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error) {
+	out := map[string]*evidence.SnapshotRecord{}
+	if len(ids) == 0 {
+		return out, nil
 	}
-	if rec, ok := r.got[id]; ok {
-		return rec, nil
+	if t.snaps == nil {
+		return out, nil // an unsealed in-memory stack stores nothing to read
 	}
-	return nil, toolkit.Errorf(toolkit.NotFound, "evidence snapshot %s does not exist", id).WithCause(evidence.ErrNotFound)
+	if many, ok := t.snaps.(snapshotsReader); ok {
+		got, err := many.GetMany(ctx, ids)
+		if err != nil {
+			return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %v: %v", ids, err)
+		}
+		return got, nil
+	}
+	for _, id := range ids {
+		rec, err := t.snaps.Get(ctx, id)
+		if errors.Is(err, evidence.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %s: %v", id, err)
+		}
+		out[id] = rec
+	}
+	return out, nil
 }
 
 // sealRefusal is a FORBIDDEN naming why a total is not backed
@@ -96,110 +151,28 @@ func (t *tools) checkSeal(ctx context.Context, total Total) error {
 	return nil
 }
 
-// checkEvidence verifies what the seal names against the evidence store:
-// each snapshot exists, is the right tool's and belongs to the write's own
-// workflow; the pricing snapshot is within its TTL and priced exactly the
-// total's lines; compliance allowed the basket when the total was sealed,
-// or support staff approved it (docs/quote-seals.md#what-the-write-checks).
+// checkEvidence derives the total again from the snapshots its seal
+// names, with the function checkout.compute_total used, and refuses a
+// total that is not exactly that (docs/quote-seals.md#what-the-write-checks).
 func (t *tools) checkEvidence(ctx context.Context, total Total, now time.Time) error {
 	if t.seals == nil {
 		return nil
 	}
-	e, wf := total.Evidence, toolkit.CallFrom(ctx).WorkflowID
-	reads, err := t.readSealed(ctx, e)
+	e := total.Evidence
+	src, err := t.readSources(ctx, e.EvidenceRefs, toolkit.CallFrom(ctx).WorkflowID)
 	if err != nil {
 		return err
 	}
-	pricing, err := reads.snapshot(ctx, e.PricingSnapshotID, ToolGetQuote, wf)
+	want, err := deriveTotal(src, e.IssuedAt, now)
 	if err != nil {
 		return err
 	}
-	if !now.Before(pricing.CreatedAt.Add(time.Duration(pricing.TTLSeconds) * time.Second)) {
-		return sealRefusal("evidence_expired", "the pricing snapshot %s is past its TTL", pricing.SnapshotID)
-	}
-	var quote Quote
-	if err := json.Unmarshal(pricing.Output, &quote); err != nil || !sameLines(quote, total) {
-		return sealRefusal("price_not_quoted", "the total's lines are not what pricing snapshot %s quoted", pricing.SnapshotID)
-	}
-	if e.OriginsSnapshotID != "" {
-		if err := reads.checkOrigins(ctx, e.OriginsSnapshotID, wf, total, quote, now); err != nil {
-			return err
-		}
-	}
-	comp, err := reads.snapshot(ctx, e.ComplianceSnapshotID, ToolCheckCompliance, wf)
-	if err != nil {
-		return err
-	}
-	var verdict ComplianceVerdict
-	if err := json.Unmarshal(comp.Output, &verdict); err != nil {
-		return sealRefusal("compliance_not_cleared", "compliance snapshot %s holds no verdict", comp.SnapshotID)
-	}
-	if verdict.Verdict == VerdictBlock {
-		return toolkit.Errorf(toolkit.ComplianceBlocked, "compliance blocked this basket (snapshot %s)", comp.SnapshotID).
-			WithDetail("reason", "compliance_blocked")
-	}
-	if e.ApprovalSnapshotID != "" {
-		return reads.checkApproval(ctx, e.ApprovalSnapshotID, wf, comp)
-	}
-	if verdict.Verdict != VerdictAllow {
-		return sealRefusal("compliance_not_cleared", "compliance answered %s (snapshot %s) and no support-staff approval is named",
-			verdict.Verdict, comp.SnapshotID)
-	}
-	if ttl := time.Duration(comp.TTLSeconds) * time.Second; ttl > 0 && e.IssuedAt.After(comp.CreatedAt.Add(ttl)) {
-		return sealRefusal("evidence_expired", "compliance snapshot %s was past its TTL when the total was sealed", comp.SnapshotID)
+	got := total
+	got.Evidence = nil
+	a, err1 := toolkit.CanonicalHash(want)
+	b, err2 := toolkit.CanonicalHash(got)
+	if err1 != nil || err2 != nil || a != b {
+		return sealRefusal("total_not_derived", "the total is not the one its snapshots add up to (%s)", want.QuoteHash)
 	}
 	return nil
-}
-
-// checkApproval requires an approve decision of support staff recorded in
-// the same workflow after the compliance answer it clears.
-func (r *sealedReads) checkApproval(ctx context.Context, id, wf string, comp *evidence.SnapshotRecord) error {
-	ap, err := r.snapshot(ctx, id, support.RecordApprovalTool, wf)
-	if err != nil {
-		return err
-	}
-	var rec support.ApprovalRecord
-	if json.Unmarshal(ap.Output, &rec) != nil || rec.Decision != support.DecisionApprove || !rec.StaffVerified {
-		return sealRefusal("compliance_not_cleared", "approval snapshot %s is not an approval", id)
-	}
-	if ap.CreatedAt.Before(comp.CreatedAt) {
-		return sealRefusal("compliance_not_cleared", "approval snapshot %s predates the compliance answer %s", id, comp.SnapshotID)
-	}
-	return nil
-}
-
-// snapshot reads snapshot id and checks it is tool's, in workflow wf.
-func (r *sealedReads) snapshot(ctx context.Context, id, tool, wf string) (*evidence.SnapshotRecord, error) {
-	if id == "" {
-		return nil, sealRefusal("evidence_missing", "the total names no %s snapshot", tool)
-	}
-	rec, err := r.get(ctx, id)
-	if errors.Is(err, evidence.ErrNotFound) {
-		return nil, sealRefusal("evidence_missing", "evidence snapshot %s does not exist", id)
-	}
-	if err != nil {
-		return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %s: %v", id, err)
-	}
-	if rec.Tool != tool {
-		return nil, sealRefusal("evidence_missing", "evidence snapshot %s is not a %s answer", id, tool)
-	}
-	if rec.WorkflowID != wf {
-		return nil, sealRefusal("evidence_foreign", "evidence snapshot %s belongs to another workflow", id)
-	}
-	return rec, nil
-}
-
-// sameLines reports whether the total's lines are exactly the quote's:
-// SKU, quantity and unit price, in the quote's currency.
-func sameLines(q Quote, t Total) bool {
-	if q.Currency != t.Currency || len(q.Lines) != len(t.Lines) {
-		return false
-	}
-	for i, l := range q.Lines {
-		got := t.Lines[i]
-		if got.SKU != l.SKU || got.Quantity != l.Quantity || got.UnitPrice != l.UnitPrice || got.LineTotal != l.LineTotal {
-			return false
-		}
-	}
-	return q.Subtotal == t.Subtotal
 }

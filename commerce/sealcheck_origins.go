@@ -1,35 +1,9 @@
 package commerce
 
-import (
-	"context"
-	"encoding/json"
-	"slices"
-	"time"
-)
-
-// checkOrigins verifies a total against the origin choice its seal names
-// (docs/quote-seals.md#what-the-write-checks): the snapshot is this
-// workflow's shipping.choose_origins answer, within its TTL, and the
-// total ships exactly as it chose: from its one warehouse, or as its
-// parcels (warehouse, lines, shipping, duty and tax each), with every
-// quoted line stock-checked where its parcel ships from.
-func (r *sealedReads) checkOrigins(ctx context.Context, id, wf string, total Total, quote Quote, now time.Time) error {
-	snap, err := r.snapshot(ctx, id, ToolChooseOrigins, wf)
-	if err != nil {
-		return err
-	}
-	if !now.Before(snap.CreatedAt.Add(time.Duration(snap.TTLSeconds) * time.Second)) {
-		return sealRefusal("evidence_expired", "the origin choice %s is past its TTL", snap.SnapshotID)
-	}
-	var plan OriginPlan
-	if err := json.Unmarshal(snap.Output, &plan); err != nil || !ShipsAsPlanned(plan, total, quote) {
-		return sealRefusal("origin_not_chosen", "the total does not ship as origin choice %s decided", snap.SnapshotID)
-	}
-	return nil
-}
+import "slices"
 
 // ShipsAsPlanned reports whether total (priced by quote) ships as plan:
-// what the write requires, and what the audit checks again
+// what deriveTotal builds, and what the audit checks again
 // (docs/audit.md#origin-choice).
 func ShipsAsPlanned(plan OriginPlan, total Total, quote Quote) bool {
 	if len(plan.Parcels) == 0 {

@@ -45,50 +45,45 @@ func sealedSnapshots() *fakeSnapshots {
 	}}
 }
 
-// The write reads the snapshots a seal names in one round trip when the
-// store can, and refuses exactly as one read per snapshot did: a missing
+// A total's snapshots are read in one round trip when the store can, one
+// by one when it cannot, and refused the same way either way: a missing
 // snapshot, another tool's, another workflow's
 // (docs/performance.md#the-writes-evidence-in-one-read).
 func TestSealedReadsOneRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	refs := &TotalEvidence{}
-	refs.PricingSnapshotID, refs.OriginsSnapshotID, refs.ComplianceSnapshotID = "ev_p", "ev_o", "ev_c"
-	refs.ApprovalSnapshotID = "ev_missing" // named by the seal, not in the store
+	good := EvidenceRefs{PricingSnapshotID: "ev_p", OriginsSnapshotID: "ev_o", ComplianceSnapshotID: "ev_c"}
 	for _, many := range []bool{true, false} {
 		f := sealedSnapshots()
 		var snaps SnapshotReader = f
 		if many {
 			snaps = manySnapshots{f}
 		}
-		reads, err := (&tools{snaps: snaps}).readSealed(ctx, refs)
-		if err != nil {
-			t.Fatal(err)
+		src, err := (&tools{snaps: snaps}).readSources(ctx, good, "wf-1")
+		if err != nil || src.pricing.id != "ev_p" || src.origins.id != "ev_o" || src.compliance.id != "ev_c" || src.approval != nil {
+			t.Fatalf("many=%v: %+v, %v", many, src, err)
 		}
-		for id, tool := range map[string]string{"ev_p": ToolGetQuote, "ev_o": ToolChooseOrigins, "ev_c": ToolCheckCompliance} {
-			if rec, err := reads.snapshot(ctx, id, tool, "wf-1"); err != nil || rec.SnapshotID != id {
-				t.Fatalf("many=%v: snapshot %s: %v, %v", many, id, rec, err)
-			}
+		if many && (f.many != 1 || f.gets != 0) {
+			t.Errorf("a store that reads several at once: %d GetMany and %d Get, want 1 and 0", f.many, f.gets)
 		}
-		for _, c := range []struct{ id, tool, reason string }{
-			{"", ToolGetQuote, "evidence_missing"},
-			{"ev_gone", ToolGetQuote, "evidence_missing"},
-			{"ev_missing", ToolGetQuote, "evidence_missing"},
-			{"ev_p", ToolCheckCompliance, "evidence_missing"},
-			{"ev_x", ToolCheckCompliance, "evidence_foreign"},
+		if !many && f.gets != 3 {
+			t.Errorf("a store that reads one at a time: %d Get, want 3", f.gets)
+		}
+		for _, c := range []struct {
+			name   string
+			edit   func(*EvidenceRefs)
+			reason string
+		}{
+			{"none named", func(r *EvidenceRefs) { r.PricingSnapshotID = "" }, "evidence_missing"},
+			{"not stored", func(r *EvidenceRefs) { r.ApprovalSnapshotID = "ev_gone" }, "evidence_missing"},
+			{"another tool's", func(r *EvidenceRefs) { r.ComplianceSnapshotID = "ev_p" }, "evidence_missing"},
+			{"another workflow's", func(r *EvidenceRefs) { r.ComplianceSnapshotID = "ev_x" }, "evidence_foreign"},
 		} {
-			_, err := reads.snapshot(ctx, c.id, c.tool, "wf-1")
-			te := toolkit.AsError(err)
-			if te == nil || te.Code != toolkit.Forbidden || te.Details["reason"] != c.reason {
-				t.Errorf("many=%v: snapshot %q as %s: %v, want FORBIDDEN %s", many, c.id, c.tool, err, c.reason)
+			refs := good
+			c.edit(&refs)
+			_, err := (&tools{snaps: snaps}).readSources(ctx, refs, "wf-1")
+			if te := toolkit.AsError(err); te == nil || te.Code != toolkit.Forbidden || te.Details["reason"] != c.reason {
+				t.Errorf("many=%v: %s: %v, want FORBIDDEN %s", many, c.name, err, c.reason)
 			}
-		}
-		// ev_gone and ev_x, which the seal does not name, are read on
-		// their own.
-		if many && (f.many != 1 || f.gets != 2) {
-			t.Errorf("a store that reads several at once: %d GetMany and %d Get, want 1 and 2", f.many, f.gets)
-		}
-		if !many && f.gets != 7 {
-			t.Errorf("a store that reads one at a time: %d Get, want 7", f.gets)
 		}
 	}
 }

@@ -12,13 +12,15 @@ import (
 func totalSpec() toolkit.Spec {
 	return toolkit.Spec{
 		Name:    ToolComputeTotal,
-		Version: "1.1.0",
-		Description: "Add up an order exactly: the quote's lines, the chosen shipping option, and the duty and tax estimate, " +
-			"all in integer minor units of one currency. Use it after pricing, shipping and duties, and show its result " +
-			"to the user for confirmation. Success: a breakdown (lines, subtotal, shipping, duty, tax, grand_total, " +
-			"due_on_delivery) and the quote_hash the user confirms and checkout.create_draft_order requires. Common " +
-			"failures: INVALID_ARGUMENT when the inputs mix currencies, a line total is not unit price times quantity, " +
-			"or the quote's price_hash does not match its lines.",
+		Version: "2.0.0",
+		Description: "Derive a draft order's total from the evidence of its own workflow: the origin choice (each parcel's " +
+			"warehouse, shipping option, duty and tax), the pricing call and the compliance call (and support staff's " +
+			"approval when compliance needed one), named by snapshot id. It takes no amount, rate or verdict: it reads " +
+			"the snapshots, checks them against each other (basket, destination, warehouses, transport mode, currency, " +
+			"time) and adds up in integer minor units. Success: a breakdown (lines, subtotal, shipping, duty, tax, " +
+			"grand_total, due_on_delivery), the quote_hash the user confirms and the seal naming every snapshot. Common " +
+			"failures: FORBIDDEN (a snapshot is missing, another workflow's, expired, or does not match the others), " +
+			"COMPLIANCE_BLOCKED, PRICE_CHANGED (the quote and the origin choice price the goods differently).",
 		InputSchema:      ToolComputeTotal + ".input.json",
 		OutputSchema:     ToolComputeTotal + ".output.json",
 		Annotations:      toolkit.Annotations{ReadOnly: true, Idempotent: true},
@@ -38,15 +40,22 @@ func (t *tools) computeTotal(ctx context.Context, call *toolkit.Call) (*toolkit.
 	if err := call.Bind(&in); err != nil {
 		return nil, err
 	}
-	total, err := ComputeTotal(in)
+	wf := toolkit.CallFrom(ctx).WorkflowID
+	src, err := t.readSources(ctx, in.EvidenceRefs, wf)
 	if err != nil {
 		return nil, err
 	}
-	if in.Evidence != nil && t.seals != nil {
+	now := t.now()
+	issued := now.Truncate(time.Second)
+	total, err := deriveTotal(src, issued, now)
+	if err != nil {
+		return nil, err
+	}
+	if t.seals != nil {
 		// Sealed here, in the activity, for the workflow that asked: the
 		// workflow only carries the seal (docs/quote-seals.md#the-seal).
-		e := TotalEvidence{EvidenceRefs: *in.Evidence, IssuedAt: t.now().Truncate(time.Second)}
-		if e.Seal, err = t.seals.Seal(toolkit.CallFrom(ctx).WorkflowID, total, e); err != nil {
+		e := TotalEvidence{EvidenceRefs: in.EvidenceRefs, IssuedAt: issued}
+		if e.Seal, err = t.seals.Seal(wf, total, e); err != nil {
 			return nil, toolkit.Errorf(toolkit.UpstreamError, "seal the total: %v", err)
 		}
 		total.Evidence = &e
@@ -54,8 +63,22 @@ func (t *tools) computeTotal(ctx context.Context, call *toolkit.Call) (*toolkit.
 	return &toolkit.Output{Data: total, RulesetVersion: money.RulesetVersion()}, nil
 }
 
+// TotalParts are the parts checkout.compute_total adds up, as deriveTotal
+// takes them from its snapshots: the quote and, for one warehouse, its
+// shipping option and duty estimate, or, for a basket split between
+// warehouses, the origin choice's parcels (each with its own).
+type TotalParts struct {
+	Quote    Quote
+	Shipping ShippingOption
+	Duties   DutiesAndTaxes
+	// ShippingExpiresAt is the shipping quote's expiry; the total expires
+	// at the earlier of it and the price quote's.
+	ShippingExpiresAt *time.Time
+	Parcels           []ParcelQuote
+}
+
 // ComputeTotal is the pure arithmetic of checkout.compute_total.
-func ComputeTotal(in ComputeTotalArgs) (Total, error) {
+func ComputeTotal(in TotalParts) (Total, error) {
 	q, cur := in.Quote, in.Quote.Currency
 	if len(in.Parcels) > 0 {
 		return computeSplit(in)
@@ -135,7 +158,7 @@ func checkoutShare(d DutiesAndTaxes) (int64, error) {
 
 // oneCurrency refuses an order whose amounts are not all in the quote's
 // currency: adding minor units of different currencies is meaningless.
-func oneCurrency(cur string, in ComputeTotalArgs) error {
+func oneCurrency(cur string, in TotalParts) error {
 	seen := map[string]bool{cur: true}
 	var fields []string
 	check := func(field, c string) {

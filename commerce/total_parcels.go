@@ -15,7 +15,7 @@ import (
 // parcel, priced and stock-checked at that parcel's warehouse, and each
 // parcel's goods must be what the quote priced: the duty was estimated
 // on them.
-func computeSplit(in ComputeTotalArgs) (Total, error) {
+func computeSplit(in TotalParts) (Total, error) {
 	q, cur := in.Quote, in.Quote.Currency
 	if err := checkLines(q); err != nil {
 		return Total{}, err

@@ -1,13 +1,14 @@
 package commerce
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
 
 // fixture is a small EUR order: 2 × €24.50 wine + €45.00 chef's knife
 // pieces, standard shipping €12.90, duty €0, VAT €19.81.
-func fixture(t *testing.T) ComputeTotalArgs {
+func fixture(t *testing.T) TotalParts {
 	t.Helper()
 	lines := []QuoteLine{
 		{SKU: "WIN-BDX19-750", Title: "wine", Quantity: 2, UnitPrice: eur(2450), LineTotal: eur(4900), HSCode: "220421", Origin: "FR",
@@ -20,7 +21,7 @@ func fixture(t *testing.T) ComputeTotalArgs {
 		t.Fatal(err)
 	}
 	exp := time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC)
-	return ComputeTotalArgs{
+	return TotalParts{
 		Quote:    Quote{QuoteID: "q_01JAAAAAAAAAAAAAAAAAAAAAAA", Currency: "EUR", Lines: lines, Subtotal: eur(13800), ExpiresAt: exp, PriceHash: h, FXVersion: "fx-ecb-2024-12-31"},
 		Shipping: ShippingOption{OptionID: "standard", ServiceLevel: ServiceStandard, Carrier: "DHL Paket", Cost: eur(1290), MinDays: 2, MaxDays: 4, ChargeableGrams: 3100, Zone: "eu-1", TransportMode: "ground"},
 		Duties: DutiesAndTaxes{Country: "DE", Currency: "EUR", Incoterm: IncotermDDP, Duty: eur(0), Tax: eur(1981), TaxName: "VAT", TaxRateBPS: 1900,
@@ -98,21 +99,20 @@ func TestTotalRefusesTamperedQuote(t *testing.T) {
 	wantCode(t, err, "INVALID_ARGUMENT")
 }
 
-func TestTotalThroughTheInvoker(t *testing.T) {
+// TestTotalTakesOnlySnapshotIDs: checkout.compute_total's input is the
+// snapshots of the caller's workflow; amounts, rates and verdicts handed
+// in are refused before the tool runs, and ids that name nothing are
+// refused as missing evidence.
+func TestTotalTakesOnlySnapshotIDs(t *testing.T) {
 	e := newEnv(t)
 	in := fixture(t)
-	exp := in.Quote.ExpiresAt.Add(-5 * time.Minute)
-	in.ShippingExpiresAt = &exp
-	tot, resp, err := invoke[Total](t, e, ToolComputeTotal, request("u_1", ""), in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !tot.ExpiresAt.Equal(exp) || resp.SnapshotID() == "" {
-		t.Fatalf("total %+v, envelope %+v", tot, resp)
-	}
-	in.Duties.Currency = "GBP"
-	_, _, err = invoke[Total](t, e, ToolComputeTotal, request("u_1", ""), in)
+	raw, _ := json.Marshal(map[string]any{"quote": in.Quote, "shipping": in.Shipping, "duties": in.Duties,
+		"origins_snapshot_id": "ev_a", "pricing_snapshot_id": "ev_b", "compliance_snapshot_id": "ev_c"})
+	_, _, err := invoke[Total](t, e, ToolComputeTotal, request("u_1", ""), json.RawMessage(raw))
 	wantCode(t, err, "INVALID_ARGUMENT")
+	_, _, err = invoke[Total](t, e, ToolComputeTotal, request("u_1", ""),
+		ComputeTotalArgs{EvidenceRefs{OriginsSnapshotID: "ev_a", PricingSnapshotID: "ev_b", ComplianceSnapshotID: "ev_c"}})
+	wantCode(t, err, "FORBIDDEN")
 }
 
 func TestTotalSplitsCheckoutAndDelivery(t *testing.T) {

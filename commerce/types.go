@@ -215,12 +215,28 @@ type ComplianceVerdict struct {
 	// TransportMode is the mode the verdict holds for (air unless asked).
 	TransportMode  string `json:"transport_mode"`
 	RulesetVersion string `json:"ruleset_version"`
+	// Items and Destination are the basket and destination the verdict
+	// is for: checkout.compute_total checks them against the order it
+	// totals (docs/quote-seals.md#what-a-total-is-derived-from).
+	Items       []LineItem          `json:"items,omitempty"`
+	Destination *VerdictDestination `json:"destination,omitempty"`
+	// ReviewRoles are the staff roles that may clear a verdict that needs
+	// a person: the approval asks for them, and the total accepts an
+	// approval only from one of them (docs/approvals.md#sealed-decisions).
+	ReviewRoles []string `json:"review_roles,omitempty"`
+}
+
+// VerdictDestination is where a compliance verdict holds: the country and
+// region, never the address.
+type VerdictDestination struct {
+	Country string `json:"country"`
+	Region  string `json:"region,omitempty"`
 }
 
 // NeedsApproval reports whether support staff must clear the verdict
 // before the order goes on: uncertain, or confident below threshold (the
 // order's approval_confidence, docs/approvals.md#confidence-threshold).
-// The draft-order workflow and its quote round both ask it.
+// The draft-order workflow and its quote step both ask it.
 func (v ComplianceVerdict) NeedsApproval(threshold float64) bool {
 	return v.Verdict == VerdictUncertain || v.Confidence < threshold
 }

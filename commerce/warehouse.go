@@ -26,7 +26,7 @@ func warehouse(field, s string) (string, error) {
 // sameWarehouse checks that the parts of a total were computed for one
 // origin: stock checked, parcel rated and duties estimated from the same
 // warehouse ("" counts as DefaultWarehouse).
-func sameWarehouse(in ComputeTotalArgs) (string, error) {
+func sameWarehouse(in TotalParts) (string, error) {
 	norm := func(s string) string {
 		if s == "" {
 			return DefaultWarehouse

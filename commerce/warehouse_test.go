@@ -80,7 +80,7 @@ func TestWarehouseOriginDecidesDutyAndTax(t *testing.T) {
 			t.Errorf("%s: %+v", c.name, d)
 			continue
 		}
-		tot, _, err := memCall[Total](t, inv, ToolComputeTotal, ComputeTotalArgs{Quote: q, Shipping: opt, Duties: d})
+		tot, _, err := computeParts(TotalParts{Quote: q, Shipping: opt, Duties: d})
 		if err != nil || tot.ShipFrom != c.from {
 			t.Errorf("%s: total %+v %v", c.name, tot, err)
 		}
@@ -138,7 +138,7 @@ func TestWarehouseUnknownOrMixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = memCall[Total](t, inv, ToolComputeTotal, ComputeTotalArgs{Quote: q, Shipping: optUS, Duties: d})
+	_, _, err = computeParts(TotalParts{Quote: q, Shipping: optUS, Duties: d})
 	if te := toolkit.AsError(err); err == nil || te.Code != toolkit.InvalidArgument || !slices.Equal(fieldsOf(te), []string{"quote.ship_from"}) {
 		t.Errorf("total mixing a DE quote with US shipping: %v", err)
 	}

@@ -147,8 +147,8 @@ func TestAttackKeyReuseOverMCP(t *testing.T) {
 
 	in := draftorder.DraftOrderInput{Request: toolkit.Request{UserID: s.actor.UserID(), IdempotencyKey: dkey,
 		RequestID: "req-" + dkey, Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: s.actor.ID}},
-		Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 5}}, Currency: "EUR",
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}}
+		Order: commerce.Order{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 5}}, Currency: "EUR", ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},
+	}
 	_, err = s.client.StartDraftOrder(ctx, in)
 	requireKeyConflict(t, "client draft order, other basket", toolkit.AsError(err), "draft_order.start", dkey, "")
 }

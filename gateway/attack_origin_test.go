@@ -46,42 +46,25 @@ func TestDraftOrderOverMCPNamesItsOrigins(t *testing.T) {
 }
 
 // TestAttackTotalNotShippedAsChosen: a total that does not ship as the
-// origin choice its seal names is refused by the write — priced and rated
-// from another warehouse than chosen, the choice stripped from the seal,
-// the warehouse edited after sealing, the choice's evidence swapped for
-// another tool's — and nothing is written; the genuine total is taken and
-// takes its unit from the chosen warehouse's stock.
+// origin choice it names is refused — priced from another warehouse than
+// chosen (compute_total), the choice stripped from the seal or the
+// warehouse edited after sealing (the write), the choice's evidence
+// swapped for another tool's (compute_total) — and nothing is written; the
+// genuine total is taken and takes its unit from the chosen warehouse's
+// stock.
 func TestAttackTotalNotShippedAsChosen(t *testing.T) {
 	s := newStack(t)
 	r := &sealRig{t: t, s: s, wf: "draft-order/u_attacker/" + newKey("origin")}
-	var plan commerce.OriginPlan
-	origins := r.ok(commerce.ToolChooseOrigins, commerce.ChooseOriginsArgs{Items: jacket, Destination: newYork, Currency: "USD",
-		ShippingService: commerce.ServiceStandard, Incoterm: commerce.IncotermDDP}, &plan)
+	refs, plan := r.evidence(jacket, newYork, "USD")
 	if !slices.Equal(plan.Origins(), []string{"US"}) {
 		t.Fatalf("chose %v", plan.Origins())
 	}
-	totalFrom := func(from string, refs func(pricing, compliance string) commerce.EvidenceRefs) commerce.Total {
-		var q commerce.Quote
-		pricing := r.ok(commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: jacket, Currency: "USD", ShipFrom: from}, &q)
-		var ship commerce.ShippingQuote
-		r.ok(commerce.ToolQuoteShipping, commerce.QuoteShippingArgs{Items: jacket, Destination: newYork, Currency: "USD", ShipFrom: from}, &ship)
-		opt := ship.Options[commerce.ChooseOption(ship.Options, commerce.ServiceStandard)]
-		var v commerce.ComplianceVerdict
-		compliance := r.ok(commerce.ToolCheckCompliance, commerce.CheckComplianceArgs{Items: jacket, Destination: newYork,
-			TransportMode: opt.TransportMode}, &v)
-		var d commerce.DutiesAndTaxes
-		r.ok(commerce.ToolDutiesAndTaxes, commerce.DutiesAndTaxesArgs{Lines: q.Lines, Shipping: opt, Destination: newYork,
-			Currency: "USD", Incoterm: commerce.IncotermDDP}, &d)
-		e := refs(pricing, compliance)
-		var tot commerce.Total
-		r.ok(commerce.ToolComputeTotal, commerce.ComputeTotalArgs{Quote: q, Shipping: opt, Duties: d, ShippingExpiresAt: &ship.ExpiresAt,
-			Evidence: &e}, &tot)
-		return tot
+	genuine, env, _ := r.total(refs)
+	if !env.OK {
+		t.Fatalf("the genuine evidence was not totalled: %+v", env.Error)
 	}
-	chosen := func(pricing, compliance string) commerce.EvidenceRefs {
-		return commerce.EvidenceRefs{PricingSnapshotID: pricing, ComplianceSnapshotID: compliance, OriginsSnapshotID: origins}
-	}
-	genuine := totalFrom("US", chosen)
+	var fromGB commerce.Quote
+	pricedInGB := r.ok(commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: jacket, Currency: "USD", ShipFrom: "GB"}, &fromGB)
 	create := func(tot commerce.Total) (toolkit.Response, string) {
 		env := r.invoke(commerce.ToolCreateDraftOrder, commerce.CreateDraftOrderArgs{Total: tot, ConfirmedQuoteHash: tot.QuoteHash,
 			ShipTo: newYork}, newKey("origin-create"))
@@ -93,29 +76,34 @@ func TestAttackTotalNotShippedAsChosen(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
+		refs   *commerce.EvidenceRefs
 		total  func() commerce.Total
 		reason string
 	}{
-		{"priced and rated from GB, sealed on the US choice", func() commerce.Total { return totalFrom("GB", chosen) }, "origin_not_chosen"},
-		{"the origin choice stripped from a sealed total", func() commerce.Total {
+		{"priced from GB, totalled on the US choice", &commerce.EvidenceRefs{OriginsSnapshotID: refs.OriginsSnapshotID,
+			PricingSnapshotID: pricedInGB, ComplianceSnapshotID: refs.ComplianceSnapshotID}, nil, "price_not_quoted"},
+		{"the origin choice stripped from a sealed total", nil, func() commerce.Total {
 			tot := genuine
 			e := *tot.Evidence
 			e.OriginsSnapshotID = ""
 			tot.Evidence = &e
 			return tot
 		}, "seal_invalid"},
-		{"the warehouse edited after sealing", func() commerce.Total {
+		{"the warehouse edited after sealing", nil, func() commerce.Total {
 			tot := genuine
 			tot.ShipFrom = "GB"
 			return tot
 		}, "seal_invalid"},
-		{"origin evidence that is pricing's", func() commerce.Total {
-			return totalFrom("US", func(pricing, compliance string) commerce.EvidenceRefs {
-				return commerce.EvidenceRefs{PricingSnapshotID: pricing, ComplianceSnapshotID: compliance, OriginsSnapshotID: pricing}
-			})
-		}, "evidence_missing"},
+		{"origin evidence that is pricing's", &commerce.EvidenceRefs{OriginsSnapshotID: refs.PricingSnapshotID,
+			PricingSnapshotID: refs.PricingSnapshotID, ComplianceSnapshotID: refs.ComplianceSnapshotID}, nil, "evidence_missing"},
 	} {
-		env, reason := create(tc.total())
+		var env toolkit.Response
+		var reason string
+		if tc.refs != nil {
+			_, env, reason = r.total(*tc.refs)
+		} else {
+			env, reason = create(tc.total())
+		}
 		if env.OK || env.Error == nil || env.Error.Code != toolkit.Forbidden || reason != tc.reason {
 			t.Errorf("%s: ok=%v error %+v, want FORBIDDEN %s", tc.name, env.OK, env.Error, tc.reason)
 		}

@@ -177,25 +177,8 @@ func (r *sealRig) create(total commerce.Total) (toolkit.Response, string) {
 	return env, reason
 }
 
-// cheapen lowers every unit price to one cent and recomputes what an
-// attacker can: line totals, subtotal, price_hash (a quote) and
-// grand total and quote_hash (a total).
-func cheapenQuote(t *testing.T, q commerce.Quote) commerce.Quote {
-	q.Lines = append([]commerce.QuoteLine(nil), q.Lines...)
-	q.Subtotal.Amount = 0
-	for i := range q.Lines {
-		q.Lines[i].UnitPrice.Amount = 1
-		q.Lines[i].LineTotal.Amount = int64(q.Lines[i].Quantity)
-		q.Subtotal.Amount += q.Lines[i].LineTotal.Amount
-	}
-	h, err := commerce.PriceHash(q.Currency, q.Lines)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.PriceHash = h
-	return q
-}
-
+// cheapenTotal lowers every unit price to one cent and recomputes what
+// an attacker can: line totals, subtotal, grand total and quote_hash.
 func cheapenTotal(t *testing.T, tot commerce.Total) commerce.Total {
 	tot.Lines = append([]commerce.TotalLine(nil), tot.Lines...)
 	var sub int64
@@ -215,37 +198,82 @@ func cheapenTotal(t *testing.T, tot commerce.Total) commerce.Total {
 	return tot
 }
 
-// TestAttackForgedTotalRefusedByTheWrite: every way to hand the write a
-// total this service did not price, or whose compliance did not clear it,
-// is refused with a reason naming what is wrong; the genuine sealed total
-// is taken.
+// evidence makes what a draft order's quote makes for items to dest, as
+// workflow r.wf: the origin choice, pricing where it ships from and
+// compliance for its transport mode; the refs checkout.compute_total takes.
+func (r *sealRig) evidence(items []commerce.LineItem, dest commerce.Address, currency string) (commerce.EvidenceRefs, commerce.OriginPlan) {
+	r.t.Helper()
+	var plan commerce.OriginPlan
+	origins := r.ok(commerce.ToolChooseOrigins, commerce.Order{Items: items, ShipTo: dest, Currency: currency,
+		ShippingService: commerce.ServiceStandard, Incoterm: commerce.IncotermDDP}.OriginsArgs(), &plan)
+	var q commerce.Quote
+	pricing := r.ok(commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: items, Currency: currency, ShipFrom: plan.Parcels[0].ShipFrom}, &q)
+	var v commerce.ComplianceVerdict
+	compliance := r.ok(commerce.ToolCheckCompliance, commerce.CheckComplianceArgs{Items: items, Destination: dest,
+		TransportMode: commerce.StrictestMode(plan)}, &v)
+	return commerce.EvidenceRefs{OriginsSnapshotID: origins, PricingSnapshotID: pricing, ComplianceSnapshotID: compliance}, plan
+}
+
+// total asks checkout.compute_total for the total refs name; the reason
+// of a refusal, or the total.
+func (r *sealRig) total(refs commerce.EvidenceRefs) (commerce.Total, toolkit.Response, string) {
+	r.t.Helper()
+	env := r.invoke(commerce.ToolComputeTotal, commerce.ComputeTotalArgs{EvidenceRefs: refs}, "")
+	var tot commerce.Total
+	if env.OK {
+		mustDecode(r.t, env, &tot)
+		return tot, env, ""
+	}
+	reason, _ := env.Error.Details["reason"].(string)
+	return tot, env, reason
+}
+
+// refusedAt is one attack: a total the write is handed (write), or
+// evidence compute_total is asked to total (refs), with the refusal it
+// must meet.
+type refusedAt struct {
+	name   string
+	rig    *sealRig
+	write  func() commerce.Total
+	refs   func() commerce.EvidenceRefs
+	code   toolkit.Code
+	reason string
+}
+
+func (a refusedAt) check(t *testing.T) {
+	t.Helper()
+	var env toolkit.Response
+	var reason string
+	if a.refs != nil {
+		_, env, reason = a.rig.total(a.refs())
+	} else {
+		env, reason = a.rig.create(a.write())
+	}
+	if env.OK || env.Error == nil || env.Error.Code != a.code || reason != a.reason {
+		t.Errorf("%s: ok=%v error %+v, want %s %s", a.name, env.OK, env.Error, a.code, a.reason)
+	}
+}
+
+// TestAttackForgedTotalRefusedByTheWrite: every way to get a total this
+// service did not derive from the workflow's own evidence is refused with
+// a reason naming what is wrong — at compute_total, which takes snapshot
+// ids and nothing else, or at the write, which derives the total again;
+// the genuine sealed total is taken.
 func TestAttackForgedTotalRefusedByTheWrite(t *testing.T) {
 	s := newStack(t)
 	r := &sealRig{t: t, s: s, wf: "draft-order/u_attacker/" + newKey("seal")}
-	var quote commerce.Quote
-	pricing := r.ok(commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}, Currency: "EUR"}, &quote)
 	dest := commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}
-	var ship commerce.ShippingQuote
-	r.ok(commerce.ToolQuoteShipping, commerce.QuoteShippingArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}, Destination: dest, Currency: "EUR"}, &ship)
-	var verdict commerce.ComplianceVerdict
-	compliance := r.ok(commerce.ToolCheckCompliance, commerce.CheckComplianceArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
-		Destination: dest, TransportMode: ship.Options[0].TransportMode}, &verdict)
-	var duties commerce.DutiesAndTaxes
-	r.ok(commerce.ToolDutiesAndTaxes, commerce.DutiesAndTaxesArgs{Lines: quote.Lines, Shipping: ship.Options[0], Destination: dest,
-		Currency: "EUR", Incoterm: "DDP"}, &duties)
-	totalOf := func(q commerce.Quote, refs *commerce.EvidenceRefs) commerce.Total {
-		var tot commerce.Total
-		r.ok(commerce.ToolComputeTotal, commerce.ComputeTotalArgs{Quote: q, Shipping: ship.Options[0], Duties: duties,
-			ShippingExpiresAt: &ship.ExpiresAt, Evidence: refs}, &tot)
-		return tot
+	tees := []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}
+	refs, _ := r.evidence(tees, dest, "EUR")
+	genuine, env, reason := r.total(refs)
+	if !env.OK || genuine.Evidence == nil || !strings.HasPrefix(genuine.Evidence.Seal, "qs1.") {
+		t.Fatalf("compute_total did not seal: %+v (%s)", env.Error, reason)
 	}
-	refs := commerce.EvidenceRefs{PricingSnapshotID: pricing, ComplianceSnapshotID: compliance}
-	genuine := totalOf(quote, &refs)
-	if genuine.Evidence == nil || !strings.HasPrefix(genuine.Evidence.Seal, "qs1.") {
-		t.Fatalf("compute_total with evidence did not seal: %+v", genuine.Evidence)
-	}
+	// A decoy: one tee priced in the same workflow.
+	var decoy commerce.Quote
+	onePricing := r.ok(commerce.ToolGetQuote, commerce.GetQuoteArgs{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 1}},
+		Currency: "EUR", ShipFrom: "DE"}, &decoy)
 
-	cheap := cheapenQuote(t, quote)
 	foreign := &sealRig{t: t, s: s, wf: "draft-order/u_attacker/" + newKey("other")}
 	resealed := cheapenTotal(t, genuine)
 	ev := *genuine.Evidence // the attacker's copy, not the genuine total's
@@ -258,42 +286,40 @@ func TestAttackForgedTotalRefusedByTheWrite(t *testing.T) {
 	if resealed.Evidence.Seal, err = attacker.Seal(r.wf, resealed, *resealed.Evidence); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name   string
-		total  func() commerce.Total
-		rig    *sealRig
-		reason string
-		code   toolkit.Code
-	}{
-		// Sequence (b) of the finding: a 1-cent quote, price_hash recomputed.
-		{"unsealed 1-cent total", func() commerce.Total { return totalOf(cheap, nil) }, r, "quote_not_sealed", toolkit.Forbidden},
-		{"genuine seal on a cheapened total", func() commerce.Total { return cheapenTotal(t, genuine) }, r, "seal_invalid", toolkit.Forbidden},
-		{"cheapened total resealed with a guessed key", func() commerce.Total { return resealed }, r, "seal_invalid", toolkit.Forbidden},
-		{"server-sealed 1-cent quote", func() commerce.Total { return totalOf(cheap, &refs) }, r, "price_not_quoted", toolkit.Forbidden},
-		// Sequence (a): no compliance call behind the total.
-		{"no compliance evidence", func() commerce.Total {
-			return totalOf(quote, &commerce.EvidenceRefs{PricingSnapshotID: pricing})
-		}, r, "evidence_missing", toolkit.Forbidden},
-		{"compliance evidence that is pricing's", func() commerce.Total {
-			return totalOf(quote, &commerce.EvidenceRefs{PricingSnapshotID: pricing, ComplianceSnapshotID: pricing})
-		}, r, "evidence_missing", toolkit.Forbidden},
-		{"a genuine total replayed in another workflow", func() commerce.Total { return genuine }, foreign, "seal_invalid", toolkit.Forbidden},
-		{"another workflow's evidence sealed here", func() commerce.Total {
-			var tot commerce.Total
-			foreign.ok(commerce.ToolComputeTotal, commerce.ComputeTotalArgs{Quote: quote, Shipping: ship.Options[0], Duties: duties,
-				ShippingExpiresAt: &ship.ExpiresAt, Evidence: &refs}, &tot)
-			return tot
-		}, foreign, "evidence_foreign", toolkit.Forbidden},
-	} {
-		env, reason := tc.rig.create(tc.total())
-		if env.OK || env.Error == nil || env.Error.Code != tc.code || reason != tc.reason {
-			t.Errorf("%s: ok=%v error %+v, want %s %s", tc.name, env.OK, env.Error, tc.code, tc.reason)
+	with := func(edit func(*commerce.EvidenceRefs)) func() commerce.EvidenceRefs {
+		return func() commerce.EvidenceRefs {
+			e := refs
+			edit(&e)
+			return e
 		}
+	}
+	for _, a := range []refusedAt{
+		{name: "unsealed 1-cent total", rig: r, write: func() commerce.Total {
+			tot := cheapenTotal(t, genuine)
+			tot.Evidence = nil
+			return tot
+		}, code: toolkit.Forbidden, reason: "quote_not_sealed"},
+		{name: "genuine seal on a cheapened total", rig: r, write: func() commerce.Total { return cheapenTotal(t, genuine) },
+			code: toolkit.Forbidden, reason: "seal_invalid"},
+		{name: "cheapened total resealed with a guessed key", rig: r, write: func() commerce.Total { return resealed },
+			code: toolkit.Forbidden, reason: "seal_invalid"},
+		{name: "a genuine total replayed in another workflow", rig: foreign, write: func() commerce.Total { return genuine },
+			code: toolkit.Forbidden, reason: "seal_invalid"},
+		{name: "pricing of a decoy basket", rig: r, refs: with(func(e *commerce.EvidenceRefs) { e.PricingSnapshotID = onePricing }),
+			code: toolkit.Forbidden, reason: "price_not_quoted"},
+		{name: "no compliance evidence", rig: r, refs: with(func(e *commerce.EvidenceRefs) { e.ComplianceSnapshotID = "" }),
+			code: toolkit.InvalidArgument, reason: ""},
+		{name: "compliance evidence that is pricing's", rig: r, refs: with(func(e *commerce.EvidenceRefs) { e.ComplianceSnapshotID = e.PricingSnapshotID }),
+			code: toolkit.Forbidden, reason: "evidence_missing"},
+		{name: "another workflow's evidence totalled here", rig: foreign, refs: func() commerce.EvidenceRefs { return refs },
+			code: toolkit.Forbidden, reason: "evidence_foreign"},
+	} {
+		a.check(t)
 	}
 	s.mustHaveNoDrafts(t)
 
 	// The genuine total, sealed over this workflow's evidence, is taken.
-	env, reason := r.create(genuine)
+	env, reason = r.create(genuine)
 	var draft commerce.DraftOrder
 	if !env.OK || reason != "" {
 		t.Fatalf("the genuine sealed total was refused: %+v", env.Error)

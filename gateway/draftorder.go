@@ -186,16 +186,12 @@ func (g *Gateway) draftOrderTools() []draftTool {
 
 // draftArgs are the arguments of the draft order tools.
 type draftArgs struct {
-	IdempotencyKey  string              `json:"idempotency_key"`
-	Items           []commerce.LineItem `json:"items"`
-	ShipTo          commerce.Address    `json:"ship_to"`
-	Currency        string              `json:"currency"`
-	ShippingService string              `json:"shipping_service"`
-	Incoterm        string              `json:"incoterm"`
-	DryRun          bool                `json:"dry_run"`
-	WaitSeconds     *int                `json:"wait_seconds"`
-	QuoteHash       string              `json:"quote_hash"`
-	Reason          string              `json:"reason"`
+	IdempotencyKey string `json:"idempotency_key"`
+	commerce.Order
+	DryRun      bool   `json:"dry_run"`
+	WaitSeconds *int   `json:"wait_seconds"`
+	QuoteHash   string `json:"quote_hash"`
+	Reason      string `json:"reason"`
 }
 
 func (a draftArgs) wait() time.Duration {
@@ -256,8 +252,7 @@ func (g *Gateway) draftStart(ctx context.Context, req *mcp.CallToolRequest) (*mc
 			UserID: actor.UserID(), Tenant: actor.Tenant, IdempotencyKey: a.IdempotencyKey, Currency: a.Currency,
 			DryRun: a.DryRun, CorrelationID: corr,
 		},
-		Items: a.Items, ShipTo: a.ShipTo, Currency: a.Currency,
-		ShippingService: a.ShippingService, Incoterm: a.Incoterm,
+		Order: a.Order,
 	}
 	progressOf(ctx, req)("draft order: pricing the basket")
 	// The start comes back with the draft order's first answer (the total

@@ -299,7 +299,7 @@ func TestMCPDraftOrderByAgent(t *testing.T) {
 	// for the two-phase audit) is found by it.
 	startCorr := corrOf(startRes)
 	snaps, err := s.Store.SnapshotsForWorkflow(ctx, id)
-	if err != nil || len(snaps) < 6 || !wire.ValidCorrelationID(startCorr) {
+	if err != nil || len(snaps) < 5 || !wire.ValidCorrelationID(startCorr) {
 		t.Fatalf("evidence of %s: %d %v (start %q)", id, len(snaps), err, startCorr)
 	}
 	tools := map[string]bool{}

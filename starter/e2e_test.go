@@ -91,8 +91,8 @@ func TestDraftOrderThroughTheCLI(t *testing.T) {
 	runCLI(t, "", "draft-order", "cancel", id).oneLineErr(t, "cancel after creation", exitRefused, "CONFLICT", "already ended")
 
 	var rep audit.Report
-	// Seven calls: the origin choice, the five of the quote and the write.
-	if r := jsonOut(t, &rep, "audit", id); r.code != 0 || !rep.Clean || len(rep.Activities) != 7 {
+	// Five calls: the origin choice, pricing, compliance, the total and the write.
+	if r := jsonOut(t, &rep, "audit", id); r.code != 0 || !rep.Clean || len(rep.Activities) != 5 {
 		t.Fatalf("audit: exit %d, %+v\n%s", r.code, rep, r.stderr)
 	}
 	runCLI(t, "", "audit", "draft-order/u_cli/never-started-1").oneLineErr(t, "audit of a missing workflow", exitCannot, "NOT_FOUND")

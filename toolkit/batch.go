@@ -28,6 +28,9 @@ type Batch struct {
 	inv   *Invoker
 	mu    sync.Mutex
 	steps []Staged
+	// snaps are the staged snapshots by id: a later call of the same batch
+	// reads them before they are written (StagedSnapshot).
+	snaps map[string]Snapshot
 }
 
 // NewBatch returns a batch, or nil when the invoker has no sink (a nil
@@ -62,8 +65,30 @@ func (b *Batch) stage(ctx context.Context, snap Snapshot) (Recorded, error) {
 	}
 	b.mu.Lock()
 	b.steps = append(b.steps, st)
+	if b.snaps == nil {
+		b.snaps = map[string]Snapshot{}
+	}
+	b.snaps[st.SnapshotID()] = snap
 	b.mu.Unlock()
 	return Recorded{SnapshotID: st.SnapshotID(), OutputHash: snap.OutputHash}, nil
+}
+
+// batchKey carries the batch a call is staged in to its handler.
+type batchKey struct{}
+
+// StagedSnapshot is the snapshot id staged, not yet written, by an earlier
+// call of the batch the running handler's call belongs to: a step that
+// rests on the answers of its own batch (checkout.compute_total) reads
+// them here, and the rest from the store.
+func StagedSnapshot(ctx context.Context, id string) (Snapshot, bool) {
+	b, _ := ctx.Value(batchKey{}).(*Batch)
+	if b == nil {
+		return Snapshot{}, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.snaps[id]
+	return s, ok
 }
 
 // Len is the number of snapshots staged and not yet committed.
@@ -91,7 +116,7 @@ func (inv *Invoker) CommitBatch(ctx context.Context, b *Batch) error {
 	}
 	b.mu.Lock()
 	steps := b.steps
-	b.steps = nil
+	b.steps, b.snaps = nil, nil
 	b.mu.Unlock()
 	if len(steps) == 0 {
 		return nil
@@ -127,6 +152,6 @@ func (b *Batch) Take() []Staged {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	steps := b.steps
-	b.steps = nil
+	b.steps, b.snaps = nil, nil
 	return steps
 }

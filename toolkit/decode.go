@@ -66,6 +66,20 @@ func DecodeStrict(body []byte, v any) error {
 	return nil
 }
 
+// jsonPath is a decode error's field path without the Go names of
+// embedded structs encoding/json puts in it ("Order.items.quantity" is
+// the JSON field items.quantity): JSON names here are snake_case.
+func jsonPath(field string) string {
+	parts := strings.Split(field, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" && (p[0] < 'A' || p[0] > 'Z') {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ".")
+}
+
 // describeDecodeError names the offending field: "field items.quantity
 // must be int64, not a JSON string", "unknown field \"sudo\"".
 func describeDecodeError(err error) *Error {
@@ -75,8 +89,9 @@ func describeDecodeError(err error) *Error {
 		if want == "time.Duration" {
 			want = "a duration in nanoseconds (e.g. 1800000000000 for 30m)"
 		}
-		return Errorf(InvalidArgument, "field %s must be %s, not a JSON %s", typeErr.Field, want, typeErr.Value).
-			WithDetail("field", typeErr.Field)
+		field := jsonPath(typeErr.Field)
+		return Errorf(InvalidArgument, "field %s must be %s, not a JSON %s", field, want, typeErr.Value).
+			WithDetail("field", field)
 	}
 	msg := strings.TrimPrefix(firstLine(err.Error()), "json: ")
 	if f, ok := strings.CutPrefix(msg, "unknown field "); ok {

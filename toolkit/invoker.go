@@ -117,6 +117,9 @@ func (inv *Invoker) pipeline(ctx context.Context, c *toolCall, resp *Response) e
 
 	c.ran = true
 	xctx, done := inv.obs.Phase(ctx, c.name, PhaseExec)
+	if c.batch != nil {
+		xctx = context.WithValue(xctx, batchKey{}, c.batch)
+	}
 	out, err := run(xctx, tool, &Call{Request: c.req, Input: rawIn, Spec: tool.Spec})
 	done(err)
 	if err != nil {

@@ -4,8 +4,8 @@ import "github.com/cartwright-dev/cartwright/toolkit"
 
 // EvidenceRef names the evidence snapshot of one tool call of a run.
 type EvidenceRef struct {
-	// Step is the workflow's name for the call: q1/pricing (quote round
-	// 1's pricing call), create (the draft-order write).
+	// Step is the workflow's name for the call: q1/pricing (quote 1's
+	// pricing call), create (the draft-order write).
 	Step string `json:"step"`
 	Tool string `json:"tool"`
 	// SnapshotID is the evidence snapshot (ev_…); empty if none was stored.

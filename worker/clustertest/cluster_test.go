@@ -251,8 +251,7 @@ func TestDraftOrderThroughTheCluster(t *testing.T) {
 		Request: toolkit.Request{UserID: "u_cluster", IdempotencyKey: key, Currency: "EUR",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_cluster"},
 			Client: toolkit.Client{App: "backend", Version: "clustertest"}},
-		Items:  []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
+		Order: commerce.Order{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},
 	})
 	if err != nil {
 		t.Fatal(err)

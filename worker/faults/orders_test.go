@@ -28,8 +28,7 @@ func order(key string) draftorder.DraftOrderInput {
 		Request: toolkit.Request{UserID: userID, IdempotencyKey: key, Currency: "EUR",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: userID},
 			Client: toolkit.Client{App: "backend", Version: "faults"}},
-		Items:  []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
+		Order: commerce.Order{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},
 	}
 }
 

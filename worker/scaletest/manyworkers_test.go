@@ -524,8 +524,7 @@ func orderInput(key string) draftorder.DraftOrderInput {
 			RequestID: "req-" + key, UserID: "u_scale", IdempotencyKey: key, Currency: "EUR",
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_scale"}, Client: toolkit.Client{App: "backend", Version: "scaletest"},
 		},
-		Items:  []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
+		Order: commerce.Order{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},
 	}
 }
 

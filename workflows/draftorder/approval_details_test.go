@@ -223,14 +223,14 @@ func TestFinalStateIsSearchable(t *testing.T) {
 			f.Failures["CheckCompliance"] = toolkit.Errorf(toolkit.ComplianceBlocked, "destination is under embargo")
 		},
 		StateAddressInvalid: func(f *fixture) {
-			f.Failures["QuoteShipping"] = toolkit.Errorf(toolkit.AddressInvalid, "postal_code does not match DE format")
+			f.Failures["ChooseOrigins"] = toolkit.Errorf(toolkit.AddressInvalid, "postal_code does not match DE format")
 		},
 		StateDraftCreated: func(f *fixture) { f.At(time.Minute, f.confirmPublished) },
 		StateNotFound: func(f *fixture) {
 			f.Failures["GetQuote"] = toolkit.Errorf(toolkit.NotFound, "unknown or discontinued sku: [SKU-NOPE]")
 		},
 		StateRefused: func(f *fixture) {
-			f.Failures["QuoteShipping"] = toolkit.Errorf(toolkit.InvalidArgument, "no service carries a parcel this heavy")
+			f.Failures["ChooseOrigins"] = toolkit.Errorf(toolkit.InvalidArgument, "no service carries a parcel this heavy")
 		},
 	}
 	for want, setup := range cases {

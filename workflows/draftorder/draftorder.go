@@ -61,17 +61,9 @@ type DraftOrderInput struct {
 	// scopes the draft order's write), locale, currency, dry_run, trace … Every
 	// tool call of the run carries it, with its own correlation id.
 	Request toolkit.Request `json:"request"`
-	// Items are the SKUs and quantities to order.
-	Items []commerce.LineItem `json:"items"`
-	// ShipTo is the destination address (PII: it stays in the input and
-	// tool calls, never in ids, search attributes or the status query).
-	ShipTo commerce.Address `json:"ship_to"`
-	// Currency to quote in; empty means Request.Currency.
-	Currency string `json:"currency,omitempty"`
-	// ShippingService is economy, standard or express (default standard).
-	ShippingService string `json:"shipping_service,omitempty"`
-	// Incoterm is DDP (duty and tax collected at checkout, the default) or DAP.
-	Incoterm string `json:"incoterm,omitempty"`
+	// Order is what is ordered: items, ship_to, currency (empty means
+	// Request.Currency), shipping_service, incoterm.
+	commerce.Order
 	// ConfirmWindow bounds each wait for the user's confirmation (default 30 min).
 	ConfirmWindow time.Duration `json:"confirm_window,omitempty"`
 	// ApprovalWindow bounds the wait for support staff (default 24 h).

@@ -18,7 +18,7 @@ const maxFactLines = 10
 // data: the destination is a country, products are SKUs and catalog names.
 func (d *draftOrder) approvalFacts() []string {
 	facts := []string{"destination country: " + d.in.ShipTo.Country}
-	if q := d.quote; q != nil {
+	if q := d.priced; q != nil {
 		units := 0
 		for i, l := range q.Lines {
 			units += l.Quantity
@@ -33,7 +33,7 @@ func (d *draftOrder) approvalFacts() []string {
 		facts = append(facts, fmt.Sprintf("basket: %d unit(s) in %d line(s), goods value %s (before shipping, duty and tax)",
 			units, len(q.Lines), q.Subtotal.Display()))
 	}
-	if o := d.option; o != nil {
+	if o := d.option(); o != nil {
 		s := fmt.Sprintf("shipping: %s service by %s, transport mode %s, %s", o.ServiceLevel, o.Carrier, o.TransportMode, o.Cost.Display())
 		if o.ServiceLevel != d.in.ShippingService {
 			s += fmt.Sprintf(" (%s is not offered to %s)", d.in.ShippingService, d.in.ShipTo.Country)

@@ -100,12 +100,3 @@ func (r *DraftOrderResult) withDetail(key string, value any) *DraftOrderResult {
 	}
 	return r
 }
-
-// noShippingOption is the refusal of a basket the rate card answered with
-// no option at all (a tool answer that cannot be acted on, not a failed
-// run).
-func noShippingOption(country string) *toolkit.Error {
-	return toolkit.Errorf(toolkit.InvalidArgument, "no shipping option to %s", country).
-		WithDetail("fields", []string{"ship_to.country"}).
-		WithRecovery("ask the user for a destination the shop ships to, or split the basket", commerce.ToolQuoteShipping)
-}

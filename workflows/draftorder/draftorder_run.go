@@ -5,50 +5,57 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/cartwright-dev/cartwright/support"
+	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows/approval"
 )
 
-// run is the draft order's main line: quote, approval if needed, price,
+// run is the draft order's main line: quote, approval if needed, total,
 // confirmation, creation. Every step that can end the flow returns a result.
 func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
-	d.firstRound = d.quoteRound(ctx)
-	if end, err := d.quoteAll(ctx); end != nil || err != nil {
+	if end, err := d.quote(ctx, ""); end != nil || err != nil {
 		return d.stop(ctx, end, err)
 	}
 	if d.cancelled {
 		return d.finish(ctx, d.cancelledResult())
 	}
-	if d.compliance.NeedsApproval {
-		if end, err := d.approve(ctx); end != nil || err != nil {
-			return d.stop(ctx, end, err)
-		}
-	}
-	d.enterPricing()
-	var end *DraftOrderResult
-	var err error
-	if d.quoteExpired(ctx) {
-		// The approval took longer than the quote lives: the user must see
-		// current prices, so quote again before pricing.
-		end, err = d.requote(ctx)
-	} else {
-		end, err = d.price(ctx)
-	}
-	if end != nil || err != nil {
+	if end, err := d.totalled(ctx); end != nil || err != nil {
 		return d.stop(ctx, end, err)
 	}
 	return d.confirmAndCreate(ctx)
 }
 
-// enterPricing moves the order to PRICING. With the read-only tools local
-// (flow.Call.InWorker), duties and the total run inside the workflow task
-// that quoted or took the approval, so PRICING lasts milliseconds: the
-// status query shows it, but the search attribute is left at the previous
-// state until the total is published (an upsert is a history event, and a
-// draft order keeps to 30; only a dependency outage, waited out within the
-// task's timers, would show the previous state for longer).
-func (d *draftOrder) enterPricing() { d.state = StatePricing }
+// totalled brings the current quote to its total: support staff clear a
+// verdict that needs a person, then the total is derived — after a fresh
+// quote when the approval outlived the prices.
+func (d *draftOrder) totalled(ctx workflow.Context) (*DraftOrderResult, error) {
+	for d.total == nil {
+		if d.cleared == nil || d.cleared.SnapshotID != d.refs.ComplianceSnapshotID {
+			if end, err := d.approve(ctx); end != nil || err != nil {
+				return end, err
+			}
+		}
+		// PRICING lasts milliseconds: the total is derived in the worker
+		// inside the task that took the approval, so the search attribute
+		// keeps the previous state until the total is published (an
+		// upsert is a history event).
+		d.state = StatePricing
+		var end *DraftOrderResult
+		var err error
+		if d.quoteExpired(ctx) {
+			// The approval took longer than the quote lives: the user must
+			// see current prices, so quote again first.
+			d.requotes++
+			end, err = d.quote(ctx, d.priced.PriceHash)
+		} else {
+			end, err = d.price(ctx)
+		}
+		if end != nil || err != nil {
+			return end, err
+		}
+	}
+	return nil, nil
+}
 
 // stop returns a final result, or fails the workflow with err.
 func (d *draftOrder) stop(ctx workflow.Context, end *DraftOrderResult, err error) (DraftOrderResult, error) {
@@ -59,13 +66,14 @@ func (d *draftOrder) stop(ctx workflow.Context, end *DraftOrderResult, err error
 }
 
 // quoteExpired reports whether the quotes behind the current prices are
-// past their TTL (the earliest of pricing and shipping, or the total's).
+// past their TTL (the earliest of pricing and the origin choice, or the
+// total's).
 func (d *draftOrder) quoteExpired(ctx workflow.Context) bool {
 	now := workflow.Now(ctx)
 	if d.total != nil {
 		return !now.Before(d.total.ExpiresAt)
 	}
-	return !now.Before(d.quote.ExpiresAt) || !now.Before(d.shipping.ExpiresAt)
+	return !now.Before(d.priced.ExpiresAt) || !now.Before(d.plan.ExpiresAt)
 }
 
 // approve asks support staff to clear an uncertain compliance answer.
@@ -77,9 +85,10 @@ func (d *draftOrder) approve(ctx workflow.Context) (*DraftOrderResult, error) {
 		Subject:  "compliance review of a draft order to " + d.in.ShipTo.Country,
 		Question: "The compliance check could not clear this basket with enough confidence. Approve to let the user see the total and order; reject to block the order.",
 		Facts:    d.approvalFacts(),
-		// A compliance review is compliance's call (or an admin's); the
-		// roster check refuses anyone else (docs/approvals.md#sealed-decisions).
-		AllowedRoles: []string{support.RoleCompliance, support.RoleAdmin},
+		// Who may clear it is the verdict's own answer (a compliance
+		// review is compliance's call, or an admin's); the roster check
+		// refuses anyone else (docs/approvals.md#sealed-decisions).
+		AllowedRoles: d.verdict.ReviewRoles,
 		Window:       d.in.ApprovalWindow,
 		Interrupt:    func() bool { return d.cancelled },
 	})
@@ -97,6 +106,10 @@ func (d *draftOrder) approve(ctx workflow.Context) (*DraftOrderResult, error) {
 	if !out.Approved() {
 		return d.end(StateApprovalRejected, toolkit.ComplianceBlocked, fmt.Sprintf("rejected by %s: %s", out.Approver, out.Reason)).
 			withDetail("approval_id", out.ApprovalID), nil
+	}
+	d.cleared = &activities.ClearedCompliance{SnapshotID: d.refs.ComplianceSnapshotID, Mode: d.verdict.TransportMode}
+	if out.Evidence != nil {
+		d.cleared.ApprovalSnapshotID = out.Evidence.SnapshotID
 	}
 	return nil, nil
 }
@@ -156,7 +169,13 @@ func (d *draftOrder) freshen(ctx workflow.Context, confirmed string, needed bool
 	if err := d.setState(ctx, StateRequoting); err != nil {
 		return false, nil, err
 	}
-	if end, err := d.requote(ctx); end != nil || err != nil {
+	// The origin is chosen again: stock and prices may have moved since
+	// (docs/tools.md#origin-choice).
+	d.requotes++
+	if end, err := d.quote(ctx, d.priced.PriceHash); end != nil || err != nil {
+		return false, end, err
+	}
+	if end, err := d.totalled(ctx); end != nil || err != nil {
 		return false, end, err
 	}
 	return d.total.QuoteHash != confirmed, nil, nil

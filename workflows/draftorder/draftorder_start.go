@@ -42,13 +42,9 @@ func DraftOrderStartOptions(taskQueue string, in DraftOrderInput) (client.StartW
 // trace, session, locale, client and the windows are how the order was
 // asked for, not what was ordered, and may differ between retries.
 type fingerprintDoc struct {
-	UserID          string              `json:"user_id"`
-	Items           []commerce.LineItem `json:"items"`
-	ShipTo          commerce.Address    `json:"ship_to"`
-	Currency        string              `json:"currency"`
-	ShippingService string              `json:"shipping_service"`
-	Incoterm        string              `json:"incoterm"`
-	DryRun          bool                `json:"dry_run"`
+	UserID string `json:"user_id"`
+	commerce.Order
+	DryRun bool `json:"dry_run"`
 }
 
 // DraftOrderFingerprint is "sha256:" and the hex SHA-256 of the canonical
@@ -56,11 +52,9 @@ type fingerprintDoc struct {
 // order. It holds no PII in clear; it is kept in the run's memo
 // (MemoInputFingerprint) and compared when a start reaches an existing run.
 func DraftOrderFingerprint(in DraftOrderInput) (string, error) {
-	doc := fingerprintDoc{
-		UserID: in.Request.UserID, Items: append([]commerce.LineItem(nil), in.Items...), ShipTo: in.ShipTo,
-		Currency: strings.ToUpper(in.Currency), ShippingService: in.ShippingService, Incoterm: in.Incoterm,
-		DryRun: in.Request.DryRun,
-	}
+	doc := fingerprintDoc{UserID: in.Request.UserID, Order: in.Order, DryRun: in.Request.DryRun}
+	doc.Items = append([]commerce.LineItem(nil), in.Items...)
+	doc.Currency = strings.ToUpper(in.Currency)
 	sort.SliceStable(doc.Items, func(i, j int) bool { return doc.Items[i].SKU < doc.Items[j].SKU })
 	doc.ShipTo.Country = strings.ToUpper(strings.TrimSpace(doc.ShipTo.Country))
 	return toolkit.CanonicalHash(doc)

@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
@@ -55,27 +56,23 @@ type draftOrder struct {
 	pastCancel bool
 
 	round int
-	// firstRound holds the answers of the first quote round, made ahead,
-	// that no step has taken yet (docs/performance.md#quote-round).
-	firstRound roundAnswers
-	quote      *commerce.Quote
-	shipping   *commerce.ShippingQuote
-	option     *commerce.ShippingOption
+	// plan, priced and verdict are the current quote's origin choice,
+	// prices and compliance verdict; refs their snapshots, which the
+	// total is derived from (docs/quote-seals.md#what-a-total-is-derived-from).
+	plan       *commerce.OriginPlan
+	priced     *commerce.Quote
+	verdict    *commerce.ComplianceVerdict
+	refs       commerce.EvidenceRefs
 	compliance *ComplianceSummary
-	// complianceMode is the transport mode compliance last cleared.
-	complianceMode string
-	duties         *commerce.DutiesAndTaxes
-	total          *commerce.Total
-	confirmation   *PendingConfirmation
-	approval       *approval.Outcome
-	// evidence names the snapshots of the quote and the compliance answer
-	// the current prices rest on, for the sealed total
-	// (docs/quote-seals.md#the-seal).
-	sealRefs commerce.EvidenceRefs
-	// plan is the origin choice of the current round.
-	plan     *commerce.OriginPlan
-	draft    *commerce.DraftOrder
-	requotes int
+	// cleared is the compliance answer the order goes on with (and the
+	// approval that cleared it); a quote keeps it while the transport
+	// mode is the same.
+	cleared      *activities.ClearedCompliance
+	total        *commerce.Total
+	confirmation *PendingConfirmation
+	approval     *approval.Outcome
+	draft        *commerce.DraftOrder
+	requotes     int
 	// creates counts the create calls of the run (see create).
 	creates  int
 	evidence []workflows.EvidenceRef
@@ -188,13 +185,13 @@ func (d *draftOrder) recordAnswer(step string, env toolkit.Response, err error) 
 	}
 }
 
-// step names a tool call of the current quote round, for correlation ids
+// step names a tool call of the current quote, for correlation ids
 // and evidence references.
 func (d *draftOrder) step(name string) string {
 	return roundStep(d.round, name)
 }
 
-// roundStep names step name of quote round n.
+// roundStep names step name of quote n.
 func roundStep(n int, name string) string {
 	return fmt.Sprintf("q%d/%s", n, name)
 }

@@ -40,8 +40,8 @@ func happyPath(t *testing.T, f *fixture) {
 	if created.Args.ConfirmedQuoteHash != published.Confirmation.QuoteHash || created.Request.IdempotencyKey != "key-0001-abcd" {
 		t.Fatalf("create input = %+v", created)
 	}
-	if len(res.Evidence) != 7 {
-		t.Fatalf("evidence = %+v, want one snapshot per tool call (7, the origin choice first)", res.Evidence)
+	if len(res.Evidence) != 5 {
+		t.Fatalf("evidence = %+v, want one snapshot per tool call (5, the origin choice first)", res.Evidence)
 	}
 	// Started without the start's attributes, the run sets them
 	// (NEEDS_USER_CONFIRMATION, startState); PRICING and CREATING last
@@ -369,7 +369,7 @@ func TestOutOfStock(t *testing.T) {
 func TestInvalidAddress(t *testing.T) {
 	f := newFixture(t)
 	bad := toolkit.Errorf(toolkit.AddressInvalid, "postal_code does not match DE format")
-	f.Failures["QuoteShipping"], f.Failures["CheckCompliance"] = bad, bad
+	f.Failures["ChooseOrigins"], f.Failures["CheckCompliance"] = bad, bad
 	res := f.run()
 	if res.State != StateAddressInvalid || res.Code != toolkit.AddressInvalid {
 		t.Fatalf("result = %+v", res)

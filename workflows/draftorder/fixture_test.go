@@ -10,6 +10,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/approval"
@@ -49,34 +50,58 @@ func newFixture(t *testing.T) *fixture {
 			RequestID: "req-test", UserID: "u_123", IdempotencyKey: "key-0001-abcd",
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_123"}, Currency: "EUR",
 		},
-		Items:  []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}},
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
+		Order: commerce.Order{Items: []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}}, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"}},
 	}
 	id, _ := workflows.DraftOrderID("u_123", "key-0001-abcd")
 	f.Init(t, id, "ev_test_")
 	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.DraftOrder, workflow.RegisterOptions{Name: DraftOrderWorkflowName})
 	f.FakeTools(map[string]any{
-		commerce.ToolGetQuote: f.getQuote, commerce.ToolQuoteShipping: f.quoteShipping, commerce.ToolCheckCompliance: f.checkCompliance,
-		commerce.ToolDutiesAndTaxes: f.duties, commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
+		commerce.ToolGetQuote: f.getQuote, commerce.ToolCheckCompliance: f.checkCompliance,
+		commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
 		commerce.ToolChooseOrigins: f.chooseOrigins,
 	})
 	return f
 }
 
-// chooseOrigins chooses DE, the one warehouse of the fixture.
+// chooseOrigins chooses DE, the one warehouse of the fixture: its
+// parcel's option of the service (economy 4.99, standard 8.99, express
+// 19.99, by f.mode) and a 19% VAT on goods and shipping.
 func (f *fixture) chooseOrigins(ctx context.Context, in flowtest.ToolIn[commerce.ChooseOriginsArgs]) (flowtest.ToolOut[commerce.OriginPlan], error) {
 	if err := f.Enter("ChooseOrigins", in); err != nil {
 		return flowtest.ToolOut[commerce.OriginPlan]{}, err
 	}
-	cur := in.Args.Currency
-	landed := commerce.LandedCost{Goods: commerce.Money{Currency: cur}, Shipping: commerce.Money{Currency: cur},
-		Duty: commerce.Money{Currency: cur}, Tax: commerce.Money{Currency: cur}, Total: commerce.Money{Currency: cur}}
+	cur, now := in.Args.Currency, f.Env.Now()
+	var goods int64
+	for _, it := range in.Args.Items {
+		goods += f.unitAt(now) * int64(it.Quantity)
+	}
+	opts := f.options(cur)
+	i := commerce.ChooseOption(opts, in.Args.ShippingService)
+	if i < 0 {
+		return flowtest.ToolOut[commerce.OriginPlan]{}, activities.ApplicationError(toolkit.Errorf(toolkit.InvalidArgument, "no option"))
+	}
+	ship := opts[i]
+	d := commerce.DutiesAndTaxes{ShipFrom: "DE", Currency: cur, Incoterm: in.Args.Incoterm, Country: in.Args.Destination.Country,
+		Duty: commerce.Money{Currency: cur}, Tax: commerce.Money{Amount: (goods + ship.Cost.Amount) * 19 / 100, Currency: cur},
+		TaxName: "VAT", TaxRateBPS: 1900, CollectedAtCheckout: in.Args.Incoterm == commerce.IncotermDDP,
+		Notes: []string{}, RulesetVersion: "tax-test"}
+	m := func(a int64) commerce.Money { return commerce.Money{Amount: a, Currency: cur} }
+	landed := commerce.LandedCost{Goods: m(goods), Shipping: ship.Cost, Duty: d.Duty, Tax: d.Tax,
+		Total: m(goods + ship.Cost.Amount + d.Tax.Amount)}
 	plan := commerce.OriginPlan{Currency: cur, Destination: in.Args.Destination.Country, ShippingService: in.Args.ShippingService,
-		Incoterm: in.Args.Incoterm, Rule: commerce.OriginRule, ExpiresAt: f.Env.Now().Add(30 * time.Minute),
-		Parcels:    []commerce.ParcelQuote{{ShipFrom: "DE", Items: in.Args.Items, Landed: landed}},
+		Incoterm: in.Args.Incoterm, Rule: commerce.OriginRule, ExpiresAt: now.Add(30 * time.Minute),
+		Parcels:    []commerce.ParcelQuote{{ShipFrom: "DE", Items: in.Args.Items, Shipping: ship, Duties: d, Landed: landed}},
 		Candidates: []commerce.OriginCandidate{{Origins: []string{"DE"}, Fills: true, MeetsService: true, Landed: &landed, Chosen: true}},
 		Landed:     landed, RulesetVersion: "origins-test"}
 	return flowtest.ToolOut[commerce.OriginPlan]{Data: plan, Envelope: f.EnvelopeFor(commerce.ToolChooseOrigins, toolkit.StatusOK)}, nil
+}
+
+// unitAt is the unit price of every SKU at now.
+func (f *fixture) unitAt(now time.Time) int64 {
+	if !f.priceAfter.IsZero() && !now.Before(f.priceAfter) {
+		return f.newPrice
+	}
+	return f.unitPrice
 }
 
 func (f *fixture) getQuote(ctx context.Context, in flowtest.ToolIn[commerce.GetQuoteArgs]) (flowtest.ToolOut[commerce.Quote], error) {
@@ -84,11 +109,9 @@ func (f *fixture) getQuote(ctx context.Context, in flowtest.ToolIn[commerce.GetQ
 		return flowtest.ToolOut[commerce.Quote]{}, err
 	}
 	now := f.Env.Now()
-	unit := f.unitPrice
-	if !f.priceAfter.IsZero() && !now.Before(f.priceAfter) {
-		unit = f.newPrice
-	}
-	q := commerce.Quote{QuoteID: fmt.Sprintf("q_%d", f.Count("GetQuote")), Currency: in.Args.Currency, ExpiresAt: now.Add(15 * time.Minute), FXVersion: "fx-test"}
+	unit := f.unitAt(now)
+	q := commerce.Quote{QuoteID: fmt.Sprintf("q_%d", f.Count("GetQuote")), Currency: in.Args.Currency, ExpiresAt: now.Add(15 * time.Minute),
+		FXVersion: "fx-test", ShipFrom: in.Args.ShipFrom}
 	for _, it := range in.Args.Items {
 		line := commerce.QuoteLine{SKU: it.SKU, Title: "Headphones", Quantity: it.Quantity,
 			UnitPrice: commerce.Money{Amount: unit, Currency: in.Args.Currency},
@@ -106,20 +129,13 @@ func (f *fixture) getQuote(ctx context.Context, in flowtest.ToolIn[commerce.GetQ
 	return flowtest.ToolOut[commerce.Quote]{Data: q, Envelope: f.EnvelopeFor(commerce.ToolGetQuote, toolkit.StatusOK)}, nil
 }
 
-func (f *fixture) quoteShipping(ctx context.Context, in flowtest.ToolIn[commerce.QuoteShippingArgs]) (flowtest.ToolOut[commerce.ShippingQuote], error) {
-	if err := f.Enter("QuoteShipping", in); err != nil {
-		return flowtest.ToolOut[commerce.ShippingQuote]{}, err
-	}
-	cur := in.Args.Currency
+// options are the fixture's shipping options now, in cur.
+func (f *fixture) options(cur string) []commerce.ShippingOption {
 	opt := func(level string, cost int64) commerce.ShippingOption {
 		return commerce.ShippingOption{OptionID: level, ServiceLevel: level, Carrier: "DHL", Cost: commerce.Money{Amount: cost, Currency: cur},
-			MinDays: 2, MaxDays: 5, ChargeableGrams: 800, Zone: "EU", TransportMode: f.mode(level)}
+			MinDays: 2, MaxDays: 5, ChargeableGrams: 800, Zone: "EU", TransportMode: f.mode(level), ShipFrom: "DE"}
 	}
-	return flowtest.ToolOut[commerce.ShippingQuote]{
-		Data: commerce.ShippingQuote{Options: []commerce.ShippingOption{opt("economy", 499), opt("standard", 899), opt("express", 1999)},
-			ExpiresAt: f.Env.Now().Add(30 * time.Minute), RulesetVersion: "shipping-test"},
-		Envelope: f.EnvelopeFor(commerce.ToolQuoteShipping, toolkit.StatusOK),
-	}, nil
+	return []commerce.ShippingOption{opt("economy", 499), opt("standard", 899), opt("express", 1999)}
 }
 
 func (f *fixture) checkCompliance(ctx context.Context, in flowtest.ToolIn[commerce.CheckComplianceArgs]) (flowtest.ToolOut[commerce.ComplianceVerdict], error) {
@@ -136,34 +152,31 @@ func (f *fixture) checkCompliance(ctx context.Context, in flowtest.ToolIn[commer
 	}
 	v := f.verdict
 	v.TransportMode = mode
+	v.Items, v.Destination = in.Args.Items, &commerce.VerdictDestination{Country: in.Args.Destination.Country}
+	v.ReviewRoles = []string{support.RoleCompliance, support.RoleAdmin}
 	return flowtest.ToolOut[commerce.ComplianceVerdict]{Data: v, Envelope: f.EnvelopeFor(commerce.ToolCheckCompliance, toolkit.StatusOK)}, nil
 }
 
-func (f *fixture) duties(ctx context.Context, in flowtest.ToolIn[commerce.DutiesAndTaxesArgs]) (flowtest.ToolOut[commerce.DutiesAndTaxes], error) {
-	if err := f.Enter("EstimateDutiesAndTaxes", in); err != nil {
-		return flowtest.ToolOut[commerce.DutiesAndTaxes]{}, err
-	}
-	cur := in.Args.Currency
-	var base int64
-	for _, l := range in.Args.Lines {
-		base += l.LineTotal.Amount
-	}
-	base += in.Args.Shipping.Cost.Amount
-	d := commerce.DutiesAndTaxes{Currency: cur, Incoterm: in.Args.Incoterm, Country: in.Args.Destination.Country,
-		Duty: commerce.Money{Currency: cur}, Tax: commerce.Money{Amount: base * 19 / 100, Currency: cur},
-		TaxName: "VAT", TaxRateBPS: 1900, CollectedAtCheckout: in.Args.Incoterm == commerce.IncotermDDP,
-		Notes: []string{}, RulesetVersion: "tax-test"}
-	return flowtest.ToolOut[commerce.DutiesAndTaxes]{Data: d, Envelope: f.EnvelopeFor(commerce.ToolDutiesAndTaxes, toolkit.StatusOK)}, nil
-}
-
+// computeTotal derives the total from the fake answers its snapshots
+// name, as the tool derives it from the evidence.
 func (f *fixture) computeTotal(ctx context.Context, in flowtest.ToolIn[commerce.ComputeTotalArgs]) (flowtest.ToolOut[commerce.Total], error) {
 	if err := f.Enter("ComputeTotal", in); err != nil {
 		return flowtest.ToolOut[commerce.Total]{}, err
 	}
-	t, err := commerce.ComputeTotal(in.Args)
+	var plan commerce.OriginPlan
+	var q commerce.Quote
+	if !f.Answer(in.Args.OriginsSnapshotID, &plan) || !f.Answer(in.Args.PricingSnapshotID, &q) {
+		return flowtest.ToolOut[commerce.Total]{}, activities.ApplicationError(toolkit.Errorf(toolkit.Forbidden, "evidence missing"))
+	}
+	parts, err := commerce.PartsOf(plan, q)
 	if err != nil {
 		return flowtest.ToolOut[commerce.Total]{}, activities.ApplicationError(err)
 	}
+	t, err := commerce.ComputeTotal(parts)
+	if err != nil {
+		return flowtest.ToolOut[commerce.Total]{}, activities.ApplicationError(err)
+	}
+	t.Evidence = &commerce.TotalEvidence{EvidenceRefs: in.Args.EvidenceRefs, IssuedAt: f.Env.Now()}
 	return flowtest.ToolOut[commerce.Total]{Data: t, Envelope: f.EnvelopeFor(commerce.ToolComputeTotal, toolkit.StatusOK)}, nil
 }
 

@@ -40,7 +40,7 @@ func TestWriteRunsInTheWorker(t *testing.T) {
 	f, local := asStarted(t)
 	f.At(time.Minute, f.confirmPublished)
 	res := f.run()
-	if res.State != StateDraftCreated || res.DraftOrder == nil || len(res.Evidence) != 7 {
+	if res.State != StateDraftCreated || res.DraftOrder == nil || len(res.Evidence) != 5 {
 		t.Fatalf("result = %+v", res)
 	}
 	if !reflect.DeepEqual(*local, []bool{true}) {

@@ -14,8 +14,10 @@ import (
 func BenchmarkSameOrder(b *testing.B) {
 	order := DraftOrderInput{
 		Request: toolkit.Request{RequestID: "req-test", UserID: "u_123", IdempotencyKey: "key-0001-abcd", Currency: "EUR"},
-		Items:   []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}, {SKU: "TEE-ORG-M-WHT", Quantity: 1}},
-		ShipTo:  commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
+		Order: commerce.Order{
+			Items:  []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}, {SKU: "TEE-ORG-M-WHT", Quantity: 1}},
+			ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
+		},
 	}
 	run, err := order.Check()
 	if err != nil {

@@ -75,7 +75,7 @@ func TestCheckRefusesWhatTheRunWouldRefuse(t *testing.T) {
 			if fields := fmt.Sprint(ran.Details["fields"]); !strings.Contains(fields, tc.field) {
 				t.Fatalf("run's refusal names %v, want %s", ran.Details["fields"], tc.field)
 			}
-			for _, a := range []string{"GetQuote", "QuoteShipping", "CheckCompliance"} {
+			for _, a := range []string{"ChooseOrigins", "GetQuote", "CheckCompliance"} {
 				if n := f.Count(a); n != 0 {
 					t.Fatalf("%s called %d times for a refused input", a, n)
 				}

@@ -186,7 +186,7 @@ func matrixInput(label string, item commerce.LineItem, to commerce.Address, curr
 	return draftorder.DraftOrderInput{
 		Request: toolkit.Request{UserID: "u_matrix", IdempotencyKey: key, Currency: currency,
 			Client: toolkit.Client{App: "backend", Version: "test"}},
-		Items: []commerce.LineItem{item}, ShipTo: to, ShippingService: service,
+		Order: commerce.Order{Items: []commerce.LineItem{item}, ShipTo: to, ShippingService: service},
 	}
 }
 

@@ -167,14 +167,13 @@ func TestOneDraftOrderOneTrace(t *testing.T) {
 			}
 		}
 	}
-	// The origin choice, pricing, shipping, compliance, duties, the
-	// total and the write.
-	if names["tool"] != 7 {
-		t.Errorf("%d tool spans, want the 7 calls of the order", names["tool"])
+	// The origin choice, pricing, compliance, the total and the write.
+	if names["tool"] != 5 {
+		t.Errorf("%d tool spans, want the 5 calls of the order", names["tool"])
 	}
 
 	rows, err := o.store.SnapshotsForWorkflow(ctx, h.WorkflowID)
-	if err != nil || len(rows) != 7 {
+	if err != nil || len(rows) != 5 {
 		t.Fatalf("%d evidence rows, %v", len(rows), err)
 	}
 	for _, r := range rows {

@@ -64,8 +64,7 @@ func input(key string, items ...commerce.LineItem) draftorder.DraftOrderInput {
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_e2e"},
 			Client: toolkit.Client{App: "backend", Version: "test"},
 		},
-		Items:  items,
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
+		Order: commerce.Order{Items: items, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},
 	}
 }
 
@@ -171,7 +170,7 @@ func cli(t testing.TB, args ...string) string {
 // workflow and tool, and its stored hash is the canonical hash of the data
 // the history holds (toolkit.CanonicalHash(envelope.data), of
 // envelope.error for a refusal). Local activities (their markers) count
-// like regular ones, and a quote round's result holds one answer per call
+// like regular ones, and a quote step's result holds one answer per call
 // (calls[].envelope). It returns how many answers it checked.
 func (s *stack) verifyEvidence(ctx context.Context, id, runID string) int {
 	s.t.Helper()

@@ -20,8 +20,7 @@ import (
 func TestStartOptionsKeepTheKeyRules(t *testing.T) {
 	in, err := draftorder.DraftOrderInput{
 		Request: toolkit.Request{RequestID: "req-test", UserID: "u_123", IdempotencyKey: "key-0001-abcd", Currency: "EUR"},
-		Items:   []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}},
-		ShipTo:  commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
+		Order:   commerce.Order{Items: []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}}, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"}},
 	}.Check()
 	if err != nil {
 		t.Fatal(err)

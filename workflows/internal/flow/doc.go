@@ -1,6 +1,6 @@
 // Package flow is the machinery the flows share: a tool call from workflow
-// code (CallTool: the tool activity with the options of the tool's spec,
-// local activities for a draft order's read-only tools; Answered for an
-// answer the workflow already has), request envelopes and correlation
-// ids, and outliving an outage (docs/errors.md#outages).
+// code, in the worker (Steps, LocalFirst) or as the regular tool activity
+// (CallTool) — the two ways and their one retry story are in in_worker.go —,
+// request envelopes and correlation ids, and outliving an outage
+// (docs/errors.md#outages).
 package flow

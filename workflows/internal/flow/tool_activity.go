@@ -21,14 +21,17 @@ type Call struct {
 	Summary string
 	// Wrap, if set, runs the activity's start (a draft order re-runs a call
 	// that failed on infrastructure: outlive); nil starts it once.
-	Wrap func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future
-	// InWorker marks a draft order's call: the tools local_tools.go lists
-	// run in the worker (docs/performance.md#local-activities).
+	Wrap Wrap
+	// InWorker marks a draft order's call: a tool in_worker.go lists makes
+	// its first attempt in the worker (LocalFirst).
 	InWorker bool
 	// Handover, if set, runs before a local-first call (runsLocalFirst)
 	// hands over to its regular activity.
 	Handover func(ctx workflow.Context) error
 }
+
+// Wrap runs an activity's start, for example again after an outage.
+type Wrap func(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future
 
 // run starts the activity through c.wrap, if any.
 func (c Call) run(ctx workflow.Context, start func(workflow.Context) workflow.Future) workflow.Future {
@@ -45,8 +48,8 @@ type Future[T any] struct {
 }
 
 // CallTool starts one tool call with the activity options of the tool's
-// spec: the one tool activity Tools.CallTool, as a local activity for a
-// draft order's read-only in-process tools (runsLocal). A tool without a
+// spec: the one tool activity Tools.CallTool, its first attempt in the
+// worker for a draft order's write (runsLocalFirst). A tool without a
 // spec is a failed future (NOT_FOUND), never a call on made-up options.
 func CallTool[T any](ctx workflow.Context, specs ToolSpecs, c Call) Future[T] {
 	spec, err := specs.Get(c.Tool)
@@ -66,26 +69,14 @@ func CallTool[T any](ctx workflow.Context, specs ToolSpecs, c Call) Future[T] {
 	}
 	var tools *activities.Tools
 	in := activities.CallToolInput{Call: toolkit.ToolCall{Tool: c.Tool, Request: c.Req, Input: raw}}
-	local, first := runsLocal(c, spec), runsLocalFirst(c, spec)
+	first := runsLocalFirst(c, spec)
 	f := c.run(ctx, func(ctx workflow.Context) workflow.Future {
-		switch {
-		case local:
-			return workflow.ExecuteLocalActivity(localToolOptions(ctx, spec, c.Summary), tools.CallTool, in)
-		case first:
-			return localFirst(ctx, spec, c, in)
+		if first {
+			return LocalFirst(ctx, spec, c, in)
 		}
 		return workflow.ExecuteActivity(ToolOptions(ctx, spec, c.Summary), tools.CallTool, in)
 	})
 	return Future[T]{f: f, tool: c.Tool}
-}
-
-// Answered is a call of tool whose answer env the workflow already has
-// (a draft order's quote round made it: docs/performance.md#quote-round);
-// Get reads it as CallTool's future would.
-func Answered[T any](ctx workflow.Context, tool string, env toolkit.Response) Future[T] {
-	f, set := workflow.NewFuture(ctx)
-	set.Set(activities.CallToolResult{Envelope: env}, nil)
-	return Future[T]{f: f, tool: tool}
 }
 
 // Get waits for the answer: the data decoded into T and the envelope. A
@@ -97,17 +88,24 @@ func (t Future[T]) Get(ctx workflow.Context) (T, toolkit.Response, error) {
 	if err := t.f.Get(ctx, &res); err != nil {
 		return out, toolkit.Response{}, err
 	}
-	env := res.Envelope
+	out, err := Decode[T](t.tool, res.Envelope)
+	return out, res.Envelope, err
+}
+
+// Decode reads tool's answer env: its data decoded into T, or a refusal
+// as the error of its code (an ApplicationError).
+func Decode[T any](tool string, env toolkit.Response) (T, error) {
+	var out T
 	if !env.OK {
 		te := env.Error
 		if te == nil {
-			te = toolkit.Errorf(toolkit.UpstreamError, "tool %s answered ok=false without an error", t.tool)
+			te = toolkit.Errorf(toolkit.UpstreamError, "tool %s answered ok=false without an error", tool)
 		}
-		return out, env, activities.ApplicationError(te)
+		return out, activities.ApplicationError(te)
 	}
 	//workflowcheck:ignore
 	if err := env.Decode(&out); err != nil {
-		return out, env, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%v", err))
+		return out, activities.ApplicationError(toolkit.Errorf(toolkit.UpstreamError, "%v", err))
 	}
-	return out, env, nil
+	return out, nil
 }

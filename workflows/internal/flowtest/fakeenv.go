@@ -39,18 +39,17 @@ type FakeEnv struct {
 	// failTimes limits a failure to the next n calls (0: always).
 	failTimes map[string]int
 	Calls     map[string][]any
-	// ToolCalls are the tools called through the tool activity (CallTool).
+	// ToolCalls are the tools called, through the tool activity or inside
+	// a quote or price step.
 	ToolCalls []string
-	// Rounds counts quote rounds (activities.QuoteRound) run.
-	Rounds int
-	// Direct are the tools the workflow called through the tool activity
-	// itself (not inside a quote round).
-	Direct []string
-	// TamperRound, if set, changes a quote round's result before the
-	// workflow sees it.
-	TamperRound func(*activities.QuoteRoundResult)
-	snapN       int
-	Upserts     []string
+	// Steps counts the quote and price steps (activities.Tools.Quote,
+	// Price) run.
+	Steps int
+	// answers are the fake tools' answers by snapshot id: what a fake
+	// checkout.compute_total reads (Answer).
+	answers map[string]json.RawMessage
+	snapN   int
+	Upserts []string
 }
 
 // Init builds the environment for a run of workflowID whose fake snapshot
@@ -61,6 +60,7 @@ func (f *FakeEnv) Init(t *testing.T, workflowID, snapPrefix string) {
 	var suite testsuite.WorkflowTestSuite
 	f.T, f.Env, f.snapPrefix = t, suite.NewTestWorkflowEnvironment(), snapPrefix
 	f.Failures, f.failTimes, f.Calls = map[string]*toolkit.Error{}, map[string]int{}, map[string][]any{}
+	f.answers = map[string]json.RawMessage{}
 	f.Env.SetStartTime(T0)
 	f.Env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: workflowID})
 }
@@ -87,6 +87,15 @@ func (f *FakeEnv) EnvelopeFor(tool string, status toolkit.Status) toolkit.Respon
 	f.snapN++
 	return toolkit.Response{OK: true, Status: status, Tool: tool, Version: "1.0.0",
 		Evidence: &toolkit.Evidence{SnapshotID: fmt.Sprintf("%s%02d", f.snapPrefix, f.snapN), Sources: []toolkit.Source{{Type: "tool", Name: tool, Hash: "sha256:test"}}}}
+}
+
+// Answer decodes the data of the fake answer whose snapshot is id into
+// out; false when no fake answered with it.
+func (f *FakeEnv) Answer(id string, out any) bool {
+	f.Mu.Lock()
+	raw, ok := f.answers[id]
+	f.Mu.Unlock()
+	return ok && json.Unmarshal(raw, out) == nil
 }
 
 // Fail makes activity fail with e, for the next times calls (0: always).

@@ -78,28 +78,33 @@ func (f *FakeEnv) serveTools(fakes map[string]any) {
 		var env toolkit.Response
 		_ = json.Unmarshal(fields["envelope"], &env)
 		env.Data = fields["data"]
+		f.Mu.Lock()
+		f.answers[env.SnapshotID()] = env.Data
+		f.Mu.Unlock()
 		return activities.CallToolResult{Envelope: env}, nil
 	}
-	f.Env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in activities.CallToolInput) (activities.CallToolResult, error) {
+	f.Env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(callTool)
+	// The quote and price steps make their calls through the same fakes.
+	step := func(ctx context.Context, tool string, req toolkit.Request, input any) (toolkit.Response, error) {
+		raw, err := json.Marshal(input)
+		if err != nil {
+			return toolkit.Response{}, err
+		}
+		res, err := callTool(ctx, activities.CallToolInput{Call: toolkit.ToolCall{Tool: tool, Request: req, Input: raw}})
+		return res.Envelope, err
+	}
+	f.Env.OnActivity("Quote", mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.QuoteInput) (activities.QuoteResult, error) {
 			f.Mu.Lock()
-			f.Direct = append(f.Direct, in.Call.Tool)
+			f.Steps++
 			f.Mu.Unlock()
-			return callTool(ctx, in)
+			return activities.RunQuote(ctx, in, step)
 		})
-	// A quote round makes its calls through the same fakes.
-	f.Env.OnActivity("QuoteRound", mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in activities.QuoteRoundInput) (activities.QuoteRoundResult, error) {
+	f.Env.OnActivity("Price", mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.PriceInput) (activities.PriceResult, error) {
 			f.Mu.Lock()
-			f.Rounds++
+			f.Steps++
 			f.Mu.Unlock()
-			res, err := activities.RunQuoteRound(ctx, in, func(ctx context.Context, tool string, req toolkit.Request, raw json.RawMessage) (toolkit.Response, error) {
-				res, err := callTool(ctx, activities.CallToolInput{Call: toolkit.ToolCall{Tool: tool, Request: req, Input: raw}})
-				return res.Envelope, err
-			})
-			if f.TamperRound != nil {
-				f.TamperRound(&res)
-			}
-			return res, err
+			return activities.RunPrice(ctx, in, step)
 		})
 }

@@ -10,14 +10,14 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// roundInput is a draft order's first round to Berlin.
-func roundInput(items ...commerce.LineItem) activities.QuoteRoundInput {
-	in := activities.QuoteRoundInput{
-		Items: items, Currency: "EUR", ShippingService: commerce.ServiceStandard, Incoterm: commerce.IncotermDDP,
+// roundInput is a draft order's first quote to Berlin.
+func roundInput(items ...commerce.LineItem) activities.QuoteInput {
+	in := activities.QuoteInput{
+		Order: commerce.Order{Items: items, Currency: "EUR", ShippingService: commerce.ServiceStandard, Incoterm: commerce.IncotermDDP,
+			ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"}},
 		ApprovalConfidence: 0.8, Requests: map[string]toolkit.Request{},
-		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"},
 	}
-	for i, st := range activities.QuoteRoundSteps {
+	for i, st := range activities.QuoteSteps {
 		req := userRequest("round")
 		req.CorrelationID = fmt.Sprintf("corr-00000000000000%02d", i)
 		in.Requests[st.Step] = req
@@ -25,15 +25,15 @@ func roundInput(items ...commerce.LineItem) activities.QuoteRoundInput {
 	return in
 }
 
-// quoteRound runs the quote round as the worker does (one activity
+// quote runs the quote as the worker does (one activity
 // execution per call; the test environment gives each the same ids, as a
 // local activity run again after a lost workflow task has).
-func (c *commerceEnv) quoteRound(t *testing.T, in activities.QuoteRoundInput) (activities.QuoteRoundResult, error) {
+func (c *commerceEnv) quote(t *testing.T, in activities.QuoteInput) (activities.QuoteResult, error) {
 	t.Helper()
 	env := c.suite.NewTestActivityEnvironment()
 	env.RegisterActivity(&activities.Tools{Invoker: c.act.Invoker})
-	val, err := env.ExecuteActivity("QuoteRound", in)
-	var out activities.QuoteRoundResult
+	val, err := env.ExecuteActivity("Quote", in)
+	var out activities.QuoteResult
 	if err == nil {
 		if err := val.Get(&out); err != nil {
 			t.Fatal(err)
@@ -42,16 +42,16 @@ func (c *commerceEnv) quoteRound(t *testing.T, in activities.QuoteRoundInput) (a
 	return out, err
 }
 
-// quoteRoundAs runs the round outside an activity, as request id: its
-// steps are keyed by the request (docs/evidence.md#one-snapshot-per-step),
-// so rounds of different ids never share a step.
-func (c *commerceEnv) quoteRoundAs(t *testing.T, id string, in activities.QuoteRoundInput) (activities.QuoteRoundResult, error) {
+// quoteAs runs the quote outside an activity, as request id: its steps
+// are keyed by the request (docs/evidence.md#one-snapshot-per-step), so
+// quotes of different ids never share a step.
+func (c *commerceEnv) quoteAs(t *testing.T, id string, in activities.QuoteInput) (activities.QuoteResult, error) {
 	t.Helper()
 	for step, req := range in.Requests {
 		req.RequestID = "req-" + id
 		in.Requests[step] = req
 	}
-	return (&activities.Tools{Invoker: c.act.Invoker}).QuoteRound(t.Context(), in)
+	return (&activities.Tools{Invoker: c.act.Invoker}).Quote(t.Context(), in)
 }
 
 func (c *commerceEnv) snapshots(t *testing.T) int {
@@ -63,14 +63,15 @@ func (c *commerceEnv) snapshots(t *testing.T) int {
 	return n
 }
 
-// TestQuoteRoundThroughTheInvoker: the round makes the six calls through
-// the real invoker and store, each with its own evidence; run again with
-// the same ids (a lost workflow task) it answers what the evidence holds
-// and writes nothing new.
-func TestQuoteRoundThroughTheInvoker(t *testing.T) {
+// TestQuoteThroughTheInvoker: the quote makes its four calls through the
+// real invoker and store, each with its own evidence, the total derived
+// from the snapshots staged in the same batch; run again with the same
+// ids (a lost workflow task) it answers what the evidence holds and
+// writes nothing new.
+func TestQuoteThroughTheInvoker(t *testing.T) {
 	c := newCommerceEnv(t)
 	in := roundInput(commerce.LineItem{SKU: "SWT-MERINO-L-NVY", Quantity: 1})
-	first, err := c.quoteRound(t, in)
+	first, err := c.quote(t, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,24 +82,23 @@ func TestQuoteRoundThroughTheInvoker(t *testing.T) {
 			t.Fatalf("%s refused: %+v", call.Tool, call.Envelope.Error)
 		}
 		c.checkEvidence(t, call.Envelope)
-		if call.InputSHA256 == "" || call.Envelope.Meta.InputFingerprint == "" {
+		if call.Envelope.Meta.InputFingerprint == "" {
 			t.Fatalf("%s: no input hash", call.Tool)
 		}
 	}
-	want := []string{commerce.ToolChooseOrigins, commerce.ToolGetQuote, commerce.ToolQuoteShipping, commerce.ToolCheckCompliance,
-		commerce.ToolDutiesAndTaxes, commerce.ToolComputeTotal}
+	want := []string{commerce.ToolChooseOrigins, commerce.ToolGetQuote, commerce.ToolCheckCompliance, commerce.ToolComputeTotal}
 	if !reflect.DeepEqual(tools, want) {
 		t.Fatalf("calls %v, want %v", tools, want)
 	}
-	if n := c.snapshots(t); n != 6 {
-		t.Fatalf("%d snapshots, want 6", n)
+	if n := c.snapshots(t); n != 4 {
+		t.Fatalf("%d snapshots, want 4", n)
 	}
-	again, err := c.quoteRound(t, in)
+	again, err := c.quote(t, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := c.snapshots(t); n != 6 {
-		t.Fatalf("the round run again wrote: %d snapshots, want 6", n)
+	if n := c.snapshots(t); n != 4 {
+		t.Fatalf("the quote run again wrote: %d snapshots, want 4", n)
 	}
 	for i := range first.Calls {
 		a, b := first.Calls[i], again.Calls[i]
@@ -106,18 +106,17 @@ func TestQuoteRoundThroughTheInvoker(t *testing.T) {
 		// are PostgreSQL's jsonb rendering: compare canonical hashes).
 		ha, _ := toolkit.CanonicalHash(a.Envelope.Data)
 		hb, _ := toolkit.CanonicalHash(b.Envelope.Data)
-		if a.Envelope.SnapshotID() != b.Envelope.SnapshotID() || ha != hb || a.InputSHA256 != b.InputSHA256 {
+		if a.Envelope.SnapshotID() != b.Envelope.SnapshotID() || ha != hb {
 			t.Fatalf("%s answered differently the second time: %s vs %s", a.Tool, a.Envelope.SnapshotID(), b.Envelope.SnapshotID())
 		}
 	}
 }
 
-// TestQuoteRoundStopsAtARefusal: a basket no warehouse holds is refused
-// by the origin choice; the round stops there, with the refusal
-// evidenced, as the workflow would.
-func TestQuoteRoundStopsAtARefusal(t *testing.T) {
+// TestQuoteStopsAtARefusal: a basket no warehouse holds is refused by
+// the origin choice; the quote stops there, with the refusal evidenced.
+func TestQuoteStopsAtARefusal(t *testing.T) {
 	c := newCommerceEnv(t)
-	res, err := c.quoteRound(t, roundInput(commerce.LineItem{SKU: "SWT-MERINO-L-NVY", Quantity: 999}))
+	res, err := c.quote(t, roundInput(commerce.LineItem{SKU: "SWT-MERINO-L-NVY", Quantity: 999}))
 	if err != nil {
 		t.Fatal(err)
 	}

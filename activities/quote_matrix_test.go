@@ -14,11 +14,11 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// The quote round's matrix: every destination of the rule data × every
+// The quote's matrix: every destination of the rule data × every
 // shipping service with one basket, and every catalogue category to one
-// destination, through QuoteRound on the real invoker, schemas and store
-// (the tools' own matrix is commerce/matrix_test.go). A round must end
-// where the workflow would stop calling tools — after the total, at a
+// destination, through Quote on the real invoker, schemas and store
+// (the tools' own matrix is commerce/matrix_test.go). A quote must end
+// where the workflow stops calling tools — after the total, at a
 // business refusal, at a blocked basket or a verdict for support staff —
 // never on an infrastructure error, and every call it made must be
 // evidenced.
@@ -73,7 +73,7 @@ func (c *commerceEnv) categoryBaskets(t *testing.T) map[string]commerce.LineItem
 
 // checkRound asserts a round ended where the workflow stops calling tools
 // and returns how it ended.
-func checkRound(t *testing.T, what string, res activities.QuoteRoundResult) string {
+func checkRound(t *testing.T, what string, res activities.QuoteResult) string {
 	t.Helper()
 	if len(res.Calls) == 0 {
 		t.Errorf("%s: no call", what)
@@ -114,22 +114,20 @@ func checkRound(t *testing.T, what string, res activities.QuoteRoundResult) stri
 			t.Errorf("%s: the round stopped after an allowing verdict %+v", what, v)
 		}
 		return "review"
-	case last.Tool == commerce.ToolQuoteShipping:
-		return "no_service"
 	}
 	t.Errorf("%s: the round stopped after %s answered ok", what, last.Tool)
 	return "stopped"
 }
 
-func TestQuoteRoundMatrix(t *testing.T) {
+func TestQuoteMatrix(t *testing.T) {
 	c := newCommerceEnv(t)
 	baskets := c.categoryBaskets(t)
 	outcomes := map[string]int{}
 	calls := 0
-	run := func(what string, in activities.QuoteRoundInput) {
-		res, err := c.quoteRoundAs(t, what, in)
+	run := func(what string, in activities.QuoteInput) {
+		res, err := c.quoteAs(t, what, in)
 		if err != nil {
-			t.Errorf("%s: the round failed: %v", what, err)
+			t.Errorf("%s: the quote failed: %v", what, err)
 			return
 		}
 		calls += len(res.Calls)
@@ -142,9 +140,9 @@ func TestQuoteRoundMatrix(t *testing.T) {
 	for _, dest := range roundDestinations(t) {
 		for _, service := range shipping.Services() {
 			in := roundInput(apparel)
-			in.ShipTo, in.ShippingService, in.Currency = dest, service, tax.Currency(dest.Country)
-			if in.Currency == "" {
-				in.Currency = "EUR"
+			in.Order.ShipTo, in.Order.ShippingService, in.Order.Currency = dest, service, tax.Currency(dest.Country)
+			if in.Order.Currency == "" {
+				in.Order.Currency = "EUR"
 			}
 			run(fmt.Sprintf("%s-%s-%s", dest.Country, dest.Region, service), in)
 		}
@@ -158,5 +156,5 @@ func TestQuoteRoundMatrix(t *testing.T) {
 	if outcomes["total"] == 0 || outcomes["refused "+string(toolkit.ComplianceBlocked)] == 0 {
 		t.Errorf("outcomes %v: the matrix must reach totals and refusals", outcomes)
 	}
-	t.Logf("quote rounds: %v, %d calls", outcomes, calls)
+	t.Logf("quotes: %v, %d calls", outcomes, calls)
 }
