@@ -35,7 +35,7 @@ func TestCancelWinsWhileWaitingOutStaleRates(t *testing.T) {
 	f.At(cancelAt, func() { f.Env.SignalWorkflow(SignalCancel, CancelSignal{Reason: "rates are stale"}) })
 	res := f.run()
 	w := during.Waiting
-	if during.State != StateQuoting || w == nil || w.Call != "pricing.get_realtime_quote" || w.Message == "" || w.Tries < 1 ||
+	if during.State != StateQuoting || w == nil || w.Call != "quote" || w.Message == "" || w.Tries < 1 ||
 		!w.NextTryAt.After(w.Since) {
 		t.Fatalf("status while waiting: state %s, waiting %+v", during.State, w)
 	}
