@@ -434,11 +434,24 @@ lock_secrets() {
 	done
 }
 
+# ed25519_public: the base64 Ed25519 public key of the base64 32-byte seed
+# $1 (the seed wrapped as PKCS#8 for openssl; the key is the last 32 bytes
+# of its SubjectPublicKeyInfo). The rows' verifiers get only this
+# (docs/evidence.md#row-signatures).
+ed25519_public() {
+	(printf '\x30\x2e\x02\x01\x00\x30\x05\x06\x03\x2b\x65\x70\x04\x22\x04\x20'; printf '%s' "$1" | base64 -d) |
+		openssl pkey -inform DER -pubout -outform DER | tail -c 32 | base64
+}
+
 # write_env: the environment the worker, starter and tests see, as a file
 # you can `source` (`. .data/env`) to talk to the same stack by hand.
 write_env() {
-	local key whsec pkey skey csecret
+	local key whsec pkey skey csecret wsign gsign wpub gpub
 	key=$(secret_file "$DATA_DIR/evidence.key" sh -c 'head -c 32 /dev/urandom | base64')
+	wsign=$(secret_file "$DATA_DIR/worker-signing.key" sh -c 'head -c 32 /dev/urandom | base64')
+	gsign=$(secret_file "$DATA_DIR/gateway-signing.key" sh -c 'head -c 32 /dev/urandom | base64')
+	wpub=$(ed25519_public "$wsign")
+	gpub=$(ed25519_public "$gsign")
 	pkey=$(secret_file "$DATA_DIR/payload.key" sh -c 'head -c 32 /dev/urandom | base64')
 	skey=$(secret_file "$DATA_DIR/seal.key" sh -c 'head -c 32 /dev/urandom | base64')
 	csecret=$(secret_file "$DATA_DIR/codec.secret" sh -c 'head -c 24 /dev/urandom | base64 | tr -d "/+="')
@@ -457,6 +470,10 @@ write_env() {
 		export STRIPE_SECRET_KEY='sk_test_123'
 		export STRIPE_WEBHOOK_SECRET='$whsec'
 		export CARTWRIGHT_EVIDENCE_KEY='$key'
+		export CARTWRIGHT_WORKER_SIGNING_KEYS='dev-worker-1:$wsign'
+		export CARTWRIGHT_GATEWAY_SIGNING_KEYS='dev-gateway-1:$gsign'
+		export CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS='dev-worker-1:$wpub'
+		export CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS='dev-gateway-1:$gpub'
 		export CARTWRIGHT_WEBHOOK_ADDR='$WEBHOOK_ADDR'
 		export CARTWRIGHT_UI_URL='http://localhost:$UI_PORT'
 		export CARTWRIGHT_PAYLOAD_KEYS='dev-1:$pkey'

@@ -50,6 +50,9 @@ type Base struct {
 	// Temporal client is instrumented with it where it is dialled
 	// (Connect, or the test's own client).
 	Telemetry *telemetry.Telemetry
+	// writer is whose key signs the rows: the worker's (Build) or the MCP
+	// gateway's (BuildTools), docs/evidence.md#row-signatures.
+	writer string
 }
 
 // Deps is everything built from a Base: the evidence store, the registry
@@ -103,6 +106,7 @@ func Build(ctx context.Context, b Base) (*Deps, error) {
 	if b.Logger == nil {
 		b.Logger = zap.NewNop()
 	}
+	b.writer = evidence.WriterWorker
 	d := &Deps{Base: b}
 	steps := []struct {
 		what string
@@ -133,6 +137,7 @@ func BuildTools(ctx context.Context, b Base) (*Deps, error) {
 	if b.Logger == nil {
 		b.Logger = zap.NewNop()
 	}
+	b.writer = evidence.WriterGateway
 	d := &Deps{Base: b}
 	for _, s := range []struct {
 		what string
@@ -163,6 +168,16 @@ func (d *Deps) buildEvidence(context.Context) error {
 	if err != nil {
 		return err
 	}
+	signer, err := evidence.RowSignerFromConfig(cfg, d.writer)
+	if err != nil {
+		return err
+	}
+	keys, err := evidence.RowKeysFromConfig(cfg)
+	if err != nil {
+		return err
+	}
+	store.SignWith(signer)
+	store.VerifyWith(keys)
 	arch, err := archive.NewStore(d.Pool, sealer)
 	if err != nil {
 		return err
