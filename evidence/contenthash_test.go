@@ -17,7 +17,7 @@ func sampleRecord() SnapshotRecord {
 		UserIDHash: "uh_1", InputDigest: "sha256:in", Output: json.RawMessage(`{"a":1}`), OutputHash: "sha256:out",
 		HasRaw: true, RawKeyID: "local-1", RulesetVersion: "tax-1", TTLSeconds: 300, Status: "ok",
 		CreatedAt: at, RecordedAt: at.Add(time.Second), ContentHash: "sha256:c", PrevChainHash: "sha256:p", ChainHash: "sha256:h",
-		TraceID:       "4bf92f3577b34da6a3ce929d0e0e4736", WorkflowType: "DraftOrder", SignerKeyID: "worker-1", RowSignature: "c2ln",
+		TraceID: "4bf92f3577b34da6a3ce929d0e0e4736", WorkflowType: "DraftOrder", SignerKeyID: "worker-1", RowSignature: "c2ln",
 		rawCiphertext: []byte("sealed"), rawNonce: []byte("nonce"),
 	}
 }
