@@ -27,14 +27,18 @@ func TestAuditNamesChangedDraftOrderRow(t *testing.T) {
 	testenv.SuperExec(t, s.pool, `UPDATE draft_orders SET grand_total_minor = 1 WHERE draft_order_id = $1`, res.DraftOrder.DraftOrderID)
 	rep, err = audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
 	logReport(t, rep)
-	// Unlike its create call, and a total its workflow never priced.
-	if audit.ExitCode(rep, err) != audit.ExitFindings || len(rep.Findings) != 2 {
+	// Unlike its create call, no longer what the worker signed, and a total
+	// its workflow never priced.
+	if audit.ExitCode(rep, err) != audit.ExitFindings || len(rep.Findings) != 3 {
 		t.Fatalf("changed row: exit %d (%v), findings %v", audit.ExitCode(rep, err), err, rep.Findings)
 	}
 	if f := rep.Findings[0]; f.Kind != audit.KindRowMismatch || f.Tool != "checkout.create_draft_order" {
 		t.Fatalf("finding = %+v", f)
 	}
-	if f := rep.Findings[1]; f.Kind != audit.KindRowUnbacked {
+	if f := rep.Findings[1]; f.Kind != audit.KindRowForged {
+		t.Fatalf("finding = %+v", f)
+	}
+	if f := rep.Findings[2]; f.Kind != audit.KindRowUnbacked {
 		t.Fatalf("finding = %+v", f)
 	}
 }

@@ -54,7 +54,12 @@ func (s *Store) VerifyWith(keys *RowKeys) { s.keys = s.keys.With(keys) }
 func (s *Store) Signer() *RowSigner { return s.signer }
 
 // RowKeys are the public keys s verifies with (nil: none).
-func (s *Store) RowKeys() *RowKeys { return s.keys }
+func (s *Store) RowKeys() *RowKeys {
+	if s == nil {
+		return nil
+	}
+	return s.keys
+}
 
 // ObserveAudits makes f count every audit row this store closes, by
 // outcome: success, failed (Finalize won), rejected (WriteReject wrote).
