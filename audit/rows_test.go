@@ -1,11 +1,15 @@
 package audit_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/cartwright-dev/cartwright/audit"
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
@@ -73,5 +77,41 @@ func TestAuditFlagsForgedDraftRow(t *testing.T) {
 	}
 	if audit.ExitCode(rep, err) != audit.ExitFindings || !kinds[audit.KindRowForeign] || !kinds[audit.KindRowUnbacked] {
 		t.Fatalf("forged row: exit %d (%v), findings %+v", audit.ExitCode(rep, err), err, rep.Findings)
+	}
+}
+
+// TestAuditNamesRowsForgedIntoARun: after a real draft order, the runtime
+// login appends a compute_total row of its own into the run's chain,
+// through the append function and signed by a key no verifier knows: the
+// chain links and every hash is right, and the audit names it
+// (chain_broken, bad_signature), where the run audited clean before.
+func TestAuditNamesRowsForgedIntoARun(t *testing.T) {
+	s := newRealStack(t)
+	in := orderInput(uniqueKey("audit-forged"), tees, berlin, "EUR")
+	runID, res := s.runDraftOrder(t, s.tq, in, driver{})
+	requireState(t, res, draftorder.StateDraftCreated)
+	id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+	if rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, "")); audit.ExitCode(rep, err) != audit.ExitClean {
+		logReport(t, rep)
+		t.Fatalf("fresh draft order: %v", err)
+	}
+	own, _ := evidencetest.StoreWithKey(t, s.pool, nil, s.ws.EvidenceKey)
+	own.SignWith(evidencetest.Signer(t, evidence.WriterWorker))
+	forged, err := own.Record(ctxT(t), toolkit.Snapshot{Tool: "checkout.compute_total", ToolVersion: "1.0.0",
+		Call:      toolkit.CallContext{WorkflowID: id, RunID: runID, ActivityID: "99", ActivityType: "CallTool", Attempt: 1, WorkflowType: "DraftOrder"},
+		RequestID: "req-forged", CorrelationID: "corr-00000000000000f9", UserID: in.Request.UserID,
+		InputDigest: "sha256:" + strings.Repeat("9", 64), Output: json.RawMessage(`{"grand_total":{"amount":1,"currency":"EUR"}}`),
+		Status: toolkit.StatusOK})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, ""))
+	logReport(t, rep)
+	named := false
+	for _, f := range rep.Findings {
+		named = named || (f.Kind == audit.KindChainBroken && f.SnapshotID == forged && strings.Contains(f.Detail, evidence.ProblemBadSignature))
+	}
+	if audit.ExitCode(rep, err) != audit.ExitFindings || !named {
+		t.Fatalf("forged row %s: exit %d (%v), findings %v", forged, audit.ExitCode(rep, err), err, rep.Findings)
 	}
 }
