@@ -77,6 +77,9 @@ type Deps struct {
 	// with it, support.record_approval verifies them
 	// (docs/approvals.md#sealed-decisions).
 	Seals *support.SealRing
+	// draftTotals re-checks stored draft rows' totals for the reconcile
+	// pass (commerce.DraftTotalCheck).
+	draftTotals evidence.DraftTotalCheck
 }
 
 // Connect opens the pool and dials Temporal, as configured. It does not
@@ -211,6 +214,7 @@ func (d *Deps) buildCommerce(context.Context) error {
 		Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock,
 		QuoteSeals: seals, Snapshots: d.Evidence,
 	}
+	d.draftTotals = commerce.DraftTotalCheck(seals, d.Evidence)
 	// With a feed configured prices use its stored days, never the shipped
 	// table (docs/operators.md#exchange-rates).
 	if cfg.FXFeedURL != "" {
