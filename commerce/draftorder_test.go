@@ -158,7 +158,10 @@ func TestDraftOrderDryRunWritesNothing(t *testing.T) {
 }
 
 func TestDraftOrderAuditFailureMeansNoRow(t *testing.T) {
-	e := newEnv(t, func(d *ToolDeps) { d.DraftSigner = evidencetest.Signer(t, evidence.WriterWorker); d.Audit = failingAudit{d.Audit} })
+	e := newEnv(t, func(d *ToolDeps) {
+		d.DraftSigner = evidencetest.Signer(t, evidence.WriterWorker)
+		d.Audit = failingAudit{d.Audit}
+	})
 	_, _, err := invoke[DraftOrder](t, e, ToolCreateDraftOrder, request("u_1", "audit-down-01"), draftArgs(t))
 	te := wantCode(t, err, "UPSTREAM_ERROR")
 	if !te.CanRetry {
