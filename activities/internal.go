@@ -9,14 +9,13 @@ import (
 )
 
 // callerNamedTools are the workflow types that call whichever tool their
-// input names (toolcall.ToolCallWorkflowName and
-// toolcall.ToolCallLocalFirstWorkflowName; activities sit below
-// workflows and cannot import it). Every other workflow calls the tools
-// its own code names, so only these can be pointed at an internal step
+// input names (toolcall.WorkflowName; activities sit below workflows and
+// cannot import it). Every other workflow calls the tools its own code
+// names, so only these can be pointed at an internal step
 // (docs/quote-seals.md#internal-tools).
-var callerNamedTools = map[string]bool{"ToolCall": true, "ToolCallLocalFirst": true}
+var callerNamedTools = map[string]bool{"ToolCallLocalFirst": true}
 
-// internalRefusal refuses an internal tool called from a ToolCall run (one
+// internalRefusal refuses an internal tool called from a tool call run (one
 // started with a bare SDK or the temporal CLI, past the client's check):
 // nil when the call may go ahead.
 func internalRefusal(ctx context.Context, inv *toolkit.Invoker, tool string) *toolkit.Error {

@@ -74,10 +74,12 @@ func (a *Tools) ListTools(context.Context, ListToolsInput) (ListToolsResult, err
 }
 
 // callOf locates the running activity for the invoker's evidence and audit
-// rows; zero outside an activity (a test calling the method directly).
+// rows. Outside an activity it is what the caller set with toolkit.WithCall:
+// the gateway's direct reads (docs/mcp.md#direct-reads) run the tool with
+// the same CallIn; zero for a test calling the method directly.
 func callOf(ctx context.Context) toolkit.CallContext {
 	if !activity.IsActivity(ctx) {
-		return toolkit.CallContext{}
+		return toolkit.CallFrom(ctx)
 	}
 	info := activity.GetInfo(ctx)
 	return toolkit.CallContext{

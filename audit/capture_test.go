@@ -95,7 +95,7 @@ func TestCaptureHistories(t *testing.T) {
 	t.Run("onboarding", func(t *testing.T) {
 		tq, fake := s.startOnboardingWorker(t)
 		id, runID, res := s.runOnboarding(t, tq, fake)
-		if res.State != onboardingflow.OnboardingComplete {
+		if res.State != onboardingflow.StateOnboarded {
 			t.Fatalf("onboarding ended %+v", res)
 		}
 		s.capture(t, "onboarding", id, runID)
@@ -104,15 +104,15 @@ func TestCaptureHistories(t *testing.T) {
 		call := toolkit.ToolCall{Tool: commerce.ToolGetQuote,
 			Request: toolkit.Request{RequestID: "req-" + uniqueKey("capture"), UserID: "u_capture", Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_capture"}},
 			Input:   json.RawMessage(`{"items":[{"sku":"TEE-ORG-M-WHT","quantity":1}],"currency":"EUR"}`)}
-		opts, err := toolcall.ToolCallStartOptions(s.tq, call)
+		opts, err := toolcall.StartOptions(s.tq, call)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, err := s.c.ExecuteWorkflow(ctxT(t), opts, toolcall.ToolCallWorkflowName, toolcall.ToolCallInput{Call: call})
+		run, err := s.c.ExecuteWorkflow(ctxT(t), opts, toolcall.WorkflowName, toolcall.Input{Call: call})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res toolcall.ToolCallResult
+		var res toolcall.Result
 		if err := run.Get(ctxT(t), &res); err != nil || !res.Envelope.OK {
 			t.Fatalf("tool call: %v %+v", err, res.Envelope)
 		}

@@ -67,7 +67,7 @@ func TestNoPIIInTemporalsStore(t *testing.T) {
 		VALUES ($1, $2, $3, $4, $5, 'GB', 'individual')`,
 		merchantID, "acct_1NoPii"+merchantID[len(merchantID)-8:], plantedPII[0], plantedPII[2], plantedPII[3])
 	id3, run3, res := s.runOnboardingOf(t, tq, fake, merchantID, "acct_1NoPii"+merchantID[len(merchantID)-8:])
-	if res.State != onboardingflow.OnboardingComplete {
+	if res.State != onboardingflow.StateOnboarded {
 		t.Fatalf("onboarding ended %+v", res)
 	}
 
@@ -104,7 +104,7 @@ func TestNoPIIInTemporalsStore(t *testing.T) {
 	// (the planted name is back) and audit CLEAN.
 	srv := httptest.NewServer(s.ws.Deps.Codec)
 	defer srv.Close()
-	token, err := codecserver.IssueToken(ctx, s.pool, "alice.support", "nopii test", time.Hour)
+	token, err := codecserver.IssueToken(ctx, testenv.IssuerPool(t, s.pool.Config().ConnString()), "alice.support", "nopii test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func (s *realStack) startOnboardingWorker(t *testing.T) (string, *stripefake.Ser
 // runOnboarding drives one onboarding: requirements are due (one of them
 // has no grounded explanation, so support staff review it), staff approve,
 // Stripe enables the account, the merchant comes back, the run completes.
-func (s *realStack) runOnboarding(t *testing.T, tq string, fake *stripefake.Server) (string, string, onboardingflow.OnboardingResult) {
+func (s *realStack) runOnboarding(t *testing.T, tq string, fake *stripefake.Server) (string, string, onboardingflow.Result) {
 	t.Helper()
 	suffix := uniqueKey("x")[2:]
 	merchantID, account := "m_capture_"+suffix, "acct_1CwCapture"+suffix
@@ -51,7 +51,7 @@ func (s *realStack) runOnboarding(t *testing.T, tq string, fake *stripefake.Serv
 
 // runOnboardingOf is runOnboarding for a merchant row the caller made,
 // owning Stripe account account.
-func (s *realStack) runOnboardingOf(t *testing.T, tq string, fake *stripefake.Server, merchantID, account string) (string, string, onboardingflow.OnboardingResult) {
+func (s *realStack) runOnboardingOf(t *testing.T, tq string, fake *stripefake.Server, merchantID, account string) (string, string, onboardingflow.Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
@@ -60,26 +60,26 @@ func (s *realStack) runOnboardingOf(t *testing.T, tq string, fake *stripefake.Se
 		CurrentlyDue:   []string{"external_account", "tos_acceptance.date", "individual.political_exposure"},
 		DisabledReason: "requirements.past_due",
 	})
-	id, err := onboardingflow.OnboardingID(merchantID)
+	id, err := onboardingflow.ID(merchantID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run, err := s.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: tq, WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		TypedSearchAttributes: workflows.StartSearchAttributes(workflows.FlowOnboarding, onboardingflow.OnboardingReadingMerchant),
-	}, onboardingflow.OnboardingWorkflowName, onboardingflow.OnboardingInput{
+		TypedSearchAttributes: workflows.StartSearchAttributes(workflows.FlowOnboarding, onboardingflow.StateReadingMerchant),
+	}, onboardingflow.WorkflowName, onboardingflow.Input{
 		MerchantID: merchantID, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second,
 		Request: toolkit.Request{RequestID: "req-" + suffix, UserID: "u_capture", Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_capture"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := func() (onboardingflow.OnboardingStatus, bool) {
-		var st onboardingflow.OnboardingStatus
+	status := func() (onboardingflow.Status, bool) {
+		var st onboardingflow.Status
 		v, err := s.c.QueryWorkflow(ctx, id, run.GetRunID(), workflows.QueryStatus)
 		return st, err == nil && v.Get(&st) == nil
 	}
-	waitFor := func(what string, ok func(onboardingflow.OnboardingStatus) bool) onboardingflow.OnboardingStatus {
+	waitFor := func(what string, ok func(onboardingflow.Status) bool) onboardingflow.Status {
 		for ctx.Err() == nil {
 			if st, got := status(); got && ok(st) {
 				return st
@@ -87,21 +87,21 @@ func (s *realStack) runOnboardingOf(t *testing.T, tq string, fake *stripefake.Se
 			time.Sleep(150 * time.Millisecond)
 		}
 		t.Fatalf("onboarding %s: timed out waiting for %s", id, what)
-		return onboardingflow.OnboardingStatus{}
+		return onboardingflow.Status{}
 	}
-	st := waitFor("the staff review", func(st onboardingflow.OnboardingStatus) bool { return st.Approval.Pending != nil })
+	st := waitFor("the staff review", func(st onboardingflow.Status) bool { return st.Approval.Pending != nil })
 	if err := s.c.SignalWorkflow(ctx, id, run.GetRunID(), approval.SignalApproval, approval.SignalOf(sealtest.Seal(t, "alice.support",
 		support.Decision{ApprovalID: st.Approval.Pending.ApprovalID, Decision: "approve"}))); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("the decision", func(st onboardingflow.OnboardingStatus) bool {
+	waitFor("the decision", func(st onboardingflow.Status) bool {
 		return st.Approval.Pending == nil && len(st.Decisions) == 1
 	})
 	fake.SetAccount(account, stripefake.Account{ChargesEnabled: true, PayoutsEnabled: true})
 	if err := s.c.SignalWorkflow(ctx, id, run.GetRunID(), onboardingflow.SignalReturned, onboardingflow.ReturnedSignal{}); err != nil {
 		t.Fatal(err)
 	}
-	var res onboardingflow.OnboardingResult
+	var res onboardingflow.Result
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatalf("onboarding %s: %v", id, err)
 	}
@@ -112,7 +112,7 @@ func TestOnboardingAuditsClean(t *testing.T) {
 	s := newRealStack(t)
 	tq, fake := s.startOnboardingWorker(t)
 	id, runID, res := s.runOnboarding(t, tq, fake)
-	if res.State != onboardingflow.OnboardingComplete {
+	if res.State != onboardingflow.StateOnboarded {
 		t.Fatalf("onboarding ended %+v", res)
 	}
 	rep, err := audit.Audit(ctxT(t), s.deps, audit.ByID(id, runID))

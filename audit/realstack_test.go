@@ -161,7 +161,7 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in draftorder.DraftOr
 
 // sealedBy is staff's decision as the codec server seals it for them after
 // they sign in (docs/approvals.md#sealed-decisions).
-func sealedBy(t *testing.T, staff, approvalID, decision, reason string) approval.ApprovalSignal {
+func sealedBy(t *testing.T, staff, approvalID, decision, reason string) approval.Signal {
 	t.Helper()
 	return approval.SignalOf(sealtest.Seal(t, staff, support.Decision{ApprovalID: approvalID, Decision: decision, Reason: reason}))
 }

@@ -46,7 +46,7 @@ func (s *realStack) runByUpdates(t *testing.T, tq string, in draftorder.DraftOrd
 		return h.Get(ctx, out)
 	}
 	if p := st.Approvals.Pending; p != nil && d.decision != "" {
-		var ans approval.ApprovalAnswer
+		var ans approval.Answer
 		if err := update(approval.UpdateApproval, sealedBy(t, d.approver, p.ApprovalID, d.decision, d.reason), &ans); err != nil {
 			t.Fatalf("decide by update: %v", err)
 		}

@@ -84,18 +84,19 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	st := waitDraft(t, ctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool { return st.Approvals.Pending != nil })
 	// What `temporal workflow signal` or any SDK client can send: an
 	// active admin's name, typed, no seal. It decides nothing.
-	forged := approval.ApprovalSignal{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Approver: "carol.admin"}
+	forged := approval.Signal{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Approver: "carol.admin"}
 	if err := s.c.SignalWorkflow(ctx, run.GetID(), "", approval.SignalApproval, forged); err != nil {
 		t.Fatal(err)
 	}
 	waitDraft(t, ctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool {
 		return st.Approvals.Pending != nil && st.Approvals.Pending.LastRefusal != nil
 	})
-	token, err := codecserver.IssueToken(ctx, s.pool, "alice.support", "web ui test", time.Hour)
+	issuer := testenv.IssuerPool(t, s.pool.Config().ConnString())
+	token, err := codecserver.IssueToken(ctx, issuer, "alice.support", "web ui test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	decider, err := codecserver.IssueToken(ctx, s.pool, "bob.compliance", "web ui test", time.Hour)
+	decider, err := codecserver.IssueToken(ctx, issuer, "bob.compliance", "web ui test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

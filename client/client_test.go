@@ -241,12 +241,12 @@ func TestOnboarding(t *testing.T) {
 	m := "m_client_" + suffix
 	testenv.AdminExec(t, s.Pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
 		VALUES ($1, $2, 'Client Test Shop', 'GB', 'company', 'in_progress')`, m, "acct_1CwClient"+suffix)
-	h, err := c.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m})
+	h, err := c.StartOnboarding(ctx, onboardingflow.Input{MerchantID: m})
 	if err != nil || h.Attached || h.WorkflowID != "onboarding/"+m {
 		t.Fatalf("start: %+v, %v", h, err)
 	}
 	s.TerminateLater(t, h.WorkflowID)
-	again, err := c.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m})
+	again, err := c.StartOnboarding(ctx, onboardingflow.Input{MerchantID: m})
 	if err != nil || !again.Attached || again.RunID != h.RunID {
 		t.Fatalf("second start: %+v, %v", again, err)
 	}

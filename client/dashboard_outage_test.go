@@ -40,15 +40,15 @@ func TestDashboardWaitsOutAStripeOutage(t *testing.T) {
 	m := "m_outage_" + suffix
 	testenv.AdminExec(t, s.Pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
 		VALUES ($1, $2, 'Outage Test Shop', 'GB', 'company', 'in_progress')`, m, "acct_1CwOutage"+suffix)
-	h, err := c.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m})
+	h, err := c.StartOnboarding(ctx, onboardingflow.Input{MerchantID: m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.TerminateLater(t, h.WorkflowID)
 	// stripe-mock's account has requirements due: the run waits for the
 	// merchant, with its relink made.
-	awaitOnboarding(ctx, t, c, m, "waiting for the merchant", func(st onboardingflow.OnboardingStatus) bool {
-		return st.State == onboardingflow.OnboardingAwaitingMerchant
+	awaitOnboarding(ctx, t, c, m, "waiting for the merchant", func(st onboardingflow.Status) bool {
+		return st.State == onboardingflow.StateAwaitingMerchant
 	})
 
 	sw.Down(true)
@@ -65,7 +65,7 @@ func TestDashboardWaitsOutAStripeOutage(t *testing.T) {
 		t.Fatalf("during the outage: pending %d, logins %d, %v; want the request pending", st.PendingDashboard, len(st.Logins), err)
 	}
 	sw.Down(false)
-	st := awaitOnboarding(ctx, t, c, m, "the login link after the outage", func(st onboardingflow.OnboardingStatus) bool {
+	st := awaitOnboarding(ctx, t, c, m, "the login link after the outage", func(st onboardingflow.Status) bool {
 		return len(st.Logins) == 1 && st.PendingDashboard == 0
 	})
 	if _, made := sw.Counts("/login_links"); made != 1 || st.Logins[0].SnapshotID == "" {
@@ -75,9 +75,9 @@ func TestDashboardWaitsOutAStripeOutage(t *testing.T) {
 
 // awaitOnboarding polls the onboarding's status until ok, or fails at ctx's
 // deadline.
-func awaitOnboarding(ctx context.Context, t *testing.T, c *client.Client, m, what string, ok func(onboardingflow.OnboardingStatus) bool) onboardingflow.OnboardingStatus {
+func awaitOnboarding(ctx context.Context, t *testing.T, c *client.Client, m, what string, ok func(onboardingflow.Status) bool) onboardingflow.Status {
 	t.Helper()
-	var st onboardingflow.OnboardingStatus
+	var st onboardingflow.Status
 	awaitCond(ctx, t, what, func() bool {
 		var err error
 		st, err = c.OnboardingStatus(ctx, m)

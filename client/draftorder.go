@@ -157,8 +157,8 @@ func (c *Client) Reject(ctx context.Context, workflowID string, d ApprovalDecisi
 // inactive approver or a role the approval does not allow, CONFLICT for a
 // stale, already decided or absent approval, INVALID_ARGUMENT for a
 // malformed one.
-func (c *Client) Decide(ctx context.Context, workflowID, decision string, d ApprovalDecision) (approval.ApprovalAnswer, error) {
-	var ans approval.ApprovalAnswer
+func (c *Client) Decide(ctx context.Context, workflowID, decision string, d ApprovalDecision) (approval.Answer, error) {
+	var ans approval.Answer
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return ans, err
 	}
@@ -212,13 +212,6 @@ func (c *Client) Status(ctx context.Context, workflowID string) (draftorder.Draf
 // ctx. At the deadline it returns TIMEOUT with the current status.
 func (c *Client) WaitForAction(ctx context.Context, workflowID string, deadline time.Time) (draftorder.DraftOrderStatus, error) {
 	return c.nextAction(ctx, workflowID, deadline, draftorder.NextActionInput{})
-}
-
-// WaitForNext is WaitForAction for a caller that already saw st: it
-// returns once the draft order's action differs from st's (a new total
-// after PRICE_CHANGED, the total after an approval, the end).
-func (c *Client) WaitForNext(ctx context.Context, workflowID string, st draftorder.DraftOrderStatus, deadline time.Time) (draftorder.DraftOrderStatus, error) {
-	return c.nextAction(ctx, workflowID, deadline, draftorder.NextActionInput{Seen: draftorder.ActionKey(st)})
 }
 
 // WaitResult waits for the draft order to end and returns its result. A

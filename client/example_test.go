@@ -22,7 +22,7 @@ import (
 // answered with, and confirms that total once the user agrees; the
 // confirmation answers when the draft order exists. The same key twice is
 // the same order (docs/backend.md#idempotency-keys). Then one tool on its
-// own: durably (a ToolCall workflow; the same request id twice is the same
+// own: durably (a tool call workflow; the same request id twice is the same
 // call) and with evidence. A refusal would be an envelope too, with
 // ok=false and its error.
 //

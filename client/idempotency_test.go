@@ -158,7 +158,7 @@ func TestReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 	wantCode(t, "other items (run completed)", err, toolkit.Conflict)
 }
 
-// TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys: a ToolCall started with a bare SDK (no client, no CLI: raw
+// TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys: a tool call started with a bare SDK (no client, no CLI: raw
 // JSON reaches the worker) with a duplicate key is refused with an
 // INVALID_ARGUMENT envelope; the
 // worker decodes it as strictly as the CLI does.
@@ -170,14 +170,14 @@ func TestToolCallStartedWithoutTheCLIRefusesDuplicateKeys(t *testing.T) {
 	raw := `{"call":{"tool":"pricing.get_realtime_quote","request":{"request_id":"` + req + `","actor":{"type":"agent","id":"a"},"user_id":"u_client"},` +
 		`"input":{"currency":"EUR","currency":"USD","items":[{"sku":"TEE-ORG-M-WHT","quantity":1}]}}}`
 	run, err := c.Temporal().ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: "tool-call/u_client/" + req, TaskQueue: c.TaskQueue()},
-		toolcall.ToolCallWorkflowName, json.RawMessage(raw))
+		toolcall.WorkflowName, json.RawMessage(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Every answer is an envelope. A refused input holds no
 	// result, so the run gives its key back (docs/envelope.md#idempotency):
 	// it fails, with the envelope in the failure's details.
-	var res toolcall.ToolCallResult
+	var res toolcall.Result
 	err = run.Get(ctx, &res)
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || app.Type() != toolcall.ReleasedKeyType || app.Details(&res) != nil {

@@ -18,7 +18,7 @@ type OnboardingHandle = Handle
 // account was enabled (the webhook receiver does the same). Empty
 // deadline and approval window come from the configuration; an empty
 // request envelope gets this backend as a system actor.
-func (c *Client) StartOnboarding(ctx context.Context, in onboardingflow.OnboardingInput) (OnboardingHandle, error) {
+func (c *Client) StartOnboarding(ctx context.Context, in onboardingflow.Input) (OnboardingHandle, error) {
 	if in.Deadline == 0 {
 		in.Deadline = c.defaults.OnboardingDeadline
 	}
@@ -31,11 +31,11 @@ func (c *Client) StartOnboarding(ctx context.Context, in onboardingflow.Onboardi
 	if in.Request.Actor.Type == "" {
 		in.Request.Actor = toolkit.Actor{Type: toolkit.ActorSystem, ID: "backend"}
 	}
-	opts, err := onboardingflow.OnboardingStartOptions(c.taskQueue, in.MerchantID)
+	opts, err := onboardingflow.StartOptions(c.taskQueue, in.MerchantID)
 	if err != nil {
 		return Handle{}, errf(toolkit.InvalidArgument, "%v", err)
 	}
-	return c.start(withTrace(ctx, in.Request.Trace), opts, onboardingflow.OnboardingWorkflowName, in)
+	return c.start(withTrace(ctx, in.Request.Trace), opts, onboardingflow.WorkflowName, in)
 }
 
 // Returned tells the onboarding the merchant came back from Stripe's
@@ -60,7 +60,7 @@ func (c *Client) Dashboard(ctx context.Context, merchantID string) error {
 }
 
 func (c *Client) signalOnboarding(ctx context.Context, merchantID, name string, payload any) error {
-	id, err := onboardingflow.OnboardingID(merchantID)
+	id, err := onboardingflow.ID(merchantID)
 	if err != nil {
 		return errf(toolkit.InvalidArgument, "%v", err)
 	}
@@ -72,9 +72,9 @@ func (c *Client) signalOnboarding(ctx context.Context, merchantID, name string, 
 
 // OnboardingStatus answers the onboarding's status query: state, due
 // requirements, cited explanations, links (hashes only), approvals.
-func (c *Client) OnboardingStatus(ctx context.Context, merchantID string) (onboardingflow.OnboardingStatus, error) {
-	var st onboardingflow.OnboardingStatus
-	id, err := onboardingflow.OnboardingID(merchantID)
+func (c *Client) OnboardingStatus(ctx context.Context, merchantID string) (onboardingflow.Status, error) {
+	var st onboardingflow.Status
+	id, err := onboardingflow.ID(merchantID)
 	if err != nil {
 		return st, errf(toolkit.InvalidArgument, "%v", err)
 	}
@@ -90,9 +90,9 @@ func (c *Client) OnboardingStatus(ctx context.Context, merchantID string) (onboa
 
 // WaitOnboarding waits for the onboarding to end (following
 // continue-as-new) and returns its result; TIMEOUT at the deadline.
-func (c *Client) WaitOnboarding(ctx context.Context, merchantID string, deadline time.Time) (onboardingflow.OnboardingResult, error) {
-	var res onboardingflow.OnboardingResult
-	id, err := onboardingflow.OnboardingID(merchantID)
+func (c *Client) WaitOnboarding(ctx context.Context, merchantID string, deadline time.Time) (onboardingflow.Result, error) {
+	var res onboardingflow.Result
+	id, err := onboardingflow.ID(merchantID)
 	if err != nil {
 		return res, errf(toolkit.InvalidArgument, "%v", err)
 	}

@@ -84,19 +84,19 @@ func KeyConflict(tool, key, firstDigest, workflowID string) *toolkit.Error {
 // toolCallFingerprint is the input fingerprint of tool-call run h.
 func (c *Client) toolCallFingerprint(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse) (string, error) {
 	return c.startFingerprint(ctx, h, desc, func(payloads *commonpb.Payloads) (string, error) {
-		var in toolcall.ToolCallInput
+		var in toolcall.Input
 		if err := c.dc.FromPayloads(payloads, &in); err != nil {
 			return "", err
 		}
-		return toolcall.ToolCallFingerprint(in.Call)
+		return toolcall.Fingerprint(in.Call)
 	})
 }
 
 // waitToolCall waits for the tool call's answer. A run that gave its key
 // back (toolcall.ReleasedKeyType: a retryable failure or a refused input)
 // failed, but its failure carries the envelope: that is the answer.
-func (c *Client) waitToolCall(ctx context.Context, workflowID string, deadline time.Time) (toolcall.ToolCallResult, error) {
-	var res toolcall.ToolCallResult
+func (c *Client) waitToolCall(ctx context.Context, workflowID string, deadline time.Time) (toolcall.Result, error) {
+	var res toolcall.Result
 	wctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	err := c.tc.GetWorkflow(wctx, workflowID, "").Get(wctx, &res)
@@ -105,7 +105,7 @@ func (c *Client) waitToolCall(ctx context.Context, workflowID string, deadline t
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == toolcall.ReleasedKeyType && app.HasDetails() {
-		var released toolcall.ToolCallResult
+		var released toolcall.Result
 		if app.Details(&released) == nil {
 			return released, nil
 		}

@@ -49,7 +49,7 @@ func TestShortKeyIsRefusedNamingTheFieldSent(t *testing.T) {
 		if key == "" {
 			key = c2.req.RequestID
 		}
-		if _, derr := c.Temporal().DescribeWorkflowExecution(ctx, toolcall.ToolCallIDPrefix+"u_client/"+key, ""); derr == nil {
+		if _, derr := c.Temporal().DescribeWorkflowExecution(ctx, toolcall.IDPrefix+"u_client/"+key, ""); derr == nil {
 			t.Fatalf("%s: a run was started", c2.name)
 		}
 	}

@@ -33,7 +33,7 @@ func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline t
 	if err := checkCallable(call); err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
-	opts, err := toolcall.ToolCallStartOptions(c.taskQueue, call)
+	opts, err := toolcall.StartOptions(c.taskQueue, call)
 	if err != nil {
 		// The id's refusal names the field (details.fields); keep it.
 		if te, ok := err.(*toolkit.Error); !ok || te.Code != toolkit.InvalidArgument {
@@ -41,7 +41,7 @@ func (c *Client) CallTool(ctx context.Context, call toolkit.ToolCall, deadline t
 		}
 		return toolkit.ErrorResponse(call.Tool, "", err), Handle{}, err
 	}
-	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, toolcall.ToolCallLocalFirstWorkflowName, toolcall.ToolCallInput{Call: call})
+	h, err := c.start(withTrace(ctx, call.Request.Trace), opts, toolcall.WorkflowName, toolcall.Input{Call: call})
 	if err != nil {
 		return toolkit.ErrorResponse(call.Tool, "", err), h, err
 	}

@@ -125,6 +125,21 @@ func newTools(d ToolDeps) (*tools, error) {
 
 // RegisterTools registers the commerce tools into reg.
 func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
+	return register(reg, deps, func(toolkit.Spec) bool { return true })
+}
+
+// RegisterReadTools registers only the commerce tools an agent may call
+// that change nothing (the lookups): what the MCP gateway answers itself
+// (docs/mcp.md#direct-reads). No tool it registers seals a total or checks
+// a seal, so it needs no quote-seal ring, and the process that calls it
+// holds none (docs/operators.md#keys-and-grants-per-process).
+func RegisterReadTools(reg *toolkit.Registry, deps ToolDeps) error {
+	deps.QuoteSeals, deps.Unsealed = nil, true
+	return register(reg, deps, func(s toolkit.Spec) bool { return s.Annotations.ReadOnly && !s.Internal })
+}
+
+// register registers the commerce tools keep admits.
+func register(reg *toolkit.Registry, deps ToolDeps, keep func(toolkit.Spec) bool) error {
 	t, err := newTools(deps)
 	if err != nil {
 		return err
@@ -141,6 +156,9 @@ func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
 		{chooseOriginsSpec(), t.chooseOrigins},
 		{draftSpec(), t.createDraftOrder},
 	} {
+		if !keep(r.spec) {
+			continue
+		}
 		if err := reg.Register(r.spec, r.h); err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package commerce
 
 import (
-	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -34,35 +33,21 @@ var quoteSealKeys = keyring.Spec{
 	Prefix: "commerce", Noun: "quote seal key",
 	KeysVar: "CARTWRIGHT_QUOTE_SEAL_KEYS", IDVar: "CARTWRIGHT_QUOTE_SEAL_KEY_ID",
 	MinBytes: sealKeyLen, MaxBytes: sealKeyLen, IDForbidden: ".",
-	Unset: "no quote can be sealed",
+	Unset: "no quote can be sealed (the ring is never derived from the evidence key)",
 }
 
 // ParseSealRing reads CARTWRIGHT_QUOTE_SEAL_KEYS (`id:base64key,…`, 32-byte
 // keys) and CARTWRIGHT_QUOTE_SEAL_KEY_ID (the key that seals; "" is the
-// first). An empty spec derives the one key from the evidence key instead
-// (HKDF-SHA256, info "cartwright quote seal v1", id ev-<evidence key id>):
-// a deployment that sets no ring still seals.
-func ParseSealRing(spec, currentID, evidenceKeyID, evidenceKeyB64 string) (*SealRing, error) {
-	if !keyring.Empty(spec) {
-		r, err := quoteSealKeys.Parse(spec, currentID)
-		if err != nil {
-			return nil, err
-		}
-		return &SealRing{keys: r}, nil
-	}
-	secret, err := keyring.DecodeKey(evidenceKeyB64)
+// first). The ring is required and never derived from another key: the
+// MCP gateway holds the evidence key, and a seal key derived from it would
+// let the most exposed process seal any total
+// (docs/operators.md#keys-and-grants-per-process).
+func ParseSealRing(spec, currentID string) (*SealRing, error) {
+	r, err := quoteSealKeys.Parse(spec, currentID)
 	if err != nil {
-		return nil, fmt.Errorf("commerce: derive the quote seal key from the evidence key: %w", err)
+		return nil, err
 	}
-	key, err := hkdf.Key(sha256.New, secret, nil, "cartwright quote seal v1", sealKeyLen)
-	if err != nil {
-		return nil, fmt.Errorf("commerce: derive the quote seal key: %w", err)
-	}
-	id := "ev-" + evidenceKeyID
-	if currentID == "" {
-		currentID = id
-	}
-	return NewSealRing(currentID, map[string][]byte{id: key})
+	return &SealRing{keys: r}, nil
 }
 
 // NewSealRing builds a ring from raw keys by id; current seals. For tests.

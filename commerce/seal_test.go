@@ -64,7 +64,7 @@ func TestSealRingRotates(t *testing.T) {
 	old, _ := NewSealRing("k1", map[string][]byte{"k1": sealKey('a')})
 	tot := sealedSample(t, old, "wf")
 	spec := "k2:" + base64.StdEncoding.EncodeToString(sealKey('b')) + ",k1:" + base64.StdEncoding.EncodeToString(sealKey('a'))
-	both, err := ParseSealRing(spec, "k2", "", "")
+	both, err := ParseSealRing(spec, "k2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,36 +74,24 @@ func TestSealRingRotates(t *testing.T) {
 	if !strings.HasPrefix(sealedSample(t, both, "wf").Evidence.Seal, "qs1.k2.") {
 		t.Fatal("the current key does not seal")
 	}
-	onlyNew, _ := ParseSealRing("k2:"+base64.StdEncoding.EncodeToString(sealKey('b')), "", "", "")
+	onlyNew, _ := ParseSealRing("k2:"+base64.StdEncoding.EncodeToString(sealKey('b')), "")
 	if onlyNew.Verify("wf", tot) == nil {
 		t.Fatal("a seal of a key no longer in the ring verified")
 	}
 }
 
-// Without a ring the key is derived from the evidence key: stable for the
-// same evidence key, another for another, never the evidence key itself.
-func TestSealRingDerivedFromTheEvidenceKey(t *testing.T) {
+// No ring, no seal: the key is never derived from the evidence key (which
+// the MCP gateway holds), so a process without the ring cannot seal; a
+// malformed ring is refused.
+func TestSealRingIsNeverDerived(t *testing.T) {
 	ev := base64.StdEncoding.EncodeToString(sealKey('e'))
-	a, err := ParseSealRing("", "", "local-1", ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := ParseSealRing("", "", "local-1", ev)
-	derived, _ := a.keys.Key("ev-local-1")
-	if ids := a.IDs(); len(ids) != 1 || ids[0] != "ev-local-1" || string(derived) == string(sealKey('e')) {
-		t.Fatalf("derived ring %v", ids)
-	}
-	if b.Verify("wf", sealedSample(t, a, "wf")) != nil {
-		t.Fatal("the same evidence key derived another seal key")
-	}
-	c, _ := ParseSealRing("", "", "local-1", base64.StdEncoding.EncodeToString(sealKey('f')))
-	if c.Verify("wf", sealedSample(t, a, "wf")) == nil {
-		t.Fatal("another evidence key verified the seal")
-	}
-	for _, bad := range []struct{ spec, id string }{{"k1", ""}, {"k1:!!", ""}, {"k1:" + base64.StdEncoding.EncodeToString([]byte("short")), ""},
-		{"k1:" + ev, "k9"}} {
-		if _, err := ParseSealRing(bad.spec, bad.id, "local-1", ev); err == nil {
+	for _, bad := range []struct{ spec, id string }{{"", ""}, {" ", ""}, {"k1", ""}, {"k1:!!", ""},
+		{"k1:" + base64.StdEncoding.EncodeToString([]byte("short")), ""}, {"k1:" + ev, "k9"}} {
+		if _, err := ParseSealRing(bad.spec, bad.id); err == nil {
 			t.Errorf("ring %q current %q accepted", bad.spec, bad.id)
 		}
+	}
+	if _, err := ParseSealRing("", ""); err == nil || !strings.Contains(err.Error(), "CARTWRIGHT_QUOTE_SEAL_KEYS") {
+		t.Fatalf("no ring: %v, want an error naming CARTWRIGHT_QUOTE_SEAL_KEYS", err)
 	}
 }

@@ -18,7 +18,8 @@ import (
 // TestContentHashParts: the format-1 canonical form cut around chain_seq
 // and joined again with any sequence number hashes to exactly contentHash,
 // also when string fields spell the chain_seq key, escapes or non-ASCII
-// text (what the format-1 functions a draining build calls rely on).
+// text (what the format-1 functions relied on, and what verifying their
+// rows still relies on).
 func TestContentHashParts(t *testing.T) {
 	tricky := sampleRecord()
 	tricky.Tool, tricky.Build = `x"chain_seq":0,"a":"`, "\"chain_seq\":7 \u00e9\u4e2d\U0001F600 <&> \t\\"

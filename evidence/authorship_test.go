@@ -41,8 +41,8 @@ func forgedRow(t *testing.T, s *Store, snap toolkit.Snapshot, sign *RowSigner) (
 // TestAttackForgedRowsThroughAppendFunctions: the runtime role appends rows
 // of made-up content through every append function, each hashed and linked
 // right, so the chain alone accepts them: unsigned through
-// evidence_append_row, evidence_append_rows, evidence_append_direct_row and
-// the format-1 evidence_append; signed by a key of its own; signed by the
+// evidence_append_row, evidence_append_rows and evidence_append_direct_row
+// (migration 00250 dropped the format-1 appends); signed by a key of its own; signed by the
 // gateway's key for a workflow's row; and a worker's real signature copied
 // onto other content. Verify names each (unsigned_row, bad_signature,
 // edited_row) and nothing else; reconcile names each as
@@ -99,9 +99,6 @@ func TestAttackForgedRowsThroughAppendFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want[r1.SnapshotID], want[r2.SnapshotID] = ProblemUnsigned, ProblemUnsigned
-	// The format-1 function a draining build calls.
-	id, _ := appendFormat1(ctx, t, s, made(16))
-	want[id] = ProblemUnsigned
 	// A direct call's row, unsigned.
 	direct := snapshot(t, "", 17, map[string]any{"n": 17})
 	direct.Call, direct.RequestID = toolkit.CallContext{ActivityType: DirectActivityType}, "req-forged-direct"
@@ -120,7 +117,7 @@ func TestAttackForgedRowsThroughAppendFunctions(t *testing.T) {
 			got[p.SnapshotID] = p.Kind
 		}
 	}
-	if rep.Rows != 9 || fmt.Sprint(got) != fmt.Sprint(want) {
+	if rep.Rows != 8 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("verify named %v over %d rows, want %v:\n%+v", got, rep.Rows, want, rep.Problems)
 	}
 	if d, err := s.Verify(ctx, rd.ChainKey); err != nil || d.OK || d.First.Kind != ProblemUnsigned {

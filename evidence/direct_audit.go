@@ -210,9 +210,8 @@ func envelopeStates(b directBinding, r *SnapshotRecord) string {
 	return ""
 }
 
-// keepsKey is whether a direct snapshot is an answer its key must keep: an
-// answer, or a refusal that is neither retryable nor INVALID_ARGUMENT
-// (docs/envelope.md#idempotency).
+// keepsKey is whether a direct snapshot is an answer its key must keep
+// (toolkit.Code.KeepsKey, docs/envelope.md#idempotency).
 func keepsKey(r *SnapshotRecord) bool {
 	if r.Status != string(toolkit.StatusError) {
 		return true
@@ -221,5 +220,5 @@ func keepsKey(r *SnapshotRecord) bool {
 	if json.Unmarshal(r.Output, &e) != nil {
 		return true
 	}
-	return !e.CanRetry && e.Code != toolkit.InvalidArgument
+	return e.Code.KeepsKey()
 }

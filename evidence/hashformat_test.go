@@ -26,16 +26,18 @@ func formats(t *testing.T, s *Store, wf string) []int {
 }
 
 // TestFormat1RowsStillVerify: rows written by the format-1 evidence_append,
-// as a build from before format 2 still writes them while it drains, verify
-// with the format-1 formula, in one chain with format-2 rows of single and
-// batched appends between them; a step the format-1 function recorded is
-// adopted by a format-2 append; a format-1 row with a changed seq is found.
+// as a build from before format 2 wrote them while it drained (migration
+// 00250 has since dropped the function), verify with the format-1 formula,
+// in one chain with format-2 rows of single and batched appends between
+// them; a step the format-1 function recorded is adopted by a format-2
+// append; a format-1 row with a changed seq is found.
 func TestFormat1RowsStillVerify(t *testing.T) {
 	s, pool := newTestStore(t)
 	ctx := ctxT(t)
 	// The rows stand for rows written before signing began: unsigned rows
-	// after it are named (TestAttackUnsignedRowsAfterSigningBegan).
+	// after it are named (TestAttackForgedRowsThroughAppendFunctions).
 	signingBeganLater(t, pool)
+	restoreFormat1Append(ctx, t, pool)
 	const wf = "wf-drain"
 	step := 0
 	next := func() toolkit.Snapshot {

@@ -55,7 +55,7 @@ func TestAttackKeyReuseOverToolCall(t *testing.T) {
 	if err != nil || !env.OK {
 		t.Fatalf("first call: %v %+v", err, env.Error)
 	}
-	digest, _ := toolcall.ToolCallFingerprint(first)
+	digest, _ := toolcall.Fingerprint(first)
 	env2, h, err := s.client.CallTool(ctx, loginLinkCall(key, "acct_1CwAcmeGoods0001"), time.Now().Add(time.Minute))
 	requireKeyConflict(t, "other account, same key", toolkit.AsError(err), "stripe.create_login_link", key, digest)
 	if env2.OK || env2.Error == nil || env2.Error.Code != toolkit.Conflict || string(env2.Data) != "" {
@@ -132,7 +132,7 @@ func TestAttackSchemaInvalidStartsNothing(t *testing.T) {
 	if te := toolkit.AsError(err); te == nil || te.Code != toolkit.InvalidArgument || env.OK || h.WorkflowID != "" {
 		t.Fatalf("quantity 0: %v %+v %+v", err, env.Error, h)
 	}
-	id, _ := toolcall.ToolCallID(bad)
+	id, _ := toolcall.ID(bad)
 	var nf *serviceerror.NotFound
 	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, id, ""); !errors.As(err, &nf) {
 		t.Fatalf("workflow %s exists after a refused input (%v)", id, err)
@@ -149,7 +149,7 @@ func TestAttackSchemaInvalidStartsNothing(t *testing.T) {
 	if !res.IsError || env.Error == nil || env.Error.Code != toolkit.InvalidArgument {
 		t.Fatalf("quantity 0 over MCP: %+v", env)
 	}
-	mid := toolcall.ToolCallIDPrefix + s.actor.UserID() + "/" + mkey
+	mid := toolcall.IDPrefix + s.actor.UserID() + "/" + mkey
 	if _, err := s.Temporal.DescribeWorkflowExecution(ctx, mid, ""); !errors.As(err, &nf) {
 		t.Fatalf("workflow %s exists after a refused input over MCP (%v)", mid, err)
 	}

@@ -93,21 +93,21 @@ func TestAttackInternalToolsOverToolCall(t *testing.T) {
 		if h.WorkflowID != "" {
 			t.Fatalf("%s: a refused call started %s", tool, h.WorkflowID)
 		}
-		id, _ := toolcall.ToolCallID(tc)
+		id, _ := toolcall.ID(tc)
 		var nf *serviceerror.NotFound
 		if _, err := s.Temporal.DescribeWorkflowExecution(ctx, id, ""); !errors.As(err, &nf) {
 			t.Fatalf("%s: workflow %s exists after a refused call (%v)", tool, id, err)
 		}
 
-		// A bare start of either tool-call workflow: it runs, its
-		// activity (local or regular) refuses.
-		for _, wt := range []string{toolcall.ToolCallWorkflowName, toolcall.ToolCallLocalFirstWorkflowName} {
+		// A bare start of the tool-call workflow: it runs, its
+		// activity refuses.
+		for _, wt := range []string{toolcall.WorkflowName} {
 			run, err := s.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id + "/" + wt, TaskQueue: s.TaskQueue},
-				wt, toolcall.ToolCallInput{Call: tc})
+				wt, toolcall.Input{Call: tc})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var res toolcall.ToolCallResult
+			var res toolcall.Result
 			if err := run.Get(ctx, &res); err != nil {
 				t.Fatalf("%s bare start of %s: %v", tool, wt, err)
 			}

@@ -537,16 +537,16 @@ func TestAttackTenantReachesOnlyItsMerchants(t *testing.T) {
 func TestAttackAgentNamedLikeATenant(t *testing.T) {
 	s := newStack(t)
 	ctx := context.Background()
-	if _, err := s.tokens.Create(ctx, gateway.Actor{ID: "acme-shop", Tenant: "tenant_clash"}); err != nil {
+	if _, err := s.issuer.Create(ctx, gateway.Actor{ID: "acme-shop", Tenant: "tenant_clash"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.tokens.Create(ctx, gateway.Actor{ID: "tenant_clash"}); !errors.Is(err, gateway.ErrUserIDClash) {
+	if _, err := s.issuer.Create(ctx, gateway.Actor{ID: "tenant_clash"}); !errors.Is(err, gateway.ErrUserIDClash) {
 		t.Fatalf("an agent named like a tenant: %v", err)
 	}
-	if _, err := s.tokens.Create(ctx, gateway.Actor{ID: "lonely-agent"}); err != nil {
+	if _, err := s.issuer.Create(ctx, gateway.Actor{ID: "lonely-agent"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.tokens.Create(ctx, gateway.Actor{ID: "other-agent", Tenant: "lonely-agent"}); !errors.Is(err, gateway.ErrUserIDClash) {
+	if _, err := s.issuer.Create(ctx, gateway.Actor{ID: "other-agent", Tenant: "lonely-agent"}); !errors.Is(err, gateway.ErrUserIDClash) {
 		t.Fatalf("a tenant named like an agent: %v", err)
 	}
 }

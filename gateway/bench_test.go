@@ -18,7 +18,7 @@ import (
 
 // BenchmarkMCPToolsCall measures tools/call round trips of a read-only
 // tool (knowledge.cite) over streamable HTTP through the whole stack: the
-// gateway, a ToolCall workflow on the dev server, the invoker and its
+// gateway, a tool call workflow on the dev server, the invoker and its
 // evidence write. Each call is a new run (no idempotency key). Reports
 // calls/s and p50/p99 latency at 1 and 16 concurrent clients:
 //

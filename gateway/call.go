@@ -68,7 +68,7 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 		},
 		Input: raw,
 	}
-	// The key names the ToolCall workflow: a retried call attaches to the
+	// The key names the tool call workflow: a retried call attaches to the
 	// same run. A read tool's key is its request id (idempotency keys are
 	// scoped to writes: docs/envelope.md#idempotency).
 	if key != "" {
@@ -105,7 +105,7 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 	return env, nil
 }
 
-// runDurably starts (or attaches to) the ToolCall workflow and waits for
+// runDurably starts (or attaches to) the tool call workflow and waits for
 // its envelope, sending progress while it waits. started says whether the
 // workflow was reached at all.
 func (g *Gateway) runDurably(ctx context.Context, call toolkit.ToolCall, progress func(string)) (toolkit.Response, bool, error) {

@@ -79,7 +79,7 @@ func TestMCPContractInvariants(t *testing.T) {
 	s := newStack(t)
 	limited := s.newToken(t, gateway.Actor{ID: "pricing-only", Tools: []string{"pricing.get_realtime_quote"}})
 	revoked := s.newToken(t, gateway.Actor{ID: "gone-agent"})
-	if ok, err := s.tokens.Revoke(context.Background(), revoked.Actor.TokenID); !ok || err != nil {
+	if ok, err := s.issuer.Revoke(context.Background(), revoked.Actor.TokenID); !ok || err != nil {
 		t.Fatalf("revoke: %v %v", ok, err)
 	}
 	call := func(name string, args string) []byte {

@@ -3,8 +3,8 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"time"
 
+	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -45,23 +45,26 @@ func directTools(d *DirectReads, served []toolkit.Spec) map[string]toolkit.Spec 
 
 // runDirect answers call (a read tool's; keyed when the caller gave an
 // idempotency key, which is then its request id) with the same contract
-// as the ToolCall workflow: an envelope for every answer, the tool's retry
-// policy for retryable failures within the call timeout, the answer kept
-// under the key, CONFLICT for the key with other arguments. An input its
-// schema refuses writes nothing and keeps nothing (docs/envelope.md#idempotency).
+// as the tool-call workflow: an envelope for every answer, the answer kept
+// under the key by the same rule (toolkit.Response.KeepsKey), CONFLICT for
+// the key with other arguments. It makes one attempt: a failure worth
+// retrying is answered as such (can_retry), writes nothing and leaves the
+// key free; retrying is the caller's, as over the workflow once the tool's
+// retries are spent (docs/mcp.md#direct-reads). An input its schema refuses
+// writes nothing and keeps nothing (docs/envelope.md#idempotency).
 func (g *Gateway) runDirect(ctx context.Context, spec toolkit.Spec, call toolkit.ToolCall, keyed bool) (toolkit.Response, error) {
 	d := g.opts.Direct
 	if err := toolkit.BuiltinSchemas().CheckToolInput(call.Tool, call.Input, nil); err != nil {
 		return toolkit.ErrorResponse(call.Tool, spec.Version, err), err
 	}
-	fp, err := toolcall.ToolCallFingerprint(call)
+	fp, err := toolcall.Fingerprint(call)
 	if err != nil {
 		err = toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 		return toolkit.ErrorResponse(call.Tool, spec.Version, err), err
 	}
-	chain := evidence.DirectChainKey(evidence.HashUserID(call.Request.UserID), call.Request.RequestID)
 	key := call.Request.RequestID
 	if keyed {
+		chain := evidence.DirectChainKey(evidence.HashUserID(call.Request.UserID), key)
 		kept, found, err := d.Evidence.LookupDirect(ctx, chain)
 		if err != nil {
 			return toolkit.ErrorResponse(call.Tool, spec.Version, err), err
@@ -70,78 +73,54 @@ func (g *Gateway) runDirect(ctx context.Context, spec toolkit.Spec, call toolkit
 			return keptAnswer(call.Tool, key, fp, kept)
 		}
 	}
-	deadline := time.Now().Add(g.opts.CallTimeout)
-	backoff := spec.Retry.InitialInterval
-	if backoff <= 0 {
-		backoff = 200 * time.Millisecond
+	env, kept := g.directOnce(ctx, spec, call, fp)
+	if kept != nil {
+		return keptAnswer(call.Tool, key, fp, *kept)
 	}
-	for attempt := int32(1); ; attempt++ {
-		env, kept, err := g.directOnce(ctx, call, fp)
-		if kept != nil {
-			return keptAnswer(call.Tool, key, fp, *kept)
-		}
-		te := toolkit.AsError(err)
-		if err == nil || !te.Code.Retryable() {
-			return env, nil
-		}
-		if n := spec.Retry.MaxAttempts; (n > 0 && attempt >= n) || time.Now().Add(backoff).After(deadline) {
-			return env, nil // the retryable failure is the answer: its key stays free
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return env, nil
-		case <-t.C:
-		}
-		if backoff *= 2; spec.Retry.MaxInterval > 0 && backoff > spec.Retry.MaxInterval {
-			backoff = spec.Retry.MaxInterval
-		}
-	}
+	return env, nil
 }
 
-// directOnce is one attempt: the invoker runs the tool and stages its
-// snapshot, then the snapshot and (for an answer worth keeping) its
-// binding to the key are written in one statement. kept is the answer
-// another call with the same key wrote first.
-func (g *Gateway) directOnce(ctx context.Context, call toolkit.ToolCall, fp string) (toolkit.Response, *evidence.DirectAnswer, error) {
+// directOnce is the call: activities.CallIn, the function every tool
+// activity runs the tool with, stages its snapshot, then the snapshot and
+// (for an answer its key keeps) its binding to the key are written in one
+// statement. kept is the answer another call with the same key wrote first.
+func (g *Gateway) directOnce(ctx context.Context, spec toolkit.Spec, call toolkit.ToolCall, fp string) (toolkit.Response, *evidence.DirectAnswer) {
 	d := g.opts.Direct
 	b := d.Invoker.NewBatch()
 	cannotStage := toolkit.Errorf(toolkit.UpstreamError, "the gateway's evidence sink cannot stage snapshots")
 	if b == nil {
-		return toolkit.ErrorResponse(call.Tool, "", cannotStage), nil, cannotStage
+		return toolkit.ErrorResponse(call.Tool, spec.Version, cannotStage), nil
 	}
 	cctx := toolkit.WithCall(ctx, toolkit.CallContext{ActivityType: evidence.DirectActivityType})
-	resp, err := d.Invoker.InvokeIn(cctx, b, call.Tool, call.Request, json.RawMessage(call.Input))
+	resp, err := activities.CallIn(cctx, d.Invoker, b, call.Tool, call.Request, json.RawMessage(call.Input))
 	steps := b.Take()
-	if err != nil && toolkit.AsError(err).Code.Retryable() {
-		return *resp, nil, err // nothing is written for a failure worth retrying
+	if err != nil {
+		// A failure worth retrying: nothing is written, the key stays free.
+		return toolkit.ErrorResponse(call.Tool, spec.Version, err), nil
 	}
 	if len(steps) == 0 && resp.SnapshotID() != "" {
 		// The sink wrote the snapshot itself: no binding to the key.
-		return toolkit.ErrorResponse(call.Tool, "", cannotStage), nil, cannotStage
+		return toolkit.ErrorResponse(call.Tool, spec.Version, cannotStage), nil
 	}
 	if len(steps) != 1 {
 		// No snapshot (a tool the registry does not have): nothing to keep.
-		return *resp, nil, err
+		return resp, nil
 	}
-	e := resp.Error
-	keep := resp.OK || (e != nil && !e.CanRetry && e.Code != toolkit.InvalidArgument)
-	c, cerr := d.Evidence.CommitDirect(ctx, steps[0], fp, *resp, keep)
+	c, cerr := d.Evidence.CommitDirect(ctx, steps[0], fp, resp, resp.KeepsKey())
 	if cerr != nil {
 		te := toolkit.AsError(cerr)
 		if !te.Code.Retryable() {
 			te = toolkit.Errorf(toolkit.UpstreamError, "store evidence for %s: %v", call.Tool, cerr).WithCause(cerr)
 		}
-		return toolkit.ErrorResponse(call.Tool, resp.Version, te), nil, te
+		return toolkit.ErrorResponse(call.Tool, resp.Version, te), nil
 	}
 	if c.Kept != nil {
-		return toolkit.Response{}, c.Kept, nil
+		return toolkit.Response{}, c.Kept
 	}
 	if c.Reused && resp.Evidence != nil {
 		resp.Evidence.SnapshotID = c.SnapshotID // the same refusal, made before with these arguments
 	}
-	return *resp, nil, err
+	return resp, nil
 }
 
 // keptAnswer is the answer kept under the key when the call is the same

@@ -1,6 +1,6 @@
 // Package gateway is cartwright's MCP server (docs/mcp.md): agents list
 // every registered tool and call it over MCP, each call run durably through
-// the ToolCall workflow with the whole invoker pipeline and its evidence,
+// the tool call workflow with the whole invoker pipeline and its evidence,
 // and drive draft orders (start, status, confirm, cancel). It is built on
 // the official Go SDK (github.com/modelcontextprotocol/go-sdk): Handler
 // serves streamable HTTP at /mcp behind a small front handler that enforces

@@ -96,7 +96,7 @@ func toStrings(v any) []string {
 // TestMCPCallsEveryTool: an agent calls every registered tool over MCP
 // but the internal ones (TestAttackInternalToolsOverMCP), chaining answers
 // the way it would (quote → shipping → duties). Each answer is the tool's
-// envelope — a write's from a ToolCall run, a read's answered by the
+// envelope — a write's from a tool call run, a read's answered by the
 // gateway itself (docs/mcp.md#direct-reads) — and each successful one
 // names an evidence snapshot holding the gateway's correlation id
 // (MCP-INV-06).
@@ -126,8 +126,8 @@ func TestMCPCallsEveryTool(t *testing.T) {
 		case spec.Annotations.ReadOnly && (rec.WorkflowID != "" || rec.ActivityType != evidence.DirectActivityType ||
 			rec.ChainKey != evidence.DirectChainKey(evidence.HashUserID(s.actor.UserID()), rec.RequestID)):
 			t.Fatalf("read %s ran in %q (%s, chain %s), not answered directly", tool, rec.WorkflowID, rec.ActivityType, rec.ChainKey)
-		case !spec.Annotations.ReadOnly && !strings.HasPrefix(rec.WorkflowID, toolcall.ToolCallIDPrefix):
-			t.Fatalf("%s ran in %s, not a ToolCall run", tool, rec.WorkflowID)
+		case !spec.Annotations.ReadOnly && !strings.HasPrefix(rec.WorkflowID, toolcall.IDPrefix):
+			t.Fatalf("%s ran in %s, not a tool call run", tool, rec.WorkflowID)
 		}
 		return env
 	}
@@ -200,7 +200,7 @@ func TestMCPBusinessOutcomeIsAToolResult(t *testing.T) {
 }
 
 // TestMCPSameCallTwiceIsOneRun: a retried call (same idempotency_key)
-// attaches to the same ToolCall run and returns the same answer.
+// attaches to the same tool call run and returns the same answer.
 func TestMCPSameCallTwiceIsOneRun(t *testing.T) {
 	s := newStack(t)
 	sess := s.connect(t, s.token, nil)
@@ -211,7 +211,7 @@ func TestMCPSameCallTwiceIsOneRun(t *testing.T) {
 	if !first.OK || first.SnapshotID() == "" || first.SnapshotID() != second.SnapshotID() {
 		t.Fatalf("two answers: %s and %s", first.SnapshotID(), second.SnapshotID())
 	}
-	id := toolcall.ToolCallIDPrefix + s.actor.UserID() + "/" + key
+	id := toolcall.IDPrefix + s.actor.UserID() + "/" + key
 	ctx := context.Background()
 	runs := 0
 	desc, err := s.Temporal.DescribeWorkflowExecution(ctx, id, "")

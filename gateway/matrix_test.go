@@ -64,7 +64,7 @@ func except(base outcome, over map[string]outcome) map[string]outcome {
 // TestMatrixEveryToolEveryCaller (docs/mcp.md#who-may-call-what): every
 // tool the gateway serves, called by each kind of caller — an agent whose
 // token names tenant tenant_acme, an agent without a tenant, a backend
-// (system actor through the ToolCall workflow) and a support-staff member
+// (system actor through the tool call workflow) and a support-staff member
 // (user actor through ToolCall) — is allowed or refused exactly as the
 // table says. Merchant and Stripe tools are called with the tenant's own
 // merchant and with another tenant's.

@@ -32,6 +32,9 @@ type stack struct {
 	gw     *gateway.Gateway
 	client *client.Client
 	tokens *gateway.Tokens
+	// issuer is the token table as the operators' issuing role holds it
+	// (the gateway's own, tokens, only reads).
+	issuer *gateway.Tokens
 	url    string
 	// token is an agent token allowed every tool.
 	token string
@@ -78,7 +81,8 @@ func gatewayOn(t testing.TB, st *wiringtest.Stack) *stack {
 		t.Fatal(err)
 	}
 	srv := serve(t, gw)
-	s := &stack{Stack: st, gw: gw, client: c, tokens: tokens, url: srv.URL + gateway.Path}
+	s := &stack{Stack: st, gw: gw, client: c, tokens: tokens, url: srv.URL + gateway.Path,
+		issuer: gateway.NewTokens(testenv.IssuerPool(t, st.DSN))}
 	nt := s.newToken(t, gateway.Actor{ID: "test-agent", CallsPerMinute: 10000, BytesPerMinute: 1 << 26})
 	s.token, s.actor = nt.Token, nt.Actor
 	return s
@@ -97,7 +101,7 @@ func serve(t testing.TB, gw *gateway.Gateway) *httptest.Server {
 
 func (s *stack) newToken(t testing.TB, a gateway.Actor) gateway.NewToken {
 	t.Helper()
-	nt, err := s.tokens.Create(context.Background(), a)
+	nt, err := s.issuer.Create(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)
 	}

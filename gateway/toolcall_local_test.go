@@ -52,7 +52,7 @@ func TestToolCallLocalFirstIsOneWorkflowTask(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if wt := desc.WorkflowExecutionInfo.Type.Name; wt != toolcall.ToolCallLocalFirstWorkflowName {
+		if wt := desc.WorkflowExecutionInfo.Type.Name; wt != toolcall.WorkflowName {
 			t.Fatalf("%s ran as %s", c.what, wt)
 		}
 		tasks, activities, markers := 0, 0, 0

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/schemas"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -96,10 +98,17 @@ func TestGetRowRefusesBadInput(t *testing.T) {
 
 // TestGetRowTimesOut holds a lock on the table so the query waits; the
 // statement timeout ends it and the tool answers TIMEOUT within its limit.
+// The lock is the superuser's: the runtime role only reads merchants, and
+// an exclusive lock needs a write right.
 func TestGetRowTimesOut(t *testing.T) {
 	inv, store := invoker(t)
 	ctx := context.Background()
-	tx, err := store.pool.Begin(ctx)
+	admin, err := pgx.Connect(ctx, testenv.AdminDSNFor(store.pool.Config().ConnString()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	tx, err := admin.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

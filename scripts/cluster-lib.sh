@@ -439,6 +439,9 @@ write_cluster_env() {
 	if [ -n "${CLUSTER_STRIPE_API_BASE:-}" ]; then
 		echo "export STRIPE_API_BASE='$CLUSTER_STRIPE_API_BASE'" >>"$ENV_FILE"
 	fi
+	# The worker's and the gateway's files again, with the lines above
+	# (the superuser DSN stays out of both).
+	write_process_envs
 	# write_env locked the folder to 700; the private PostgreSQL (the
 	# postgres OS user) must still reach $DATA_DIR/pg. Secrets stay 600.
 	chmod 711 "$DATA_DIR"
@@ -472,8 +475,9 @@ start_cartwright_worker() {
 		log "worker code changed; restarting the cartwright worker"
 		stop_pid cartwright-worker "$CBIN/cartwright-worker"
 	fi
-	# shellcheck disable=SC1090 # generated file
-	(. "$ENV_FILE" && start_bg cartwright-worker "$CBIN/cartwright-worker")
+	# Its own file (docs/operators.md#keys-and-grants-per-process).
+	# shellcheck disable=SC1091 # generated file
+	(. "$DATA_DIR/worker.env" && start_bg cartwright-worker "$CBIN/cartwright-worker")
 	echo "$sum" >"$PID_DIR/cartwright-worker.sha256"
 	if ! wait_until 90 "cartwright worker (readyz on $HEALTH_ADDR)" readyz; then
 		tail -n 30 "$LOG_DIR/cartwright-worker.log" >&2
@@ -500,8 +504,9 @@ start_cluster_mcp() {
 		stop_pid mcp "$CBIN/mcp-gateway"
 	fi
 	cp "$BIN/starter" "$CBIN/mcp-gateway"
-	# shellcheck disable=SC1090 # generated file
-	(. "$ENV_FILE" && start_bg mcp "$CBIN/mcp-gateway" mcp serve --timeout 60s)
+	# Its own file: no seal ring, codec secret or issuing DSN.
+	# shellcheck disable=SC1091 # generated file
+	(. "$DATA_DIR/gateway.env" && start_bg mcp "$CBIN/mcp-gateway" mcp serve --timeout 60s)
 	echo "$sum" >"$PID_DIR/mcp.sha256"
 	wait_until 90 "MCP gateway (http://$MCP_ADDR/mcp)" port_open "${MCP_ADDR%:*}" "${MCP_ADDR##*:}" ||
 		{ tail -n 30 "$LOG_DIR/mcp.log" >&2; die "the MCP gateway did not come up; log above"; }

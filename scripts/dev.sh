@@ -51,8 +51,10 @@ start_worker() {
 	local since
 	since=$(date -u +%Y-%m-%dT%H:%M:%S)
 	# Subshell: the env file must not leak into this script's environment.
-	# shellcheck disable=SC1090 # generated file
-	(. "$ENV_FILE" && start_bg worker "$BIN/worker")
+	# The worker's own file: .data/env without what it must not hold
+	# (docs/operators.md#keys-and-grants-per-process).
+	# shellcheck disable=SC1091 # generated file
+	(. "$DATA_DIR/worker.env" && start_bg worker "$BIN/worker")
 	echo "$sum" >"$PID_DIR/worker.sha256"
 	if ! wait_until 60 "worker (polling task queue 'cartwright')" worker_polling "$since"; then
 		pid_alive worker "$BIN/worker" || { tail -n 30 "$LOG_DIR/worker.log" >&2; die "worker exited; log above"; }
@@ -100,8 +102,10 @@ start_mcp() {
 		stop_pid mcp "$BIN/mcp-gateway"
 	fi
 	cp "$BIN/starter" "$BIN/mcp-gateway"
-	# shellcheck disable=SC1090 # generated file
-	(. "$ENV_FILE" && start_bg mcp "$BIN/mcp-gateway" mcp serve --timeout 60s)
+	# Its own file: no seal ring, codec secret or issuing DSN
+	# (docs/operators.md#keys-and-grants-per-process).
+	# shellcheck disable=SC1091 # generated file
+	(. "$DATA_DIR/gateway.env" && start_bg mcp "$BIN/mcp-gateway" mcp serve --timeout 60s)
 	echo "$sum" >"$PID_DIR/mcp.sha256"
 	if ! wait_until 90 "MCP gateway (http://$MCP_ADDR/mcp)" mcp_healthy; then
 		tail -n 30 "$LOG_DIR/mcp.log" >&2

@@ -215,6 +215,10 @@ stop_postgres_if_ours() {
 #   - cartwright_runtime (no login), the group every runtime grant goes to;
 #   - cartwright/cartwright, in cartwright_runtime: the worker's, the
 #     gateway's and the starter's connection (CARTWRIGHT_PG_DSN); owns nothing;
+#   - cartwright_issuing (no login), the group the identity grants go to
+#     (staff, staff tokens, MCP tokens), and cartwright_issuer/cartwright_issuer
+#     in it: the operators' `starter staff …` and `starter mcp token …`
+#     (CARTWRIGHT_PG_ISSUER_DSN, never in a worker's or the gateway's env);
 #   - cartwright_admin/cartwright_admin, SUPERUSER, for integration tests
 #     that create and drop a database per test over TCP (root cannot use the
 #     postgres user's peer auth from inside go test).
@@ -230,6 +234,15 @@ ensure_pg_roles() {
 		  END IF;
 		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright') THEN
 		    CREATE ROLE cartwright LOGIN PASSWORD 'cartwright';
+		  END IF;
+		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_issuing') THEN
+		    CREATE ROLE cartwright_issuing NOLOGIN;
+		  END IF;
+		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_issuer') THEN
+		    CREATE ROLE cartwright_issuer LOGIN PASSWORD 'cartwright_issuer';
+		  END IF;
+		  IF NOT pg_has_role('cartwright_issuer', 'cartwright_issuing', 'MEMBER') THEN
+		    GRANT cartwright_issuing TO cartwright_issuer;
 		  END IF;
 		  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cartwright_admin') THEN
 		    CREATE ROLE cartwright_admin LOGIN SUPERUSER PASSWORD 'cartwright_admin';
@@ -249,6 +262,12 @@ ensure_pg_roles() {
 # (never written into .data/env, which the worker reads).
 owner_dsn() {
 	echo "postgres://cartwright_owner:cartwright_owner@127.0.0.1:$PG_PORT/$APP_DB?sslmode=disable"
+}
+
+# issuer_dsn: the issuing role's connection (docs/operators.md#keys-and-grants-per-process),
+# written into the operator's .data/env only.
+issuer_dsn() {
+	echo "postgres://cartwright_issuer:cartwright_issuer@127.0.0.1:$PG_PORT/$APP_DB?sslmode=disable"
 }
 
 # adopt_legacy_app_db: a database "cartwright" made before the roles were
@@ -429,7 +448,7 @@ secret_file() {
 lock_secrets() {
 	local f
 	chmod 700 "$DATA_DIR"
-	for f in "$ENV_FILE" "$DATA_DIR"/*.key "$DATA_DIR"/*.secret "$DATA_DIR"/*.token; do
+	for f in "$ENV_FILE" "$DATA_DIR"/*.env "$DATA_DIR"/*.key "$DATA_DIR"/*.secret "$DATA_DIR"/*.token; do
 		if [ -e "$f" ]; then chmod 600 "$f"; fi
 	done
 }
@@ -446,7 +465,7 @@ ed25519_public() {
 # write_env: the environment the worker, starter and tests see, as a file
 # you can `source` (`. .data/env`) to talk to the same stack by hand.
 write_env() {
-	local key whsec pkey skey csecret wsign gsign wpub gpub
+	local key whsec pkey skey qkey csecret wsign gsign wpub gpub
 	key=$(secret_file "$DATA_DIR/evidence.key" sh -c 'head -c 32 /dev/urandom | base64')
 	wsign=$(secret_file "$DATA_DIR/worker-signing.key" sh -c 'head -c 32 /dev/urandom | base64')
 	gsign=$(secret_file "$DATA_DIR/gateway-signing.key" sh -c 'head -c 32 /dev/urandom | base64')
@@ -454,6 +473,7 @@ write_env() {
 	gpub=$(ed25519_public "$gsign")
 	pkey=$(secret_file "$DATA_DIR/payload.key" sh -c 'head -c 32 /dev/urandom | base64')
 	skey=$(secret_file "$DATA_DIR/seal.key" sh -c 'head -c 32 /dev/urandom | base64')
+	qkey=$(secret_file "$DATA_DIR/quote-seal.key" sh -c 'head -c 32 /dev/urandom | base64')
 	csecret=$(secret_file "$DATA_DIR/codec.secret" sh -c 'head -c 24 /dev/urandom | base64 | tr -d "/+="')
 	# shellcheck disable=SC2016 # expanded by the inner sh, on purpose
 	whsec=$(secret_file "$DATA_DIR/stripe-webhook.secret" sh -c 'printf "whsec_%s\n" "$(head -c 24 /dev/urandom | base64 | tr -d "/+=")"')
@@ -478,6 +498,8 @@ write_env() {
 		export CARTWRIGHT_UI_URL='http://localhost:$UI_PORT'
 		export CARTWRIGHT_PAYLOAD_KEYS='dev-1:$pkey'
 		export CARTWRIGHT_SEAL_KEYS='dev-seal-1:$skey'
+		export CARTWRIGHT_QUOTE_SEAL_KEYS='dev-quote-1:$qkey'
+		export CARTWRIGHT_PG_ISSUER_DSN='$(issuer_dsn)'
 		export CARTWRIGHT_CODEC_ADDR='127.0.0.1:$CODEC_PORT'
 		export CARTWRIGHT_CODEC_URL='http://127.0.0.1:$CODEC_PORT/codec'
 		export CARTWRIGHT_CODEC_CORS_ORIGINS='http://localhost:$UI_PORT,http://127.0.0.1:$UI_PORT'
@@ -500,7 +522,51 @@ write_env() {
 		EOT
 		test_env_extra
 	fi
+	write_process_envs
 	lock_secrets
+}
+
+# What each long-running process holds (docs/operators.md#keys-and-grants-per-process).
+# SECRET_VARS are every secret a stack's .data/env may carry; a process is
+# started from its own file, $DATA_DIR/<process>.env: .data/env without the
+# secrets its list does not name. .data/env itself is the operator's shell
+# (every starter command, the tests). A new secret goes into SECRET_VARS,
+# into the list of each process that needs it, and into the doc's table;
+# internal/config's TestProcessesHoldOnlyTheirKeys reads the files written
+# here, docker-compose.yml and the Helm chart against that table.
+SECRET_VARS=(CARTWRIGHT_PG_DSN CARTWRIGHT_PG_OWNER_DSN CARTWRIGHT_PG_ISSUER_DSN CARTWRIGHT_TEST_PG_DSN
+	CARTWRIGHT_CLUSTER_PG_ADMIN_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS CARTWRIGHT_SEAL_KEYS
+	CARTWRIGHT_QUOTE_SEAL_KEYS CARTWRIGHT_CODEC_SECRET STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET
+	CARTWRIGHT_MCP_TOKEN CARTWRIGHT_STAFF_TOKEN TEMPORAL_API_KEY
+	CARTWRIGHT_WORKER_SIGNING_KEYS CARTWRIGHT_GATEWAY_SIGNING_KEYS)
+# The worker of make dev and make cluster takes every role (workflows,
+# activities, webhook, schedules, codec): the union of theirs.
+WORKER_HOLDS=(CARTWRIGHT_PG_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS CARTWRIGHT_SEAL_KEYS
+	CARTWRIGHT_QUOTE_SEAL_KEYS CARTWRIGHT_CODEC_SECRET STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET TEMPORAL_API_KEY
+	CARTWRIGHT_WORKER_SIGNING_KEYS)
+# The MCP gateway: no seal ring of either kind, no codec secret, no
+# webhook secret, no identity-issuing or owner DSN.
+GATEWAY_HOLDS=(CARTWRIGHT_PG_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS STRIPE_SECRET_KEY TEMPORAL_API_KEY
+	CARTWRIGHT_GATEWAY_SIGNING_KEYS)
+
+# write_process_env NAME HOLDS...: $DATA_DIR/NAME.env, the lines of
+# $ENV_FILE but those exporting a secret HOLDS does not name.
+write_process_env() {
+	local name=$1 v re drop=()
+	shift
+	for v in "${SECRET_VARS[@]}"; do
+		case " $* " in *" $v "*) ;; *) drop+=("$v") ;; esac
+	done
+	re=$(IFS='|' && echo "${drop[*]}")
+	rm -f "$DATA_DIR/$name.env"
+	(umask 077 && grep -Ev "^export ($re)=" "$ENV_FILE" >"$DATA_DIR/$name.env")
+}
+
+# write_process_envs: the worker's and the gateway's files, from $ENV_FILE
+# as it stands (write_cluster_env calls it again after adding its lines).
+write_process_envs() {
+	write_process_env worker "${WORKER_HOLDS[@]}"
+	write_process_env gateway "${GATEWAY_HOLDS[@]}"
 }
 
 # stack_up: everything but the worker, for the loaded profile.

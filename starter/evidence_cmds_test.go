@@ -63,12 +63,12 @@ func TestOnboardingThroughTheCLI(t *testing.T) {
 	const merchant, account = "m_cli_link", "acct_1CwCliLink0001"
 	testenv.AdminExec(t, s.Pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
 		VALUES ($1, $2, 'CLI Test Shop', 'GB', 'company', 'in_progress')`, merchant, account)
-	wfID, _ := onboardingflow.OnboardingID(merchant)
+	wfID, _ := onboardingflow.ID(merchant)
 	s.TerminateLater(t, wfID)
 	if r := runCLI(t, "", "onboarding", "start", "--merchant", merchant); r.code != exitOK || !strings.Contains(r.stdout, wfID) {
 		t.Fatalf("start: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var st onboardingflow.OnboardingStatus
+	var st onboardingflow.Status
 	deadline := time.Now().Add(testenv.Deadline(30 * time.Second))
 	for st.Relink == nil {
 		if time.Now().After(deadline) {

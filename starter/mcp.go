@@ -32,7 +32,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	return group("mcp", "Serve every tool to agents over MCP, and manage their tokens",
 		`The MCP gateway lets agents list and call every tool (and start, confirm or
 cancel draft orders) over the Model Context Protocol. Each call runs durably as
-the ToolCall workflow, with the invoker pipeline and its evidence.
+the tool call workflow, with the invoker pipeline and its evidence.
 
   starter mcp serve            streamable HTTP at http://CARTWRIGHT_MCP_ADDR/mcp
   starter mcp stdio            MCP on stdin/stdout, for a local agent host
@@ -41,7 +41,8 @@ the ToolCall workflow, with the invoker pipeline and its evidence.
   starter mcp token revoke     end a token
 
 Needs Temporal (TEMPORAL_*), a worker on CARTWRIGHT_TASK_QUEUE (its registry is
-the tool list) and PostgreSQL (CARTWRIGHT_PG_DSN: the token table).`,
+the tool list) and PostgreSQL (CARTWRIGHT_PG_DSN: the token table, read only;
+the token commands issue as CARTWRIGHT_PG_ISSUER_DSN).`,
 		a.mcpServeCmd(), a.mcpStdioCmd(), a.mcpTokenCmd())
 }
 
@@ -128,7 +129,7 @@ func (a *app) directReads(ctx context.Context, cfg config.Config, pool *pgxpool.
 	}
 	deps, err := wiring.BuildTools(ctx, wiring.Base{Config: cfg, Logger: logger.Named("tools"), Pool: pool, Telemetry: a.telemetry})
 	if err != nil {
-		logger.Warn("mcp: read-only calls go to the worker as ToolCall workflows", zap.Error(err))
+		logger.Warn("mcp: read-only calls go to the worker as tool call workflows", zap.Error(err))
 		return nil
 	}
 	return &gateway.DirectReads{Invoker: deps.Invoker, Evidence: deps.Evidence}
@@ -295,7 +296,7 @@ func (a *app) mcpTokenCmd() *cobra.Command {
 		Short: "Create a bearer token for an agent and print it (once: only its hash is kept)",
 		Long: `Create a bearer token for an agent actor and print it on the first line of
 stdout (with --json: {"token", "actor"}). Only its SHA-256 is stored, in the
-mcp_tokens table of CARTWRIGHT_PG_DSN, so it cannot be shown again. --tools
+mcp_tokens table (as the issuing role of CARTWRIGHT_PG_ISSUER_DSN), so it cannot be shown again. --tools
 limits what the agent may call (default: every tool); --tenant is the user the
 agent acts for (its calls' user_id, and the only merchants it reaches;
 default: the agent itself, with every merchant). --expires-in ends the token
@@ -417,19 +418,15 @@ func orAll(tools []string) string {
 	return strings.Join(tools, ",")
 }
 
-// withTokens opens the configured database (`starter migrate` ran first) for
-// the token table.
+// withTokens opens the database as the issuing role (`starter migrate` ran
+// first) for the token table: the gateway's runtime role only reads it.
 func (a *app) withTokens(fn func(context.Context, *gateway.Tokens) error) error {
-	cfg, err := config.Load()
-	if err != nil {
-		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
-	}
 	ctx, cancel := a.ctxFor(0)
 	defer cancel()
-	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	pool, closePool, err := a.issuerDB(ctx)
 	if err != nil {
-		return toolkit.Errorf(toolkit.UpstreamError, "%v", err)
+		return err
 	}
-	defer pool.Close()
+	defer closePool()
 	return fn(ctx, gateway.NewTokens(pool))
 }

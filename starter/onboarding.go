@@ -55,7 +55,7 @@ func (a *app) onbStartCmd(merchant *string) *cobra.Command {
 				return err
 			}
 			return a.withClient(0, func(ctx context.Context, c *client.Client) error {
-				h, err := c.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: *merchant,
+				h, err := c.StartOnboarding(ctx, onboardingflow.Input{MerchantID: *merchant,
 					Request: toolkit.Request{Actor: toolkit.Actor{Type: toolkit.ActorSystem, ID: "starter-cli"}}})
 				if err != nil {
 					return err
@@ -83,7 +83,7 @@ requires and the cited explanations, links (hash and expiry only: 'link'
 reveals one), support-staff review, refused signals. --json prints all of it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withOnboarding(*merchant, func(_ context.Context, st onboardingflow.OnboardingStatus) error {
+			return a.withOnboarding(*merchant, func(_ context.Context, st onboardingflow.Status) error {
 				a.emit(st, func(w io.Writer) { printOnboarding(w, st) })
 				return nil
 			})
@@ -136,7 +136,7 @@ its hash, and every reveal is written to evidence_access_log. Needs
 CARTWRIGHT_PG_DSN and CARTWRIGHT_EVIDENCE_KEY.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withOnboarding(*merchant, func(ctx context.Context, st onboardingflow.OnboardingStatus) error {
+			return a.withOnboarding(*merchant, func(ctx context.Context, st onboardingflow.Status) error {
 				l, err := revealLink(ctx, st, login)
 				if err != nil {
 					return err
@@ -152,7 +152,7 @@ CARTWRIGHT_PG_DSN and CARTWRIGHT_EVIDENCE_KEY.`,
 
 // withOnboarding checks the merchant id, reads its onboarding's status
 // through the client and hands it to fn.
-func (a *app) withOnboarding(merchant string, fn func(context.Context, onboardingflow.OnboardingStatus) error) error {
+func (a *app) withOnboarding(merchant string, fn func(context.Context, onboardingflow.Status) error) error {
 	if err := merchantOf(merchant); err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (a *app) withOnboarding(merchant string, fn func(context.Context, onboardin
 // revealLink reads the onboarding's current relink URL (login: its latest
 // login link) from the link's encrypted evidence snapshot: the status query
 // only ever holds the URL's hash. The read is written to the access log.
-func revealLink(ctx context.Context, st onboardingflow.OnboardingStatus, login bool) (stripetools.RevealedLink, error) {
+func revealLink(ctx context.Context, st onboardingflow.Status, login bool) (stripetools.RevealedLink, error) {
 	ref := st.Relink
 	if login {
 		ref = nil
@@ -196,7 +196,7 @@ func revealLink(ctx context.Context, st onboardingflow.OnboardingStatus, login b
 }
 
 // printOnboarding is the text form of an onboarding's status.
-func printOnboarding(w io.Writer, st onboardingflow.OnboardingStatus) {
+func printOnboarding(w io.Writer, st onboardingflow.Status) {
 	fmt.Fprintf(w, "onboarding/%s: %s (account %s, %d status reads, run %d)\n",
 		st.MerchantID, st.State, st.StripeAccountID, st.StatusReads, st.Runs)
 	for _, d := range st.Due {

@@ -41,7 +41,7 @@ once and never stored in clear, and expires after --expires-in (at most 90
 days: docs/support.md#staff-tokens). Use it with the codec server: sign in at
 http://localhost:8089/codec/login for the Web UI, or
   temporal workflow show ... --codec-endpoint http://localhost:8089/codec --codec-auth "Bearer <token>"
-Needs CARTWRIGHT_PG_DSN. Exit 1 (FORBIDDEN) for an unknown or inactive staff id,
+Needs CARTWRIGHT_PG_ISSUER_DSN (the issuing role). Exit 1 (FORBIDDEN) for an unknown or inactive staff id,
 exit 2 (INVALID_ARGUMENT) for a lifetime over 90 days.`,
 		Args: cobra.NoArgs,
 		RunE: a.withStaffDB(&staff, func(ctx context.Context, pool *pgxpool.Pool) error {
@@ -73,7 +73,7 @@ func (a *app) staffRevokeCmd() *cobra.Command {
 		Long: `Revoke every live codec-server token of a staff member at once, and with
 them the browser sessions opened with them (a lost
 laptop, someone leaving the team; deactivating them in the staff table also
-stops their tokens). Needs CARTWRIGHT_PG_DSN.`,
+stops their tokens). Needs CARTWRIGHT_PG_ISSUER_DSN (the issuing role).`,
 		Args: cobra.NoArgs,
 		RunE: a.withStaffDB(&staff, func(ctx context.Context, pool *pgxpool.Pool) error {
 			n, err := codecserver.RevokeTokens(ctx, pool, staff)
@@ -88,15 +88,28 @@ stops their tokens). Needs CARTWRIGHT_PG_DSN.`,
 	return c
 }
 
-// staffDB opens the application database (CARTWRIGHT_PG_DSN).
+// staffDB opens the application database as the issuing role
+// (CARTWRIGHT_PG_ISSUER_DSN).
 func (a *app) staffDB() (*pgxpool.Pool, func(), error) {
+	ctx, cancel := a.ctxFor(0)
+	defer cancel()
+	return a.issuerDB(ctx)
+}
+
+// issuerDB opens the issuing role's pool (CARTWRIGHT_PG_ISSUER_DSN): staff
+// tokens and MCP tokens are issued through it, never through the runtime
+// role the worker and the gateway hold (docs/evidence.md#database-roles).
+func (a *app) issuerDB(ctx context.Context) (*pgxpool.Pool, func(), error) {
 	cfg, err := config.Load()
 	if err != nil {
 		return nil, nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}
-	ctx, cancel := a.ctxFor(0)
-	defer cancel()
-	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	if cfg.IssuerDSN == "" {
+		return nil, nil, toolkit.Errorf(toolkit.InvalidArgument,
+			"CARTWRIGHT_PG_ISSUER_DSN is not set: staff and MCP tokens are issued as the issuing role (cartwright_issuer), "+
+				"not the runtime role of CARTWRIGHT_PG_DSN (docs/operators.md#keys-and-grants-per-process)")
+	}
+	pool, err := db.Open(ctx, cfg.IssuerDSN)
 	if err != nil {
 		return nil, nil, toolkit.Errorf(toolkit.UpstreamError, "database: %v", err)
 	}

@@ -15,10 +15,19 @@ import (
 
 // TestStaffTokens issues a codec-server token from the CLI, checks the codec
 // server's authenticator accepts it for that staff member, revokes it, and
-// refuses tokens for unknown or inactive staff.
+// refuses tokens for unknown or inactive staff. Tokens are issued as the
+// issuing role only: with the runtime role's DSN alone (what the worker and
+// the gateway hold) the command refuses, and pointed at the runtime role
+// PostgreSQL refuses the write (docs/evidence.md#database-roles).
 func TestStaffTokens(t *testing.T) {
 	dsn := testenv.Database(t)
 	t.Setenv("CARTWRIGHT_PG_DSN", dsn)
+	t.Setenv("CARTWRIGHT_PG_ISSUER_DSN", "")
+	runCLI(t, "", "staff", "token", "--staff", "carol.admin").oneLineErr(t, "no issuer DSN", 2, "INVALID_ARGUMENT", "CARTWRIGHT_PG_ISSUER_DSN")
+	t.Setenv("CARTWRIGHT_PG_ISSUER_DSN", dsn)
+	runCLI(t, "", "staff", "token", "--staff", "carol.admin").oneLineErr(t, "the runtime role as issuer", 2, "UPSTREAM_ERROR", "permission denied")
+	runCLI(t, "", "mcp", "token", "create", "--actor", "rogue-agent").oneLineErr(t, "the runtime role as MCP issuer", 2, "permission denied")
+	t.Setenv("CARTWRIGHT_PG_ISSUER_DSN", testenv.IssuerDSNFor(dsn))
 	r := runCLI(t, "", "staff", "token", "--staff", "alice.support", "--expires-in", "1h")
 	if r.code != 0 {
 		t.Fatalf("staff token: %d %s", r.code, r.stderr)

@@ -47,8 +47,8 @@ func (a *app) toolCallCmd() *cobra.Command {
 	var file string
 	c := &cobra.Command{
 		Use:   "call -f FILE|-",
-		Short: "Call one tool through the ToolCall workflow and print its response envelope",
-		Long: `Call one tool durably: the call runs as the ToolCall workflow, whose id is
+		Short: "Call one tool through the tool call workflow and print its response envelope",
+		Long: `Call one tool durably: the call runs as the tool call workflow, whose id is
 tool-call/{user_id}/{idempotency_key, else request_id}, so the same call twice
 gives the same run and the same answer (a write tool is never called twice).
 The file is a JSON tool call, decoded strictly (no unknown fields, no duplicate

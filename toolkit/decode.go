@@ -38,13 +38,6 @@ func DecodeToolCall(body []byte) (ToolCall, error) {
 	return c, nil
 }
 
-// DecodeRequest parses a request envelope with the same strictness.
-func DecodeRequest(body []byte) (Request, error) {
-	var r Request
-	err := DecodeStrict(body, &r)
-	return r, err
-}
-
 // DecodeStrict parses body into v with the strictness of DecodeToolCall:
 // at most MaxBodyBytes, one JSON object, no duplicate keys at any depth, no
 // unknown fields, every field of its type. Every failure is

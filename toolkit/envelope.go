@@ -128,6 +128,16 @@ func (r *Response) Decode(v any) error {
 	return nil
 }
 
+// KeepsKey reports whether the envelope is an answer its idempotency key
+// keeps (docs/envelope.md#idempotency): data, or a refusal whose code
+// keeps the key (Code.KeepsKey). The one rule for every path a call takes:
+// a tool-call workflow gives back the key of an answer it does not keep,
+// the gateway's direct read writes no binding for it, the audit of direct
+// calls expects none.
+func (r Response) KeepsKey() bool {
+	return r.OK || r.Error == nil || r.Error.Code.KeepsKey()
+}
+
 // SnapshotID returns the evidence snapshot id, or "" when none was stored.
 func (r *Response) SnapshotID() string {
 	if r.Evidence == nil {

@@ -31,29 +31,35 @@ const (
 	AddressInvalid        Code = "ADDRESS_INVALID"
 )
 
-// retryable is the fixed retry table. Only transient conditions retry: a
-// retry of a bad argument or a compliance block would give the same answer
-// and waste the upstream's quota.
-var retryable = map[Code]bool{
-	InvalidArgument:       false,
-	Unauthorized:          false,
-	Forbidden:             false,
-	NotFound:              false,
-	Conflict:              true,
-	RateLimited:           true,
-	Timeout:               true,
-	UpstreamError:         true,
-	NeedsUserConfirmation: false,
-	ComplianceBlocked:     false,
-	PriceChanged:          false,
-	OutOfStock:            false,
-	AddressInvalid:        false,
+// codeRules is the fixed table of the closed set. retry: a failure with
+// the code is worth retrying; only transient conditions are (a retry of a
+// bad argument or a compliance block would give the same answer and waste
+// the upstream's quota). keep: a refusal with the code is the call's
+// answer, kept under its idempotency key like data
+// (docs/envelope.md#idempotency); a failure worth retrying is not (the
+// same call may answer later), nor INVALID_ARGUMENT (nothing ran: the
+// corrected call takes the key). Workflow tool calls, the gateway's direct
+// reads and the audit of those read this one table (Response.KeepsKey).
+var codeRules = map[Code]struct{ retry, keep bool }{
+	InvalidArgument:       {retry: false, keep: false},
+	Unauthorized:          {retry: false, keep: true},
+	Forbidden:             {retry: false, keep: true},
+	NotFound:              {retry: false, keep: true},
+	Conflict:              {retry: true, keep: false},
+	RateLimited:           {retry: true, keep: false},
+	Timeout:               {retry: true, keep: false},
+	UpstreamError:         {retry: true, keep: false},
+	NeedsUserConfirmation: {retry: false, keep: true},
+	ComplianceBlocked:     {retry: false, keep: true},
+	PriceChanged:          {retry: false, keep: true},
+	OutOfStock:            {retry: false, keep: true},
+	AddressInvalid:        {retry: false, keep: true},
 }
 
 // Codes lists the closed set, sorted, for tests and documentation.
 func Codes() []Code {
-	out := make([]Code, 0, len(retryable))
-	for c := range retryable {
+	out := make([]Code, 0, len(codeRules))
+	for c := range codeRules {
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
@@ -61,10 +67,14 @@ func Codes() []Code {
 }
 
 // Valid reports whether c belongs to the closed set.
-func (c Code) Valid() bool { _, ok := retryable[c]; return ok }
+func (c Code) Valid() bool { _, ok := codeRules[c]; return ok }
 
 // Retryable reports whether an error with this code is worth retrying.
-func (c Code) Retryable() bool { return retryable[c] }
+func (c Code) Retryable() bool { return codeRules[c].retry }
+
+// KeepsKey reports whether a refusal with this code is kept under the
+// call's idempotency key (codeRules).
+func (c Code) KeepsKey() bool { return codeRules[c].keep }
 
 // NonRetryableCodes lists the codes a Temporal RetryPolicy must never retry;
 // activity options use it so the policy and the table cannot drift apart.

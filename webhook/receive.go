@@ -158,7 +158,7 @@ func (rc *Receiver) handle(ctx context.Context, ev stripe.Event, account string)
 	}
 	outcome := StatusSignalled
 	if found {
-		if workflowID, err = onboardingflow.OnboardingID(m.MerchantID); err != nil {
+		if workflowID, err = onboardingflow.ID(m.MerchantID); err != nil {
 			return "", "", err
 		}
 	} else {
@@ -188,14 +188,14 @@ func (rc *Receiver) handle(ctx context.Context, ev stripe.Event, account string)
 // one if none is running (a finished onboarding is started again: new
 // requirements can appear after an account was enabled).
 func (rc *Receiver) signal(ctx context.Context, ev stripe.Event, account, merchantID, workflowID string) error {
-	opts, err := onboardingflow.OnboardingStartOptions(rc.cfg.TaskQueue, merchantID)
+	opts, err := onboardingflow.StartOptions(rc.cfg.TaskQueue, merchantID)
 	if err != nil {
 		return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}
 	if opts.ID != workflowID {
 		return toolkit.Errorf(toolkit.InvalidArgument, "onboarding id %s is not %s", workflowID, opts.ID)
 	}
-	in := onboardingflow.OnboardingInput{
+	in := onboardingflow.Input{
 		MerchantID: merchantID,
 		Request: toolkit.Request{
 			RequestID: ev.ID, UserID: merchantID,
@@ -205,7 +205,7 @@ func (rc *Receiver) signal(ctx context.Context, ev stripe.Event, account, mercha
 	}
 	sig := onboardingflow.AccountUpdatedSignal{EventID: ev.ID, AccountID: account}
 	_, err = rc.temporal.SignalWithStartWorkflow(ctx, workflowID, onboardingflow.SignalAccountUpdated, sig, opts,
-		onboardingflow.OnboardingWorkflowName, in)
+		onboardingflow.WorkflowName, in)
 	return err
 }
 

@@ -41,7 +41,7 @@ type signalCall struct {
 	ID, Signal string
 	Arg        any
 	Opts       client.StartWorkflowOptions
-	Input      onboardingflow.OnboardingInput
+	Input      onboardingflow.Input
 }
 
 func (f *fakeSignaler) SignalWithStartWorkflow(_ context.Context, id, signal string, arg any, opts client.StartWorkflowOptions,
@@ -52,7 +52,7 @@ func (f *fakeSignaler) SignalWithStartWorkflow(_ context.Context, id, signal str
 	if f.err != nil {
 		return nil, f.err
 	}
-	f.calls = append(f.calls, signalCall{ID: id, Signal: signal, Arg: arg, Opts: opts, Input: args[0].(onboardingflow.OnboardingInput)})
+	f.calls = append(f.calls, signalCall{ID: id, Signal: signal, Arg: arg, Opts: opts, Input: args[0].(onboardingflow.Input)})
 	return nil, nil
 }
 

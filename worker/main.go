@@ -66,11 +66,13 @@ func run() error {
 	}
 	defer closeBase()
 	base.Telemetry = tel
-	deps, err := wiring.Build(ctx, base)
+	roles, err := wiring.ParseRoles(cfg.WorkerRoles)
 	if err != nil {
 		return err
 	}
-	roles, err := wiring.ParseRoles(cfg.WorkerRoles)
+	// Only what its roles serve, with only their keys
+	// (docs/operators.md#keys-and-grants-per-process).
+	deps, err := wiring.BuildFor(ctx, base, roles)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func CheckIdempotencyKey(key string) error { return CheckKey("idempotency_key", 
 
 // CheckKey is CheckIdempotencyKey for the field that carries the key:
 // idempotency_key, or request_id where a read's request id is its key
-// (toolcall.ToolCallID). The message names the field the caller sent.
+// (toolcall.ID). The message names the field the caller sent.
 func CheckKey(field, key string) error {
 	if !idempotencyKeyPattern.MatchString(key) {
 		return fmt.Errorf("%s must be 8 to 128 of A-Z a-z 0-9 . _ : -", field)

@@ -44,6 +44,12 @@ type Config struct {
 	// owns nothing (docs/evidence.md#database-roles). Keep it out of their
 	// environment.
 	OwnerDSN string `env:"CARTWRIGHT_PG_OWNER_DSN"`
+	// IssuerDSN is the issuing role's connection, read by the operators'
+	// `starter staff …` and `starter mcp token …` only: staff, staff tokens
+	// and MCP tokens change through it, never through the runtime role
+	// (docs/evidence.md#database-roles). Keep it out of the worker's and
+	// the gateway's environment (docs/operators.md#keys-and-grants-per-process).
+	IssuerDSN string `env:"CARTWRIGHT_PG_ISSUER_DSN"`
 	// GRPCCompression is how requests to Temporal are compressed: "none"
 	// (default) or "gzip" (the SDK's own default). Every payload we send is
 	// encrypted by the payload codec, and ciphertext does not compress, so
@@ -92,8 +98,10 @@ type Config struct {
 	// QuoteSealKeys is the ring that seals draft-order totals, `id:base64key,…`
 	// (32-byte HMAC keys; docs/quote-seals.md#the-seal); QuoteSealKeyID
 	// names the key that seals ("" = the first), the others only verify.
-	// Unset, the worker derives one key from EvidenceKey. Only the worker
-	// (which runs the tools) reads it.
+	// Required by the worker's workflows and activities roles (which run
+	// the tools); no other process holds it, and it is never derived from
+	// another key: the gateway holds the evidence key
+	// (docs/operators.md#keys-and-grants-per-process).
 	QuoteSealKeys  string `env:"CARTWRIGHT_QUOTE_SEAL_KEYS"`
 	QuoteSealKeyID string `env:"CARTWRIGHT_QUOTE_SEAL_KEY_ID"`
 	// CodecAddr is where the worker serves the codec server the Web UI and

@@ -15,10 +15,10 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
-// appendOne writes evidence rows as the runtime role, through
-// evidence_append_row (content hash format 2) and through the format-1
-// evidence_append a draining build still calls: the only ways the runtime
-// may add evidence (docs/evidence.md#database-roles).
+// appendOne writes an evidence row as the runtime role through
+// evidence_append_row, and finds the format-1 appends gone (migration
+// 00250): the append functions are the only ways the runtime may add
+// evidence (docs/evidence.md#database-roles).
 func appendOne(ctx context.Context, t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
 	_, err := pool.Exec(ctx, `SELECT * FROM evidence_append_row(42, jsonb_build_object('snapshot_id', 'ev_01J00000000000000000000000',
@@ -30,12 +30,10 @@ func appendOne(ctx context.Context, t *testing.T, pool *pgxpool.Pool) {
 	if err != nil {
 		t.Fatalf("runtime role could not append evidence through evidence_append_row: %v", err)
 	}
-	_, err = pool.Exec(ctx, `SELECT * FROM evidence_append(42, 'ev_01J00000000000000000000001', 'dedupe-2',
-		'wf-roles', 'tool.x', '1.0.0', 'build', 'wf-roles', 'run-1', '2', 'Act', 1, 'req-1', 'corr-0000000000000001',
-		'uh_x', 'sha256:in', '{"step":1}'::jsonb, 'sha256:'||repeat('a',64), NULL, NULL, NULL, 'r1', 60, 'ok', now(),
-		'', '\x7b'::bytea, '\x7d'::bytea)`)
-	if err != nil {
-		t.Fatalf("runtime role could not append evidence through the format-1 evidence_append: %v", err)
+	var left int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_proc WHERE proname IN
+		('evidence_append', 'evidence_append_batch', 'evidence_append_direct')`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d format-1 append functions left after migration 00250 (%v)", left, err)
 	}
 }
 
@@ -97,10 +95,6 @@ func TestRuntimeRoleCannotRewriteEvidence(t *testing.T) {
 		`ALTER TABLE evidence_snapshots ADD COLUMN sneak text`,
 		`CREATE TABLE sneak (id int)`,
 		`CREATE FUNCTION sneak() RETURNS int LANGUAGE sql AS 'SELECT 1'`,
-		`ALTER FUNCTION evidence_append(integer, text, text, text, text, text, text, text, text, text, text, integer,
-			text, text, text, text, jsonb, text, bytea, bytea, text, text, integer, text, timestamptz, text, bytea, bytea)
-			SECURITY INVOKER`,
-		`DROP FUNCTION evidence_append_batch`,
 		`ALTER FUNCTION evidence_append_row(integer, jsonb) SECURITY INVOKER`,
 		`CREATE OR REPLACE FUNCTION evidence_append_row(integer, jsonb) RETURNS SETOF record LANGUAGE sql AS 'SELECT NULL::record'`,
 		`DROP FUNCTION evidence_append_rows(integer, jsonb)`,
@@ -120,8 +114,8 @@ func TestRuntimeRoleCannotRewriteEvidence(t *testing.T) {
 	var out string
 	var n int
 	if err := pool.QueryRow(ctx, `SELECT string_agg(DISTINCT output::text, ','), count(*) FROM evidence_snapshots`).
-		Scan(&out, &n); err != nil || out != `{"step": 1}` || n != 2 {
-		t.Fatalf("evidence after the attempts: %q, %d rows, %v; want the two rows unchanged", out, n, err)
+		Scan(&out, &n); err != nil || out != `{"step": 1}` || n != 1 {
+		t.Fatalf("evidence after the attempts: %q, %d rows, %v; want the row unchanged", out, n, err)
 	}
 }
 
@@ -185,13 +179,14 @@ func TestRuntimeRoleGrants(t *testing.T) {
 	for _, check := range []struct{ table, priv string }{
 		{"evidence_snapshots", "SELECT"}, {"evidence_chain_heads", "SELECT"},
 		{"evidence_access_log", "INSERT"}, {"audit_events", "INSERT"}, {"history_archive", "INSERT"},
-		{"history_archive_reads", "INSERT"}, {"draft_orders", "UPDATE"}, {"staff", "INSERT"},
-		// The codec server's sign-ins (open, read, sign out), the gateway's
+		{"history_archive_reads", "INSERT"}, {"draft_orders", "UPDATE"}, {"staff", "SELECT"}, {"staff_tokens", "SELECT"},
+		// The codec server's sign-ins (read; opened through
+		// codec_session_open, signed out by a column grant), the gateway's
 		// tokens (last use), the merchants it reads under row-level
 		// security, and the evidence the draft order's write verifies a
 		// sealed total against (docs/quote-seals.md#what-the-write-checks).
-		{"codec_sessions", "INSERT"}, {"codec_sessions", "SELECT"}, {"codec_sessions", "UPDATE"},
-		{"mcp_tokens", "SELECT"}, {"mcp_tokens", "UPDATE"}, {"merchants", "SELECT"}, {"merchant_sessions", "SELECT"},
+		{"codec_sessions", "SELECT"},
+		{"mcp_tokens", "SELECT"}, {"merchants", "SELECT"}, {"merchant_sessions", "SELECT"},
 		{"draft_orders", "INSERT"}, {"draft_orders", "SELECT"},
 	} {
 		var ok bool

@@ -20,6 +20,12 @@ import (
 // the worker as cartwright.
 const firstRoles, lastRoles = 100, 109
 
+// formatOneDropped is the migration that drops the format-1 appends the
+// role split alters: it came after every build that could have made a
+// database without the split, so such a database never holds it (it and
+// what follows are applied with the upgrade).
+const formatOneDropped = 250
+
 // TestLegacyDatabaseUpgrade follows docs/evidence.md#creating-the-roles-and-upgrading-a-database
 // on a private cluster: a database migrated the old way, by the runtime
 // login, lets that login disable the evidence trigger; after REASSIGN
@@ -108,7 +114,7 @@ func migrateAllBut(ctx context.Context, t *testing.T, dsn string, from, to int64
 		t.Fatal(err)
 	}
 	for _, src := range p.ListSources() {
-		if src.Version >= from && src.Version <= to {
+		if src.Version >= from && src.Version <= to || src.Version >= formatOneDropped {
 			continue
 		}
 		if _, err := p.ApplyVersion(ctx, src.Version, true); err != nil {

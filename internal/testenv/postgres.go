@@ -72,6 +72,23 @@ func AdminDSNFor(dsn string) string {
 // OwnerDSNFor is the owner role's DSN for the database dsn connects to.
 func OwnerDSNFor(dsn string) string { return DSNAs(AdminDSN(), OwnerRole, DatabaseOf(dsn)) }
 
+// IssuerDSNFor is the issuing role's DSN for the database dsn connects to:
+// what `starter staff …` and `starter mcp token …` connect with
+// (docs/evidence.md#database-roles).
+func IssuerDSNFor(dsn string) string { return DSNAs(AdminDSN(), IssuerRole, DatabaseOf(dsn)) }
+
+// IssuerPool is a pool on the database of dsn as the issuing role, closed
+// at cleanup: how a test issues staff and MCP tokens, as an operator would.
+func IssuerPool(t testing.TB, dsn string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := db.Open(context.Background(), IssuerDSNFor(dsn))
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
 // Postgres returns a pool on a fresh migrated database, closed at cleanup.
 func Postgres(t testing.TB) *pgxpool.Pool {
 	t.Helper()

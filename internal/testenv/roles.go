@@ -19,18 +19,25 @@ const (
 	OwnerRole    = "cartwright_owner"
 	RuntimeGroup = "cartwright_runtime"
 	RuntimeRole  = "cartwright"
+	// IssuingGroup holds the grants that change identities (staff, staff
+	// tokens, MCP tokens); IssuerRole is its login, the one the operators'
+	// `starter staff …` and `starter mcp token …` use.
+	IssuingGroup = "cartwright_issuing"
+	IssuerRole   = "cartwright_issuer"
 )
 
 // rolesSQL creates the roles if missing (roles are cluster-wide: every test
 // database shares them). Neither login role is a superuser, creates roles
-// or databases, or is a member of the other.
+// or databases, or is a member of another.
 var rolesSQL = []string{
 	`CREATE ROLE ` + RuntimeGroup + ` NOLOGIN`,
 	`CREATE ROLE ` + OwnerRole + ` LOGIN PASSWORD '` + OwnerRole + `'`,
 	`CREATE ROLE ` + RuntimeRole + ` LOGIN PASSWORD '` + RuntimeRole + `'`,
+	`CREATE ROLE ` + IssuingGroup + ` NOLOGIN`,
+	`CREATE ROLE ` + IssuerRole + ` LOGIN PASSWORD '` + IssuerRole + `'`,
 }
 
-// EnsureRoles creates the owner and runtime roles on the cluster admin is
+// EnsureRoles creates the owner, runtime and issuing roles on the cluster admin is
 // connected to (as a superuser), and makes the runtime login a member of the
 // runtime group. Safe to run concurrently from several test processes.
 func EnsureRoles(ctx context.Context, admin *pgx.Conn) error {
@@ -41,6 +48,9 @@ func EnsureRoles(ctx context.Context, admin *pgx.Conn) error {
 	}
 	if _, err := admin.Exec(ctx, `GRANT `+RuntimeGroup+` TO `+RuntimeRole); err != nil && !roleExists(err) {
 		return fmt.Errorf("grant runtime group: %w", err)
+	}
+	if _, err := admin.Exec(ctx, `GRANT `+IssuingGroup+` TO `+IssuerRole); err != nil && !roleExists(err) {
+		return fmt.Errorf("grant issuing group: %w", err)
 	}
 	return nil
 }

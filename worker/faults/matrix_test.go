@@ -304,7 +304,7 @@ func (s *stack) startOnboardings(ctx context.Context, t *testing.T, prefix strin
 			VALUES ($1, $2, 'Fault Shop', 'GB', 'company', 'in_progress')`, m, acct); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.client.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m, StatusRetryDelay: 2 * time.Second,
+		if _, err := s.client.StartOnboarding(ctx, onboardingflow.Input{MerchantID: m, StatusRetryDelay: 2 * time.Second,
 			Deadline: time.Hour, ApprovalWindow: time.Hour}); err != nil {
 			t.Fatalf("start onboarding: %v", err)
 		}
@@ -327,12 +327,12 @@ func (s *stack) finishOnboardings(ctx context.Context, r *row, merchants []strin
 	codes := map[string]int{}
 	for _, m := range merchants {
 		res, err := s.client.WaitOnboarding(ctx, m, time.Now().Add(testenv.Deadline(4*time.Minute)))
-		id, _ := onboardingflow.OnboardingID(m)
+		id, _ := onboardingflow.ID(m)
 		switch {
 		case err != nil:
 			r.failed++
 			r.note = joinNote(r.note, short(err.Error()))
-		case res.State != onboardingflow.OnboardingComplete:
+		case res.State != onboardingflow.StateOnboarded:
 			r.failed++
 			r.note = joinNote(r.note, "ended "+res.State)
 		default:
@@ -458,7 +458,7 @@ func (s *stack) badSignals(t *testing.T) row {
 	send(draftorder.SignalConfirm, json.RawMessage(`{"quote_hash": 42}`))
 	send(draftorder.SignalConfirm, "not an object")
 	send(draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: "sha256:" + strings.Repeat("0", 64)})
-	send(approval.SignalApproval, approval.ApprovalSignal{ApprovalID: "apr_00000000deadbeef", Decision: "approve", Approver: "intruder"})
+	send(approval.SignalApproval, approval.Signal{ApprovalID: "apr_00000000deadbeef", Decision: "approve", Approver: "intruder"})
 	send(draftorder.SignalCancel, json.RawMessage(`[1,2,3]`))
 	send(draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})
 	send(draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash})

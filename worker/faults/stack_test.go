@@ -20,6 +20,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/commerce/quotesealtest"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
@@ -123,6 +124,7 @@ func newStack(t *testing.T) *stack {
 		"CARTWRIGHT_PAYLOAD_KEYS=faults-1:"+base64.StdEncoding.EncodeToString(payloadKey),
 		"CARTWRIGHT_PAYLOAD_KEY_ID=faults-1",
 		"CARTWRIGHT_SEAL_KEYS="+sealtest.Spec(),
+		"CARTWRIGHT_QUOTE_SEAL_KEYS="+quotesealtest.Spec(),
 		"CARTWRIGHT_LOG_LEVEL=warn",
 	)
 	// The test process reads the same configuration (client, audit).

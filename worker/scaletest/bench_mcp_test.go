@@ -20,6 +20,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -76,7 +77,7 @@ func startGateway(ctx context.Context, t *testing.T, b *benchStack, direct bool)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	nt, err := gateway.NewTokens(b.pool).Create(ctx, gateway.Actor{ID: "bench-agent-" + randomHex(4),
+	nt, err := gateway.NewTokens(testenv.IssuerPool(t, b.pool.Config().ConnString())).Create(ctx, gateway.Actor{ID: "bench-agent-" + randomHex(4),
 		CallsPerMinute: 1_000_000, BytesPerMinute: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
@@ -203,8 +204,8 @@ func quoteArgs(i int) map[string]any {
 // benchMCP is the agents' side of `make bench`: read-only quotes over MCP
 // through the real gateway, answered directly (docs/mcp.md#direct-reads)
 // and, for comparison in the same run, by a gateway with direct reads off
-// (each a ToolCall workflow); the same key's answer and CONFLICT; a write
-// tool (a ToolCall workflow); and the audit of every direct call (CLEAN).
+// (each a tool call workflow); the same key's answer and CONFLICT; a write
+// tool (a tool call workflow); and the audit of every direct call (CLEAN).
 func benchMCP(ctx context.Context, t *testing.T, b *benchStack, cfg mcpConfig, res *benchResult) {
 	t.Helper()
 	since := time.Now().Add(-time.Second)
@@ -213,7 +214,7 @@ func benchMCP(ctx context.Context, t *testing.T, b *benchStack, cfg mcpConfig, r
 		sess := g.sessions(ctx, t, cfg.clients)
 		label := "direct"
 		if !direct {
-			label = "ToolCall"
+			label = "tool-call workflow"
 		}
 		// Warm-up: sessions, connections, caches.
 		if _, err := runMCP(ctx, b, g, "warm-up", sess, 2*cfg.clients, "pricing.get_realtime_quote", quoteArgs); err != nil {
@@ -241,7 +242,7 @@ func benchMCP(ctx context.Context, t *testing.T, b *benchStack, cfg mcpConfig, r
 		res.sameKey, res.sameKeyBad = sameKeyChecks(ctx, t, sess[0], cfg.keys)
 		b.stripe.SetAccount("acct_1CwJaneCrafts001", stripefake.Account{ChargesEnabled: true, PayoutsEnabled: true})
 		settle()
-		if m, err = runMCP(ctx, b, g, "write (stripe.create_login_link), ToolCall", sess[:1], cfg.writes, "stripe.create_login_link",
+		if m, err = runMCP(ctx, b, g, "write (stripe.create_login_link), tool-call workflow", sess[:1], cfg.writes, "stripe.create_login_link",
 			func(int) map[string]any {
 				return map[string]any{"stripe_account_id": "acct_1CwJaneCrafts001", "idempotency_key": "bench-" + randomHex(8)}
 			}); err != nil {

@@ -92,7 +92,7 @@ func goal(ok bool) string {
 	return "**not met**"
 }
 
-// table is the bench's one table, in the form docs/performance.md#benchmark-log shows:
+// table is the bench's one table, in the form docs/performance-log.md shows:
 // per concurrency the median over rounds of draft orders/s, Floor6's and
 // Floor6Local's, and the ratio to Floor6, then the draft-order figures the
 // issue sets goals for.

@@ -81,7 +81,7 @@ func benchConfigFromEnv(t *testing.T) benchConfig {
 // draft orders (all CLEAN, at least CARTWRIGHT_BENCH_AUDIT of them), and
 // SIGKILLs the worker during a last round at 16 in flight (a new one takes
 // over; every order completes, one draft-order row each, one snapshot per
-// step, audits CLEAN). It prints one table: docs/performance.md#benchmark-log shows it.
+// step, audits CLEAN). It prints one table: docs/performance-log.md shows it.
 // Speed goals are reported against, never asserted (a loaded machine is
 // not a failing build); correctness is asserted.
 func TestBenchAgainstFloor(t *testing.T) {

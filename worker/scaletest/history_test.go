@@ -111,12 +111,12 @@ func TestHistorySizes(t *testing.T) {
 
 	// An onboarding its merchant leaves and returns to 20 times.
 	m := seedMerchants(ctx, t, ws.Pool, fake, 1)[0]
-	h, err := cl.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
+	h, err := cl.StartOnboarding(ctx, onboardingflow.Input{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ws.TerminateLater(t, h.WorkflowID)
-	waitOnboarding(ctx, t, cl, m.id, onboardingflow.OnboardingAwaitingMerchant)
+	waitOnboarding(ctx, t, cl, m.id, onboardingflow.StateAwaitingMerchant)
 	const returns = 20
 	for i := 0; i < returns; i++ {
 		before, err := cl.OnboardingStatus(ctx, m.id)

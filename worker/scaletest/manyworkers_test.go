@@ -27,6 +27,7 @@ import (
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/commerce/quotesealtest"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/db"
@@ -100,7 +101,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	began := time.Now()
 	onboardingIDs := make([]string, len(merchants))
 	for i, m := range merchants {
-		h, err := cl.StartOnboarding(ctx, onboardingflow.OnboardingInput{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
+		h, err := cl.StartOnboarding(ctx, onboardingflow.Input{MerchantID: m.id, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +111,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	// The Stripe events, each to two receivers at once, while the
 	// onboardings run.
 	for _, m := range merchants {
-		waitOnboarding(ctx, t, cl, m.id, onboardingflow.OnboardingAwaitingMerchant)
+		waitOnboarding(ctx, t, cl, m.id, onboardingflow.StateAwaitingMerchant)
 		fake.SetAccount(m.account, stripefake.Account{ChargesEnabled: true, PayoutsEnabled: true})
 		evt := "evt_1Scale" + randomHex(6)
 		got := deliverBoth(t, evt, m.account, a.webhookAddr, b.webhookAddr)
@@ -148,7 +149,7 @@ func TestManyWorkersSurviveKills(t *testing.T) {
 	}
 	for _, m := range merchants {
 		res, err := cl.WaitOnboarding(ctx, m.id, time.Now().Add(testenv.Deadline(3*time.Minute)))
-		if err != nil || res.State != onboardingflow.OnboardingComplete {
+		if err != nil || res.State != onboardingflow.StateOnboarded {
 			t.Fatalf("onboarding %s: %+v %v", m.id, res, err)
 		}
 		st, err := cl.OnboardingStatus(ctx, m.id)
@@ -234,7 +235,8 @@ func workerEnv(tq, dsn, stripeURL string, conns int) map[string]string {
 		"CARTWRIGHT_TASK_QUEUE": tq, "CARTWRIGHT_PG_DSN": dsn, "CARTWRIGHT_PG_MAX_CONNS": strconv.Itoa(conns),
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
 		"CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(), "CARTWRIGHT_SEAL_KEYS": sealtest.Spec(),
-		"STRIPE_API_BASE": stripeURL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
+		"CARTWRIGHT_QUOTE_SEAL_KEYS": quotesealtest.Spec(),
+		"STRIPE_API_BASE":            stripeURL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
 		"CARTWRIGHT_LOG_LEVEL": "warn",
 	}
 	for _, kv := range temporalTLSEnv() {

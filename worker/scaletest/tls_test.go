@@ -9,6 +9,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 
 	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/commerce/quotesealtest"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
@@ -49,7 +50,8 @@ func TestTLSFromEnvironment(t *testing.T) {
 		"CARTWRIGHT_TASK_QUEUE": tq, "CARTWRIGHT_PG_DSN": dsn, "CARTWRIGHT_PG_MAX_CONNS": "8",
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
 		"CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(), "CARTWRIGHT_SEAL_KEYS": sealtest.Spec(),
-		"STRIPE_API_BASE": testenv.StripeAPIBase(), "CARTWRIGHT_LOG_LEVEL": "warn",
+		"CARTWRIGHT_QUOTE_SEAL_KEYS": quotesealtest.Spec(),
+		"STRIPE_API_BASE":            testenv.StripeAPIBase(), "CARTWRIGHT_LOG_LEVEL": "warn",
 	})
 	w.waitReady(t, 2*time.Minute)
 

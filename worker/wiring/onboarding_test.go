@@ -75,7 +75,7 @@ func newOnboardingStack(t *testing.T) *onboardingStack {
 	suffix := randomHex(4)
 	s := &onboardingStack{t: t, tc: ws.Temporal, fake: fake, store: ws.Store, logs: logs,
 		merchant: "m_e2e_" + suffix, account: "acct_1CwE2e" + suffix, taskQueue: ws.TaskQueue}
-	s.wfID, _ = onboardingflow.OnboardingID(s.merchant)
+	s.wfID, _ = onboardingflow.ID(s.merchant)
 	testenv.AdminExec(t, ws.Pool, `INSERT INTO merchants (merchant_id, stripe_account_id, display_name, country, business_type, onboarding_status)
 		VALUES ($1, $2, 'E2E Test Shop', 'GB', 'company', 'in_progress')`, s.merchant, s.account)
 	s.fake.SetAccount(s.account, stripefake.Account{
@@ -93,7 +93,7 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func (s *onboardingStack) status() onboardingflow.OnboardingStatus {
+func (s *onboardingStack) status() onboardingflow.Status {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(10*time.Second))
 	defer cancel()
@@ -101,7 +101,7 @@ func (s *onboardingStack) status() onboardingflow.OnboardingStatus {
 	if err != nil {
 		s.t.Fatalf("query: %v", err)
 	}
-	var st onboardingflow.OnboardingStatus
+	var st onboardingflow.Status
 	if err := v.Get(&st); err != nil {
 		s.t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func (s *onboardingStack) status() onboardingflow.OnboardingStatus {
 }
 
 // waitFor polls the status query until ok holds.
-func (s *onboardingStack) waitFor(what string, ok func(onboardingflow.OnboardingStatus) bool) onboardingflow.OnboardingStatus {
+func (s *onboardingStack) waitFor(what string, ok func(onboardingflow.Status) bool) onboardingflow.Status {
 	s.t.Helper()
 	deadline := time.Now().Add(testenv.Deadline(30 * time.Second))
 	for {
@@ -165,8 +165,8 @@ func TestOnboardingEndToEnd(t *testing.T) {
 	defer cancel()
 	run, err := s.tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: s.wfID, TaskQueue: s.taskQueue, WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		TypedSearchAttributes: workflows.StartSearchAttributes(workflows.FlowOnboarding, onboardingflow.OnboardingReadingMerchant),
-	}, onboardingflow.OnboardingWorkflowName, onboardingflow.OnboardingInput{
+		TypedSearchAttributes: workflows.StartSearchAttributes(workflows.FlowOnboarding, onboardingflow.StateReadingMerchant),
+	}, onboardingflow.WorkflowName, onboardingflow.Input{
 		MerchantID: s.merchant, Deadline: time.Hour, StatusRetryDelay: 2 * time.Second, ContinueAsNewAfter: 120,
 		Request: toolkit.Request{RequestID: "req-e2e-" + randomHex(4), UserID: "u_e2e", Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_e2e"}},
 	})
@@ -176,8 +176,8 @@ func TestOnboardingEndToEnd(t *testing.T) {
 
 	// 1. Requirements due: a relink URL is out, explanations are cited, and
 	// the ungrounded one waits for support staff.
-	st := s.waitFor("relink URL and pending review", func(st onboardingflow.OnboardingStatus) bool {
-		return st.State == onboardingflow.OnboardingAwaitingMerchant && st.Relink != nil && st.Approval.Pending != nil
+	st := s.waitFor("relink URL and pending review", func(st onboardingflow.Status) bool {
+		return st.State == onboardingflow.StateAwaitingMerchant && st.Relink != nil && st.Approval.Pending != nil
 	})
 	if len(st.Explanations) != 4 {
 		t.Fatalf("explanations %+v", st.Explanations)
@@ -189,7 +189,7 @@ func TestOnboardingEndToEnd(t *testing.T) {
 	}
 	s.signal(approval.SignalApproval, approval.SignalOf(sealtest.Seal(t, "alice.support",
 		support.Decision{ApprovalID: st.Approval.Pending.ApprovalID, Decision: "approve"})))
-	s.waitFor("approved explanation", func(st onboardingflow.OnboardingStatus) bool {
+	s.waitFor("approved explanation", func(st onboardingflow.Status) bool {
 		return st.Approval.Pending == nil && len(st.Decisions) == 1 && st.Explanations[2].Shown
 	})
 
@@ -204,7 +204,7 @@ func TestOnboardingEndToEnd(t *testing.T) {
 		t.Fatalf("webhook: %d %s", code, status)
 	}
 	reads := st.StatusReads
-	st = s.waitFor("read after the webhook", func(st onboardingflow.OnboardingStatus) bool { return st.StatusReads == reads+1 })
+	st = s.waitFor("read after the webhook", func(st onboardingflow.Status) bool { return st.StatusReads == reads+1 })
 	evt := st.SeenEvents[len(st.SeenEvents)-1]
 	if code, status := s.deliver(evt); code != 200 || status != webhook.StatusDuplicate {
 		t.Fatalf("redelivery: %d %s", code, status)
@@ -212,7 +212,7 @@ func TestOnboardingEndToEnd(t *testing.T) {
 
 	// 4. The merchant opens the Express Dashboard.
 	s.signal(onboardingflow.SignalDashboard, nil)
-	s.waitFor("login link", func(st onboardingflow.OnboardingStatus) bool { return len(st.Logins) == 1 })
+	s.waitFor("login link", func(st onboardingflow.Status) bool { return len(st.Logins) == 1 })
 
 	// 5. The merchant comes back again and again without finishing: the
 	// history grows until the run continues as new, state intact.
@@ -222,11 +222,11 @@ func TestOnboardingEndToEnd(t *testing.T) {
 			break
 		}
 		s.signal(onboardingflow.SignalReturned, onboardingflow.ReturnedSignal{})
-		s.waitFor("read after returned", func(st onboardingflow.OnboardingStatus) bool {
+		s.waitFor("read after returned", func(st onboardingflow.Status) bool {
 			return st.Runs > before.Runs || st.StatusReads > before.StatusReads
 		})
 	}
-	st = s.waitFor("a continued run", func(st onboardingflow.OnboardingStatus) bool { return st.Runs >= 2 })
+	st = s.waitFor("a continued run", func(st onboardingflow.Status) bool { return st.Runs >= 2 })
 	if len(st.Logins) != 1 || len(st.Decisions) != 1 || st.Signals.AccountUpdated != 1 || st.Relink == nil {
 		t.Fatalf("state lost in continue-as-new: %+v", st)
 	}
@@ -236,11 +236,11 @@ func TestOnboardingEndToEnd(t *testing.T) {
 	if code, status := s.deliver("evt_1E2eEnabled" + randomHex(3)); code != 200 || status != webhook.StatusSignalled {
 		t.Fatalf("webhook: %d %s", code, status)
 	}
-	var res onboardingflow.OnboardingResult
+	var res onboardingflow.Result
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.State != onboardingflow.OnboardingComplete || !res.ChargesEnabled || !res.PayoutsEnabled || res.Runs < 2 {
+	if res.State != onboardingflow.StateOnboarded || !res.ChargesEnabled || !res.PayoutsEnabled || res.Runs < 2 {
 		t.Fatalf("result %+v", res)
 	}
 
@@ -311,8 +311,8 @@ func TestWebhookStartsOnboarding(t *testing.T) {
 			t.Fatalf("delivery %d: %d %s", i, code, status)
 		}
 	}
-	st := s.waitFor("the started onboarding to read the account", func(st onboardingflow.OnboardingStatus) bool {
-		return st.State == onboardingflow.OnboardingAwaitingMerchant
+	st := s.waitFor("the started onboarding to read the account", func(st onboardingflow.Status) bool {
+		return st.State == onboardingflow.StateAwaitingMerchant
 	})
 	if st.Signals.AccountUpdated != 1 || st.Runs != 1 || st.SeenEvents[0] != evt {
 		t.Fatalf("signals %+v runs %d seen %v", st.Signals, st.Runs, st.SeenEvents)
@@ -328,11 +328,11 @@ func TestWebhookStartsOnboarding(t *testing.T) {
 	if code, status := s.deliver("evt_1E2eDone" + randomHex(3)); code != 200 || status != webhook.StatusSignalled {
 		t.Fatalf("%d %s", code, status)
 	}
-	var res onboardingflow.OnboardingResult
+	var res onboardingflow.Result
 	if err := s.tc.GetWorkflow(ctx, s.wfID, "").Get(ctx, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.State != onboardingflow.OnboardingComplete {
+	if res.State != onboardingflow.StateOnboarded {
 		t.Fatalf("result %+v", res)
 	}
 }

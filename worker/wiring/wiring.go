@@ -101,8 +101,17 @@ func Connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (Base, 
 }
 
 // Build makes the Deps of b: every tool registered into one registry, in
-// one place.
-func Build(ctx context.Context, b Base) (*Deps, error) {
+// one place. It is BuildFor every role.
+func Build(ctx context.Context, b Base) (*Deps, error) { return BuildFor(ctx, b, AllRoles) }
+
+// BuildFor makes what a worker of roles r serves, and reads only the keys
+// those roles hold (docs/operators.md#keys-and-grants-per-process): the
+// tools (evidence key, both seal rings, Stripe) for a worker that polls
+// (workflows run the tools as local activities, activities as activities),
+// the webhook receiver (the webhook secret) for webhook, the codec server
+// (the decision seal ring, the dev secret) for codec. A webhook, codec or
+// schedules worker never builds a tool, so it needs none of their keys.
+func BuildFor(ctx context.Context, b Base, r Roles) (*Deps, error) {
 	if b.Pool == nil || b.Temporal == nil {
 		return nil, errors.New("wiring: Build needs a database pool and a Temporal client")
 	}
@@ -111,16 +120,20 @@ func Build(ctx context.Context, b Base) (*Deps, error) {
 	}
 	b.writer = evidence.WriterWorker
 	d := &Deps{Base: b}
-	steps := []struct {
+	type step struct {
 		what string
 		fn   func(context.Context) error
-	}{
-		{"evidence store", d.buildEvidence},
-		{"commerce tools", d.buildCommerce},
-		{"support tools", d.buildSupport},
-		{"onboarding tools", d.buildOnboarding},
-		{"webhook receiver", d.buildWebhook},
-		{"codec server", d.buildCodec},
+	}
+	var steps []step
+	if r.Polls() {
+		steps = append(steps, step{"evidence store", d.buildEvidence}, step{"commerce tools", d.buildCommerce},
+			step{"support tools", d.buildSupport}, step{"onboarding tools", d.buildOnboarding})
+	}
+	if r.Webhook {
+		steps = append(steps, step{"webhook receiver", d.buildWebhook})
+	}
+	if r.Codec {
+		steps = append(steps, step{"codec server", d.buildCodec})
 	}
 	for _, s := range steps {
 		if err := s.fn(ctx); err != nil {
@@ -130,9 +143,12 @@ func Build(ctx context.Context, b Base) (*Deps, error) {
 	return d, nil
 }
 
-// BuildTools makes what answering tool calls needs and nothing else: the
-// evidence store and the registry with every tool, without a Temporal
-// client (the MCP gateway's direct reads: docs/mcp.md#direct-reads).
+// BuildTools makes what answering read-only tool calls needs and nothing
+// else: the evidence store and a registry of the tools that change nothing,
+// without a Temporal client (the MCP gateway's direct reads:
+// docs/mcp.md#direct-reads). It reads no seal ring, approval or quote: the
+// tools that seal or check a seal are not in it, and the gateway holds
+// neither ring (docs/operators.md#keys-and-grants-per-process).
 func BuildTools(ctx context.Context, b Base) (*Deps, error) {
 	if b.Pool == nil {
 		return nil, errors.New("wiring: BuildTools needs a database pool")
@@ -147,8 +163,7 @@ func BuildTools(ctx context.Context, b Base) (*Deps, error) {
 		fn   func(context.Context) error
 	}{
 		{"evidence store", d.buildEvidence},
-		{"commerce tools", d.buildCommerce},
-		{"support tools", d.buildSupport},
+		{"commerce tools", d.buildCommerceReads},
 		{"onboarding tools", d.buildOnboarding},
 	} {
 		if err := s.fn(ctx); err != nil {
@@ -206,7 +221,7 @@ func (d *Deps) buildEvidence(context.Context) error {
 // against the evidence store (docs/quote-seals.md).
 func (d *Deps) buildCommerce(context.Context) error {
 	cfg := d.Config
-	seals, err := commerce.ParseSealRing(cfg.QuoteSealKeys, cfg.QuoteSealKeyID, cfg.EvidenceKeyID, cfg.EvidenceKey)
+	seals, err := commerce.ParseSealRing(cfg.QuoteSealKeys, cfg.QuoteSealKeyID)
 	if err != nil {
 		return err
 	}
@@ -221,6 +236,16 @@ func (d *Deps) buildCommerce(context.Context) error {
 		deps.FXSource = &commerce.FeedFX{Store: fxrates.PGStore{Pool: d.Pool}, MaxAge: cfg.FXMaxAge}
 	}
 	return commerce.RegisterTools(d.Registry, deps)
+}
+
+// buildCommerceReads registers the commerce tools that change nothing,
+// without a quote-seal ring (BuildTools).
+func (d *Deps) buildCommerceReads(context.Context) error {
+	deps := commerce.ToolDeps{Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock, Snapshots: d.Evidence}
+	if d.Config.FXFeedURL != "" {
+		deps.FXSource = &commerce.FeedFX{Store: fxrates.PGStore{Pool: d.Pool}, MaxAge: d.Config.FXMaxAge}
+	}
+	return commerce.RegisterReadTools(d.Registry, deps)
 }
 
 // buildSupport reads the seal key ring and registers the support-staff
@@ -263,6 +288,9 @@ func (d *Deps) buildOnboarding(ctx context.Context) error {
 // onboardings.
 func (d *Deps) buildWebhook(context.Context) error {
 	cfg := d.Config
+	if d.Merchants == nil { // a webhook worker that builds no tools
+		d.Merchants = merchant.NewStore(d.Pool)
+	}
 	r, err := webhook.New(webhook.Config{
 		Secrets: webhook.ParseSecrets(cfg.StripeWebhookSecret), TaskQueue: cfg.TaskQueue,
 		OnboardingDeadline: cfg.OnboardingDeadline, ApprovalWindow: cfg.ApprovalWindow, Logger: d.Logger,
@@ -282,6 +310,11 @@ func (d *Deps) buildCodec(context.Context) error {
 	pc, err := codec.FromConfig(d.Config)
 	if err != nil {
 		return err
+	}
+	if d.Seals == nil { // a codec worker that builds no tools: it seals decisions
+		if d.Seals, err = support.SealRingFromConfig(d.Config); err != nil {
+			return err
+		}
 	}
 	d.Codec = codecserver.New(codecserver.Options{
 		Codec:    pc,

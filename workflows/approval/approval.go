@@ -20,30 +20,30 @@ import (
 // SignalApproval is the signal support staff send to decide an approval.
 const SignalApproval = "approval"
 
-// DefaultApprovalWindow is how long an approval waits when neither the
+// DefaultWindow is how long an approval waits when neither the
 // request nor the configuration says (config ApprovalWindow's default).
-const DefaultApprovalWindow = 24 * time.Hour
+const DefaultWindow = 24 * time.Hour
 
 // Outcomes of an approval besides approve and reject.
 const (
-	// ApprovalExpired: nobody decided within the window.
-	ApprovalExpired = "expired"
-	// ApprovalInterrupted: the owner's Interrupt condition ended the wait
+	// Expired: nobody decided within the window.
+	Expired = "expired"
+	// Interrupted: the owner's Interrupt condition ended the wait
 	// (e.g. the user cancelled).
-	ApprovalInterrupted = "interrupted"
+	Interrupted = "interrupted"
 )
 
 var (
-	ApprovalIDPattern = support.ApprovalIDPattern
-	approverPattern   = support.StaffIDPattern
+	IDPattern       = support.ApprovalIDPattern
+	approverPattern = support.StaffIDPattern
 )
 
-// ApprovalSignal is the payload of the approval signal as the workflow
+// Signal is the payload of the approval signal as the workflow
 // receives it: a decision the codec server sealed for the signed-in staff
 // member (docs/approvals.md#sealed-decisions), e.g.
 // {"approval_id":"apr_…","decision":"approve","approver":"bob.compliance","seal":{…}}.
 // Staff send only approval_id, decision and reason.
-type ApprovalSignal struct {
+type Signal struct {
 	// ApprovalID must be the id of the approval currently requested.
 	ApprovalID string `json:"approval_id"`
 	// Decision is approve or reject.
@@ -59,16 +59,16 @@ type ApprovalSignal struct {
 }
 
 // SignalOf is the approval payload of a sealed decision.
-func SignalOf(d support.SealedDecision) ApprovalSignal {
-	return ApprovalSignal{ApprovalID: d.ApprovalID, Decision: d.Decision, Approver: d.Approver, Reason: d.Reason, Seal: d.Seal}
+func SignalOf(d support.SealedDecision) Signal {
+	return Signal{ApprovalID: d.ApprovalID, Decision: d.Decision, Approver: d.Approver, Reason: d.Reason, Seal: d.Seal}
 }
 
-// ApprovalConfig sets up the approval piece for one workflow.
-type ApprovalConfig struct {
+// Config sets up the approval piece for one workflow.
+type Config struct {
 	// Flow names the owning flow (CartwrightFlow), e.g. draft_order.
 	Flow string
 	// Window is the default time to wait for a decision; 0 means
-	// DefaultApprovalWindow.
+	// DefaultWindow.
 	Window time.Duration
 	// Request is the envelope base of the owner's tool calls (user_id,
 	// request_id, locale …). The piece sets actor and correlation id.
@@ -80,8 +80,8 @@ type ApprovalConfig struct {
 	Specs flow.ToolSpecs
 }
 
-// ApprovalRequest is one decision the owner asks support staff for.
-type ApprovalRequest struct {
+// Request is one decision the owner asks support staff for.
+type Request struct {
 	// Subject names what is decided in a few words, without personal data;
 	// it goes into evidence, e.g. "compliance review".
 	Subject string
@@ -95,13 +95,13 @@ type ApprovalRequest struct {
 	// Window overrides ApprovalConfig.Window for this request.
 	Window time.Duration
 	// Interrupt, when set, is checked whenever the workflow wakes; once it
-	// returns true the wait ends with ApprovalInterrupted.
+	// returns true the wait ends with Interrupted.
 	Interrupt func() bool
 }
 
-// PendingApproval is the approval currently waited for, as the status query
+// Pending is the approval currently waited for, as the status query
 // shows it.
-type PendingApproval struct {
+type Pending struct {
 	ApprovalID   string    `json:"approval_id"`
 	Flow         string    `json:"flow"`
 	Subject      string    `json:"subject"`
@@ -120,8 +120,8 @@ type PendingApproval struct {
 	LastRefusal *workflows.RejectedSignal `json:"last_refusal,omitempty"`
 }
 
-// ApprovalOutcome is how an approval request ended.
-type ApprovalOutcome struct {
+// Outcome is how an approval request ended.
+type Outcome struct {
 	ApprovalID string `json:"approval_id"`
 	Subject    string `json:"subject"`
 	// Decision is approve, reject, expired or interrupted.
@@ -139,24 +139,24 @@ type ApprovalOutcome struct {
 }
 
 // Approved reports whether staff approved.
-func (o ApprovalOutcome) Approved() bool { return o.Decision == support.DecisionApprove }
+func (o Outcome) Approved() bool { return o.Decision == support.DecisionApprove }
 
-// ApprovalStatus is the approval part of a status query.
-type ApprovalStatus struct {
-	Pending   *PendingApproval  `json:"pending,omitempty"`
-	Decisions []ApprovalOutcome `json:"decisions"`
+// Status is the approval part of a status query.
+type Status struct {
+	Pending   *Pending  `json:"pending,omitempty"`
+	Decisions []Outcome `json:"decisions"`
 }
 
-// Approvals is the reusable support-staff approval piece (docs/approvals.md).
-// Create it with NewApprovals at the start of the workflow, so the approval
+// Gate is the reusable support-staff approval piece (docs/approvals.md).
+// Create it with New at the start of the workflow, so the approval
 // signal is declared (with its description) before anything else happens; then
 // call Request whenever a human must decide.
-type Approvals struct {
-	cfg       ApprovalConfig
+type Gate struct {
+	cfg       Config
 	inbox     []converter.RawValue
-	pending   *PendingApproval
+	pending   *Pending
 	decided   map[string]bool
-	decisions []ApprovalOutcome
+	decisions []Outcome
 	seq       int
 	// attempts numbers the record calls, for their correlation ids.
 	attempts int
@@ -164,16 +164,16 @@ type Approvals struct {
 	asks map[*commonpb.Payload]*approvalAsk
 }
 
-// NewApprovals declares the approval signal and starts receiving it. Signals
+// New declares the approval signal and starts receiving it. Signals
 // that arrive while no approval is pending are rejected and recorded.
-func NewApprovals(ctx workflow.Context, cfg ApprovalConfig) *Approvals {
+func New(ctx workflow.Context, cfg Config) *Gate {
 	if cfg.Window <= 0 {
-		cfg.Window = DefaultApprovalWindow
+		cfg.Window = DefaultWindow
 	}
 	if cfg.Log == nil {
 		cfg.Log = &workflows.SignalLog{}
 	}
-	a := &Approvals{cfg: cfg, decided: map[string]bool{}, decisions: []ApprovalOutcome{}}
+	a := &Gate{cfg: cfg, decided: map[string]bool{}, decisions: []Outcome{}}
 	ch := workflow.GetSignalChannelWithOptions(ctx, SignalApproval, workflow.SignalChannelOptions{
 		Description: `Support staff decide a pending approval: {"approval_id": "apr_…", "decision": "approve" | "reject", ` +
 			`"reason": "…" (required to reject)}, sent after signing in at the codec server, which writes your staff id and seals it; ` +
@@ -195,8 +195,8 @@ func NewApprovals(ctx workflow.Context, cfg ApprovalConfig) *Approvals {
 }
 
 // Status returns the pending approval and past decisions for a query.
-func (a *Approvals) Status() ApprovalStatus {
-	s := ApprovalStatus{Decisions: append([]ApprovalOutcome{}, a.decisions...)}
+func (a *Gate) Status() Status {
+	s := Status{Decisions: append([]Outcome{}, a.decisions...)}
 	if a.pending != nil {
 		p := *a.pending
 		s.Pending = &p
@@ -205,19 +205,19 @@ func (a *Approvals) Status() ApprovalStatus {
 }
 
 // Pending reports whether a decision is being waited for.
-func (a *Approvals) Pending() bool { return a.pending != nil }
+func (a *Gate) Pending() bool { return a.pending != nil }
 
 // Request asks support staff to decide req and waits until an active staff
-// member approves or rejects it, the window ends (ApprovalExpired) or
-// req.Interrupt fires (ApprovalInterrupted). While waiting the workflow has
+// member approves or rejects it, the window ends (Expired) or
+// req.Interrupt fires (Interrupted). While waiting the workflow has
 // AwaitingApproval=true and its current details say what is to be decided.
 // Malformed, stale and duplicate signals and unknown or inactive approvers
 // are rejected, recorded in the SignalLog, and the wait goes on. The error
 // is non-nil only when the workflow itself is cancelled or a search
 // attribute cannot be set.
-func (a *Approvals) Request(ctx workflow.Context, req ApprovalRequest) (ApprovalOutcome, error) {
+func (a *Gate) Request(ctx workflow.Context, req Request) (Outcome, error) {
 	if a.pending != nil {
-		return ApprovalOutcome{}, errors.New("approval: a request is already pending")
+		return Outcome{}, errors.New("approval: a request is already pending")
 	}
 	window := req.Window
 	if window <= 0 {
@@ -226,14 +226,14 @@ func (a *Approvals) Request(ctx workflow.Context, req ApprovalRequest) (Approval
 	a.seq++
 	now := workflow.Now(ctx).UTC()
 	id := a.approvalID(ctx)
-	a.pending = &PendingApproval{
+	a.pending = &Pending{
 		ApprovalID: id, Flow: a.cfg.Flow, Subject: req.Subject, Question: req.Question,
 		Facts: append([]string{}, req.Facts...), AllowedRoles: append([]string{}, req.AllowedRoles...),
 		RequestedAt: now, ExpiresAt: now.Add(window),
 		Example: examplePayload(id, support.DecisionApprove), ExampleReject: examplePayload(id, support.DecisionReject),
 	}
 	if err := workflows.UpsertAwaitingApproval(ctx, true); err != nil {
-		return ApprovalOutcome{}, err
+		return Outcome{}, err
 	}
 	workflow.SetCurrentDetails(ctx, a.details())
 	outcome, err := a.wait(ctx, req)
@@ -256,15 +256,15 @@ func (a *Approvals) Request(ctx workflow.Context, req ApprovalRequest) (Approval
 // window's one timer fires or the owner interrupts. Each request has one
 // "approval window" timer, cancelled when the wait ends
 // (docs/approvals.md#the-window).
-func (a *Approvals) wait(ctx workflow.Context, req ApprovalRequest) (ApprovalOutcome, error) {
+func (a *Gate) wait(ctx workflow.Context, req Request) (Outcome, error) {
 	p := a.pending
-	ended := func(decision string) ApprovalOutcome {
-		return ApprovalOutcome{ApprovalID: p.ApprovalID, Subject: p.Subject, Decision: decision, At: workflow.Now(ctx).UTC()}
+	ended := func(decision string) Outcome {
+		return Outcome{ApprovalID: p.ApprovalID, Subject: p.Subject, Decision: decision, At: workflow.Now(ctx).UTC()}
 	}
 	interrupted := func() bool { return req.Interrupt != nil && req.Interrupt() }
 	left := p.ExpiresAt.Sub(workflow.Now(ctx))
 	if left <= 0 {
-		return ended(ApprovalExpired), nil
+		return ended(Expired), nil
 	}
 	timerCtx, cancelTimer := workflow.WithCancel(ctx)
 	// Cancelling a timer that already fired does nothing; otherwise the
@@ -281,24 +281,24 @@ func (a *Approvals) wait(ctx workflow.Context, req ApprovalRequest) (ApprovalOut
 			}
 		}
 		if interrupted() {
-			return ended(ApprovalInterrupted), nil
+			return ended(Interrupted), nil
 		}
 		if timer.IsReady() {
-			return ended(ApprovalExpired), nil
+			return ended(Expired), nil
 		}
 		if err := workflow.Await(ctx, func() bool { return len(a.inbox) > 0 || interrupted() || timer.IsReady() }); err != nil {
-			return ended(ApprovalInterrupted), err
+			return ended(Interrupted), err
 		}
 	}
 }
 
 // consider checks one signal against the pending request; a well-formed one
 // from a staff member decides it (done). Anything else is recorded.
-func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req ApprovalRequest) (ApprovalOutcome, bool) {
+func (a *Gate) consider(ctx workflow.Context, raw converter.RawValue, req Request) (Outcome, bool) {
 	p := a.pending
 	sig, ok := a.parse(ctx, raw, p.ApprovalID)
 	if !ok {
-		return ApprovalOutcome{}, false
+		return Outcome{}, false
 	}
 	record, env, err := flow.CallTool[support.ApprovalRecord](ctx, a.cfg.Specs, flow.Call{
 		Tool: support.RecordApprovalTool,
@@ -326,11 +326,11 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 		te := toolkit.AsError(err)
 		a.refuseRaw(ctx, raw, workflows.RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: te.Message,
 			ApprovalID: sig.ApprovalID, Approver: sig.Approver, Instead: a.instead(reason, te.RecoverySuggestion)})
-		return ApprovalOutcome{}, false
+		return Outcome{}, false
 	}
 	a.decided[sig.ApprovalID] = true
 	ref := workflows.EvidenceRefOf("approval/"+sig.ApprovalID, env)
-	out := ApprovalOutcome{
+	out := Outcome{
 		ApprovalID: sig.ApprovalID, Subject: p.Subject, Decision: record.Decision,
 		Approver: record.Approver, ApproverRole: record.ApproverRole, Reason: record.Reason,
 		At: workflow.Now(ctx).UTC(), Evidence: &ref,
@@ -343,9 +343,9 @@ func (a *Approvals) consider(ctx workflow.Context, raw converter.RawValue, req A
 
 // parse decodes and checks a signal against the current approval id
 // (empty when none is pending); a failure is recorded and ok is false.
-func (a *Approvals) parse(ctx workflow.Context, raw converter.RawValue, current string) (ApprovalSignal, bool) {
-	var sig ApprovalSignal
-	reject := func(reason, detail string) (ApprovalSignal, bool) {
+func (a *Gate) parse(ctx workflow.Context, raw converter.RawValue, current string) (Signal, bool) {
+	var sig Signal
+	reject := func(reason, detail string) (Signal, bool) {
 		a.refuseRaw(ctx, raw, workflows.RejectedSignal{Signal: SignalApproval, Reason: reason, Detail: detail,
 			ApprovalID: safeToken(sig.ApprovalID), Approver: safeToken(sig.Approver), Instead: a.instead(reason, "")})
 		return sig, false
@@ -373,7 +373,7 @@ func (a *Approvals) parse(ctx workflow.Context, raw converter.RawValue, current 
 // refuse answers a signal that arrived while nothing is pending, or was
 // still queued when the wait ended: it is recorded as malformed, a
 // duplicate of a decision, or not waited for.
-func (a *Approvals) refuse(ctx workflow.Context, raw converter.RawValue) {
+func (a *Gate) refuse(ctx workflow.Context, raw converter.RawValue) {
 	_, _ = a.parse(ctx, raw, "") // with nothing pending parse always refuses
 }
 
@@ -386,16 +386,16 @@ const unsealedDetail = "the decision is not sealed by the codec server, so its a
 // unauthenticated, not malformed, since signing in is the fix. (An
 // unsealed decision that types an approver goes to support.record_approval,
 // which refuses it the same way.)
-func (s ApprovalSignal) unsealedOnly() bool {
+func (s Signal) unsealedOnly() bool {
 	t := s
 	t.Approver = "unsealed"
 	return s.Seal == nil && s.Approver == "" && t.problem() == ""
 }
 
 // problem names what is wrong with a decoded signal, or "".
-func (s ApprovalSignal) problem() string {
+func (s Signal) problem() string {
 	var bad []string
-	if !ApprovalIDPattern.MatchString(s.ApprovalID) {
+	if !IDPattern.MatchString(s.ApprovalID) {
 		bad = append(bad, "approval_id must be apr_ and 16 hex digits")
 	}
 	if s.Decision != support.DecisionApprove && s.Decision != support.DecisionReject {
@@ -416,7 +416,7 @@ func (s ApprovalSignal) problem() string {
 // safeToken keeps an identifier from a rejected signal only if it looks like
 // one, so free text (possibly PII) never lands in the status query.
 func safeToken(s string) string {
-	if len(s) <= 64 && approverPattern.MatchString(s) || ApprovalIDPattern.MatchString(s) {
+	if len(s) <= 64 && approverPattern.MatchString(s) || IDPattern.MatchString(s) {
 		return s
 	}
 	return ""
@@ -424,7 +424,7 @@ func safeToken(s string) string {
 
 // request is the envelope of a record call: the approver is the actor, since
 // the decision is theirs (docs/envelope.md#actors).
-func (a *Approvals) request(ctx workflow.Context, sig ApprovalSignal) toolkit.Request {
+func (a *Gate) request(ctx workflow.Context, sig Signal) toolkit.Request {
 	a.attempts++
 	step := fmt.Sprintf("approval/%s/%d", sig.ApprovalID, a.attempts)
 	req := flow.Envelope(ctx, a.cfg.Request, step)
@@ -439,7 +439,7 @@ func (a *Approvals) request(ctx workflow.Context, sig ApprovalSignal) toolkit.Re
 // approvalID is "apr_" and 16 hex digits derived from the run, the flow and
 // the request's sequence number: deterministic on replay, distinct across
 // runs, so a decision meant for another run or request is recognised as stale.
-func (a *Approvals) approvalID(ctx workflow.Context) string {
+func (a *Gate) approvalID(ctx workflow.Context) string {
 	info := workflow.GetInfo(ctx)
 	return "apr_" + flow.ShortHash(fmt.Sprintf("%s/%s/%s/%d", info.WorkflowExecution.ID, info.WorkflowExecution.RunID, a.cfg.Flow, a.seq))
 }

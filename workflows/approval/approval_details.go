@@ -29,7 +29,7 @@ func examplePayload(id, decision string) json.RawMessage {
 // approval waits, shows it in the current details until the next decision:
 // the Web UI answers "Workflow signaled." to every signal, so the details
 // are where staff see that theirs was refused and why.
-func (a *Approvals) reject(ctx workflow.Context, r workflows.RejectedSignal) {
+func (a *Gate) reject(ctx workflow.Context, r workflows.RejectedSignal) {
 	a.cfg.Log.Reject(ctx, r)
 	if a.pending == nil {
 		return
@@ -41,7 +41,7 @@ func (a *Approvals) reject(ctx workflow.Context, r workflows.RejectedSignal) {
 
 // instead says what to send instead of a signal refused for reason;
 // recovery is the tool's own suggestion, when it made one.
-func (a *Approvals) instead(reason, recovery string) string {
+func (a *Gate) instead(reason, recovery string) string {
 	current := ""
 	if a.pending != nil {
 		current = a.pending.ApprovalID
@@ -73,7 +73,7 @@ func (a *Approvals) instead(reason, recovery string) string {
 // one payload per decision. Each payload is inline code alone in its
 // paragraph: the UI drops fenced blocks, and a triple-click on such a line
 // selects the JSON only.
-func (a *Approvals) details() string {
+func (a *Gate) details() string {
 	p := a.pending
 	var b strings.Builder
 	if r := p.LastRefusal; r != nil {

@@ -14,20 +14,20 @@ import (
 // and returns the decision.
 const UpdateApproval = "decide_approval"
 
-// ApprovalAnswer is the decide_approval update's answer.
-type ApprovalAnswer struct {
+// Answer is the decide_approval update's answer.
+type Answer struct {
 	// AlreadyDone is true when this approver had already made this
 	// decision on this approval (a retry): the recorded outcome, no second
 	// record.
 	AlreadyDone bool `json:"already_done"`
 	// Outcome is the recorded decision, with its evidence.
-	Outcome ApprovalOutcome `json:"outcome"`
+	Outcome Outcome `json:"outcome"`
 }
 
 // approvalAsk is a decide_approval update waiting in the inbox.
 type approvalAsk struct {
 	answered bool
-	outcome  ApprovalOutcome
+	outcome  Outcome
 	refusal  *workflows.RejectedSignal
 }
 
@@ -37,14 +37,14 @@ type approvalAsk struct {
 // order, and is checked and recorded by the same code; only the answer
 // goes to its caller instead of the signal log. over reports that the
 // owning run returned.
-func (a *Approvals) SetUpdate(ctx workflow.Context, id string, over func() bool) error {
+func (a *Gate) SetUpdate(ctx workflow.Context, id string, over func() bool) error {
 	a.asks = map[*commonpb.Payload]*approvalAsk{}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateApproval,
-		func(ctx workflow.Context, in ApprovalSignal) (ApprovalAnswer, error) {
+		func(ctx workflow.Context, in Signal) (Answer, error) {
 			return a.decideUpdate(ctx, id, in, over)
 		},
 		workflow.UpdateHandlerOptions{
-			Validator: func(_ workflow.Context, in ApprovalSignal) error { return a.validate(id, in) },
+			Validator: func(_ workflow.Context, in Signal) error { return a.validate(id, in) },
 			Description: `Decide the pending approval and get the answer: a decision sealed by the codec server ` +
 				`({"approval_id", "decision", "approver", "reason", "seal"}, as the approval signal; starter draft-order approve|reject obtains it).`,
 		})
@@ -52,7 +52,7 @@ func (a *Approvals) SetUpdate(ctx workflow.Context, id string, over func() bool)
 
 // validate refuses what the payload alone shows is wrong, or what does not
 // match the pending approval; the approver is checked by the record call.
-func (a *Approvals) validate(id string, in ApprovalSignal) error {
+func (a *Gate) validate(id string, in Signal) error {
 	refuse := func(reason, detail string) error {
 		return workflows.UpdateRefusal(id, UpdateApproval, reason, detail)
 	}
@@ -84,36 +84,36 @@ func (a *Approvals) validate(id string, in ApprovalSignal) error {
 
 // decideUpdate queues the decision as an approval payload and waits for
 // the wait loop's answer.
-func (a *Approvals) decideUpdate(ctx workflow.Context, id string, in ApprovalSignal, over func() bool) (ApprovalAnswer, error) {
+func (a *Gate) decideUpdate(ctx workflow.Context, id string, in Signal, over func() bool) (Answer, error) {
 	if o := a.sameDecision(in); o != nil {
-		return ApprovalAnswer{AlreadyDone: true, Outcome: *o}, nil
+		return Answer{AlreadyDone: true, Outcome: *o}, nil
 	}
 	p, err := converter.GetDefaultDataConverter().ToPayload(in)
 	if err != nil {
-		return ApprovalAnswer{}, activities.ApplicationError(toolkit.Errorf(toolkit.InvalidArgument, "%v", err))
+		return Answer{}, activities.ApplicationError(toolkit.Errorf(toolkit.InvalidArgument, "%v", err))
 	}
 	ask := &approvalAsk{}
 	a.asks[p] = ask
 	a.inbox = append(a.inbox, converter.NewRawValue(p))
 	defer delete(a.asks, p)
 	if err := workflow.Await(ctx, func() bool { return ask.answered || over() }); err != nil {
-		return ApprovalAnswer{}, err
+		return Answer{}, err
 	}
 	switch {
 	case ask.refusal != nil:
 		if o := a.sameDecision(in); o != nil {
-			return ApprovalAnswer{AlreadyDone: true, Outcome: *o}, nil
+			return Answer{AlreadyDone: true, Outcome: *o}, nil
 		}
-		return ApprovalAnswer{}, activities.ApplicationError(workflows.RejectionError(id, *ask.refusal))
+		return Answer{}, activities.ApplicationError(workflows.RejectionError(id, *ask.refusal))
 	case !ask.answered:
-		return ApprovalAnswer{}, activities.ApplicationError(toolkit.Errorf(toolkit.Conflict, "%s ended before the decision was taken", id))
+		return Answer{}, activities.ApplicationError(toolkit.Errorf(toolkit.Conflict, "%s ended before the decision was taken", id))
 	}
-	return ApprovalAnswer{Outcome: ask.outcome}, nil
+	return Answer{Outcome: ask.outcome}, nil
 }
 
 // sameDecision is the recorded outcome of in's approval when it was this
 // approver's same decision; nil otherwise.
-func (a *Approvals) sameDecision(in ApprovalSignal) *ApprovalOutcome {
+func (a *Gate) sameDecision(in Signal) *Outcome {
 	for i := range a.decisions {
 		o := &a.decisions[i]
 		if o.ApprovalID == in.ApprovalID && o.Decision == in.Decision && o.Approver == in.Approver {
@@ -125,7 +125,7 @@ func (a *Approvals) sameDecision(in ApprovalSignal) *ApprovalOutcome {
 
 // refuseRaw answers a refused payload: an update's caller gets the reason,
 // a signal's refusal goes to the signal log.
-func (a *Approvals) refuseRaw(ctx workflow.Context, raw converter.RawValue, r workflows.RejectedSignal) {
+func (a *Gate) refuseRaw(ctx workflow.Context, raw converter.RawValue, r workflows.RejectedSignal) {
 	if ask := a.asks[raw.Payload()]; ask != nil {
 		r.Signal, r.At = UpdateApproval, workflows.FmtTime(workflow.Now(ctx))
 		ask.answered, ask.refusal = true, &r
@@ -135,7 +135,7 @@ func (a *Approvals) refuseRaw(ctx workflow.Context, raw converter.RawValue, r wo
 }
 
 // answer gives an update its decision.
-func (a *Approvals) answer(raw converter.RawValue, out ApprovalOutcome) {
+func (a *Gate) answer(raw converter.RawValue, out Outcome) {
 	if ask := a.asks[raw.Payload()]; ask != nil {
 		ask.answered, ask.outcome = true, out
 	}

@@ -43,7 +43,7 @@ func TestRefusalShownInCurrentDetails(t *testing.T) {
 	f := newFixture(t)
 	uncertain(f)
 	var before, unknown, noReason, extraField, stale string
-	var pending *approval.PendingApproval
+	var pending *approval.Pending
 	f.At(time.Minute, func() {
 		before = f.details()
 		f.approval("approve", "caol.admin", "") // carol.admin with its r lost
@@ -59,7 +59,7 @@ func TestRefusalShownInCurrentDetails(t *testing.T) {
 	})
 	f.At(4*time.Minute, func() {
 		extraField = f.details()
-		f.Env.SignalWorkflow(approval.SignalApproval, approval.ApprovalSignal{ApprovalID: "apr_0123456789abcdef", Decision: "approve", Approver: "carol.admin"})
+		f.Env.SignalWorkflow(approval.SignalApproval, approval.Signal{ApprovalID: "apr_0123456789abcdef", Decision: "approve", Approver: "carol.admin"})
 	})
 	f.At(5*time.Minute, func() {
 		stale = f.details()

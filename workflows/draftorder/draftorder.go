@@ -135,7 +135,7 @@ type DraftOrderResult struct {
 	// before the choice).
 	Origins *OriginsSummary `json:"origins,omitempty"`
 	// Approval is the support-staff decision, when one was needed.
-	Approval *approval.ApprovalOutcome `json:"approval,omitempty"`
+	Approval *approval.Outcome `json:"approval,omitempty"`
 	// Evidence lists the snapshot of every tool call of the run.
 	Evidence []workflows.EvidenceRef `json:"evidence"`
 }
@@ -177,13 +177,13 @@ type ComplianceSummary struct {
 type DraftOrderStatus struct {
 	State string `json:"state"`
 	// Destination is the country only: the address is PII.
-	Destination  string                  `json:"destination"`
-	Currency     string                  `json:"currency"`
-	Confirmation *PendingConfirmation    `json:"confirmation,omitempty"`
-	Approvals    approval.ApprovalStatus `json:"approvals"`
-	Rejected     workflows.SignalLog     `json:"rejected_signals"`
-	Compliance   *ComplianceSummary      `json:"compliance,omitempty"`
-	Total        *commerce.Total         `json:"total,omitempty"`
+	Destination  string               `json:"destination"`
+	Currency     string               `json:"currency"`
+	Confirmation *PendingConfirmation `json:"confirmation,omitempty"`
+	Approvals    approval.Status      `json:"approvals"`
+	Rejected     workflows.SignalLog  `json:"rejected_signals"`
+	Compliance   *ComplianceSummary   `json:"compliance,omitempty"`
+	Total        *commerce.Total      `json:"total,omitempty"`
 	// Origins is where the order ships from and why
 	// (docs/tools.md#origin-choice); nil until the first choice.
 	Origins    *OriginsSummary         `json:"origins,omitempty"`

@@ -73,7 +73,7 @@ func (d *draftOrder) approve(ctx workflow.Context) (*DraftOrderResult, error) {
 	if err := d.setState(ctx, StateAwaitingApproval); err != nil {
 		return nil, err
 	}
-	out, err := d.approvals.Request(ctx, approval.ApprovalRequest{
+	out, err := d.approvals.Request(ctx, approval.Request{
 		Subject:  "compliance review of a draft order to " + d.in.ShipTo.Country,
 		Question: "The compliance check could not clear this basket with enough confidence. Approve to let the user see the total and order; reject to block the order.",
 		Facts:    d.approvalFacts(),
@@ -88,9 +88,9 @@ func (d *draftOrder) approve(ctx workflow.Context) (*DraftOrderResult, error) {
 	}
 	d.approval = &out
 	switch out.Decision {
-	case approval.ApprovalInterrupted:
+	case approval.Interrupted:
 		return d.cancelledResult(), nil
-	case approval.ApprovalExpired:
+	case approval.Expired:
 		return d.end(StateApprovalExpired, toolkit.Timeout, "no support-staff decision within "+d.in.ApprovalWindow.String()).
 			withDetail("approval_id", out.ApprovalID), nil
 	}

@@ -34,7 +34,7 @@ type draftOrder struct {
 	specs     flow.ToolSpecs
 	state     string
 	log       workflows.SignalLog
-	approvals *approval.Approvals
+	approvals *approval.Gate
 
 	// confirms holds confirmations (signals and updates) received while a
 	// confirmation is awaited; awaitingConfirm says whether one is.
@@ -65,7 +65,7 @@ type draftOrder struct {
 	duties         *commerce.DutiesAndTaxes
 	total          *commerce.Total
 	confirmation   *PendingConfirmation
-	approval       *approval.ApprovalOutcome
+	approval       *approval.Outcome
 	// evidence names the snapshots of the quote and the compliance answer
 	// the current prices rest on, for the sealed total
 	// (docs/quote-seals.md#the-seal).
@@ -100,7 +100,7 @@ func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
 	cancelCh := workflow.GetSignalChannelWithOptions(ctx, SignalCancel, workflow.SignalChannelOptions{
 		Description: `The user abandons the order before it is created: {"reason": "…"} (optional).`,
 	})
-	d.approvals = approval.NewApprovals(ctx, approval.ApprovalConfig{Flow: workflows.FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log, Specs: d.specs})
+	d.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log, Specs: d.specs})
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			raw := workflows.ReceiveRaw(ctx, confirmCh)

@@ -176,7 +176,7 @@ func uncertainThenApproved(t *testing.T, f *fixture) {
 		t.Fatalf("result = %+v", res)
 	}
 	p := waiting.Approvals.Pending
-	if waiting.State != StateAwaitingApproval || p == nil || !approval.ApprovalIDPattern.MatchString(p.ApprovalID) || !strings.Contains(string(p.Example), p.ApprovalID) {
+	if waiting.State != StateAwaitingApproval || p == nil || !approval.IDPattern.MatchString(p.ApprovalID) || !strings.Contains(string(p.Example), p.ApprovalID) {
 		t.Fatalf("while waiting: %+v", waiting)
 	}
 	if a := res.Approval; a == nil || !a.Approved() || a.Approver != "bob.compliance" || a.ApproverRole != "compliance" || a.Evidence == nil || a.Evidence.SnapshotID == "" {
@@ -293,7 +293,7 @@ func TestApprovalExpires(t *testing.T) {
 	uncertain(f)
 	f.in.ApprovalWindow = 2 * time.Hour
 	res := f.run()
-	if res.State != StateApprovalExpired || res.Code != toolkit.Timeout || res.Approval.Decision != approval.ApprovalExpired {
+	if res.State != StateApprovalExpired || res.Code != toolkit.Timeout || res.Approval.Decision != approval.Expired {
 		t.Fatalf("result = %+v", res)
 	}
 	if f.Env.Now().Sub(flowtest.T0) < 2*time.Hour {
@@ -319,7 +319,7 @@ func TestCancelWhileAwaitingApproval(t *testing.T) {
 	uncertain(f)
 	f.At(time.Minute, func() { f.Env.SignalWorkflow(SignalCancel, nil) })
 	res := f.run()
-	if res.State != StateCancelled || res.Approval == nil || res.Approval.Decision != approval.ApprovalInterrupted {
+	if res.State != StateCancelled || res.Approval == nil || res.Approval.Decision != approval.Interrupted {
 		t.Fatalf("result = %+v", res)
 	}
 	if !contains(f.Upserts, "awaiting=true") || !contains(f.Upserts, "awaiting=false") {

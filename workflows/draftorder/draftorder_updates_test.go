@@ -145,7 +145,7 @@ func TestDecideByUpdate(t *testing.T) {
 		f.update(approval.UpdateApproval, &unknown, flowtest.SealedAs("mallory.nobody", id, "approve", ""))
 		f.update(approval.UpdateApproval, &stale, flowtest.SealedAs("bob.compliance", "apr_0000000000000000", "approve", ""))
 		// An active staff member's name, typed: no seal, refused before it is accepted.
-		f.update(approval.UpdateApproval, &unsealed, approval.ApprovalSignal{ApprovalID: id, Decision: "approve", Approver: "carol.admin"})
+		f.update(approval.UpdateApproval, &unsealed, approval.Signal{ApprovalID: id, Decision: "approve", Approver: "carol.admin"})
 	})
 	f.At(2*time.Minute, func() {
 		f.update(approval.UpdateApproval, &decided, flowtest.SealedAs("bob.compliance", id, "approve", ""))
@@ -161,7 +161,7 @@ func TestDecideByUpdate(t *testing.T) {
 	wantRefusal(t, "unknown approver", unknown, false, toolkit.Forbidden, workflows.RejectUnknownApprover)
 	wantRefusal(t, "stale approval id", stale, true, toolkit.Conflict, workflows.RejectStaleApproval)
 	wantRefusal(t, "unsealed decision", unsealed, true, toolkit.Unauthorized, workflows.RejectUnauthenticated)
-	var d, r approval.ApprovalAnswer
+	var d, r approval.Answer
 	if decided.err != nil || decided.get(&d) != nil || d.AlreadyDone || !d.Outcome.Approved() || d.Outcome.Evidence == nil {
 		t.Fatalf("decision: %+v %+v", decided, d)
 	}

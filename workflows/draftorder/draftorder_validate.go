@@ -81,7 +81,7 @@ func (in DraftOrderInput) Check() (DraftOrderInput, error) {
 	if in.ConfirmWindow, err = window("confirm_window", in.ConfirmWindow, DefaultConfirmWindow); err != nil {
 		return in, err
 	}
-	if in.ApprovalWindow, err = window("approval_window", in.ApprovalWindow, approval.DefaultApprovalWindow); err != nil {
+	if in.ApprovalWindow, err = window("approval_window", in.ApprovalWindow, approval.DefaultWindow); err != nil {
 		return in, err
 	}
 	if in.ApprovalConfidence < 0 || in.ApprovalConfidence > 1 {

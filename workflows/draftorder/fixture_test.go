@@ -228,5 +228,5 @@ func (f *fixture) approval(decision, approver, reason string) {
 // decision naming approver, with no seal.
 func (f *fixture) unsealedApproval(decision, approver, reason string) {
 	s := f.status()
-	f.Env.SignalWorkflow(approval.SignalApproval, approval.ApprovalSignal{ApprovalID: s.Approvals.Pending.ApprovalID, Decision: decision, Approver: approver, Reason: reason})
+	f.Env.SignalWorkflow(approval.SignalApproval, approval.Signal{ApprovalID: s.Approvals.Pending.ApprovalID, Decision: decision, Approver: approver, Reason: reason})
 }

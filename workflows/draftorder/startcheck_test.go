@@ -79,7 +79,7 @@ func TestCheckFillsTheDefaultsTheRunUses(t *testing.T) {
 		t.Fatal(err)
 	}
 	if in.Currency != "EUR" || in.ShippingService != DefaultShippingService || in.Incoterm != commerce.IncotermDDP ||
-		in.ConfirmWindow != DefaultConfirmWindow || in.ApprovalWindow != approval.DefaultApprovalWindow ||
+		in.ConfirmWindow != DefaultConfirmWindow || in.ApprovalWindow != approval.DefaultWindow ||
 		in.ApprovalConfidence != DefaultApprovalConfidence {
 		t.Fatalf("defaults not filled: %+v", in)
 	}

@@ -17,7 +17,7 @@ import (
 // Names of the onboarding workflow type and its signals; the status query
 // is QueryStatus ("status"), as for every cartwright workflow.
 const (
-	OnboardingWorkflowName = "Onboarding"
+	WorkflowName = "Onboarding"
 
 	// SignalReturned: the merchant came back from Stripe's hosted
 	// onboarding (return_url), or landed on refresh_url ({"refresh": true})
@@ -31,40 +31,40 @@ const (
 	SignalDashboard = "dashboard"
 )
 
-// Onboarding states (CartwrightState and OnboardingStatus.State).
+// Onboarding states (CartwrightState and Status.State).
 const (
-	OnboardingReadingMerchant = "READING_MERCHANT"
-	OnboardingReadingAccount  = "READING_ACCOUNT"
-	OnboardingExplaining      = "EXPLAINING"
-	// OnboardingAwaitingMerchant: requirements are due and a relink URL is
+	StateReadingMerchant = "READING_MERCHANT"
+	StateReadingAccount  = "READING_ACCOUNT"
+	StateExplaining      = "EXPLAINING"
+	// StateAwaitingMerchant: requirements are due and a relink URL is
 	// out; waiting for returned or account_updated.
-	OnboardingAwaitingMerchant = "AWAITING_MERCHANT"
-	// OnboardingAwaitingStripe: nothing is due from the merchant but the
+	StateAwaitingMerchant = "AWAITING_MERCHANT"
+	// StateAwaitingStripe: nothing is due from the merchant but the
 	// account is not enabled yet (Stripe is verifying).
-	OnboardingAwaitingStripe = "AWAITING_STRIPE"
+	StateAwaitingStripe = "AWAITING_STRIPE"
 	// Final states.
-	OnboardingComplete         = "ONBOARDED"
-	OnboardingDeadlineExceeded = "DEADLINE_EXCEEDED"
-	OnboardingMerchantNotFound = "MERCHANT_NOT_FOUND"
-	OnboardingNoStripeAccount  = "NO_STRIPE_ACCOUNT"
-	OnboardingFailed           = "FAILED"
+	StateOnboarded        = "ONBOARDED"
+	StateDeadlineExceeded = "DEADLINE_EXCEEDED"
+	StateMerchantNotFound = "MERCHANT_NOT_FOUND"
+	StateNoStripeAccount  = "NO_STRIPE_ACCOUNT"
+	StateFailed           = "FAILED"
 )
 
 // Defaults for values the input leaves zero. The workflow never reads
 // configuration itself: starters copy it into the input, so a replay sees
 // the values the original run saw.
 const (
-	DefaultOnboardingDeadline = 720 * time.Hour // config OnboardingDeadline
-	DefaultStatusRetryDelay   = time.Minute
+	DefaultDeadline         = 720 * time.Hour // config OnboardingDeadline
+	DefaultStatusRetryDelay = time.Minute
 	// DefaultContinueAsNewAfter: continue as new once the history holds
 	// this many events (Temporal warns at 10 240 and the server may suggest
 	// earlier, which is also honoured). A loop iteration costs about 15–40.
 	DefaultContinueAsNewAfter = 2000
 )
 
-// OnboardingInput starts (or, with State, continues) a merchant's
-// onboarding. The workflow id must be OnboardingID(MerchantID).
-type OnboardingInput struct {
+// Input starts (or, with State, continues) a merchant's
+// onboarding. The workflow id must be ID(MerchantID).
+type Input struct {
 	MerchantID string `json:"merchant_id"`
 	// Request is the envelope base of every tool call (actor, user_id,
 	// request_id …); empty fields get system defaults.
@@ -80,11 +80,11 @@ type OnboardingInput struct {
 	// continue-as-new (default 2000).
 	ContinueAsNewAfter int `json:"continue_as_new_after,omitempty"`
 	// State is set only by continue-as-new: the previous run's state.
-	State *OnboardingState `json:"state,omitempty"`
+	State *Progress `json:"state,omitempty"`
 }
 
-// OnboardingResult is how an onboarding ended.
-type OnboardingResult struct {
+// Result is how an onboarding ended.
+type Result struct {
 	MerchantID      string `json:"merchant_id"`
 	StripeAccountID string `json:"stripe_account_id,omitempty"`
 	// State is the final state (ONBOARDED, DEADLINE_EXCEEDED, …).
@@ -158,9 +158,9 @@ type SignalCounts struct {
 	Dashboard      int `json:"dashboard"`
 }
 
-// OnboardingState is the whole state of an onboarding; continue-as-new
+// Progress is the whole state of an onboarding; continue-as-new
 // carries it into the next run.
-type OnboardingState struct {
+type Progress struct {
 	MerchantID string `json:"merchant_id"`
 	// ChainID is the first run id of this onboarding; with the workflow id
 	// it scopes idempotency keys (see onboardingKey).
@@ -187,8 +187,8 @@ type OnboardingState struct {
 	DashboardSeq     int       `json:"dashboard_seq"`
 	PendingDashboard int       `json:"pending_dashboard"`
 
-	Explanations []Explanation              `json:"explanations"`
-	Decisions    []approval.ApprovalOutcome `json:"decisions"`
+	Explanations []Explanation      `json:"explanations"`
+	Decisions    []approval.Outcome `json:"decisions"`
 
 	Signals    SignalCounts            `json:"signals"`
 	SeenEvents []string                `json:"seen_events"`
@@ -199,11 +199,11 @@ type OnboardingState struct {
 	Runs int `json:"runs"`
 }
 
-// OnboardingStatus is the answer of the status query.
-type OnboardingStatus struct {
-	OnboardingState
-	Due      []string                `json:"due"`
-	Approval approval.ApprovalStatus `json:"approval"`
+// Status is the answer of the status query.
+type Status struct {
+	Progress
+	Due      []string        `json:"due"`
+	Approval approval.Status `json:"approval"`
 }
 
 // Bounds on lists kept in state, so a long onboarding cannot grow its
@@ -218,7 +218,7 @@ const (
 // calls (its activity options come from the specs).
 type Flow struct{ Specs flow.ToolSpecs }
 
-// Onboarding (registered as OnboardingWorkflowName) walks a merchant through Stripe Connect onboarding: it reads
+// Run (registered as WorkflowName, "Onboarding") walks a merchant through Stripe Connect onboarding: it reads
 // the merchant row and the account status; while requirements are due it
 // hands out a relink URL, explains each requirement with citations (an
 // ungrounded explanation goes to support staff first) and waits for the
@@ -226,10 +226,10 @@ type Flow struct{ Specs flow.ToolSpecs }
 // can take charges and receive payouts, or at the deadline. The dashboard
 // signal makes an Express Dashboard login link at any time. Long runs
 // continue as new with their state, losing no signal.
-func (b Flow) Onboarding(ctx workflow.Context, in OnboardingInput) (OnboardingResult, error) {
+func (b Flow) Run(ctx workflow.Context, in Input) (Result, error) {
 	o, err := newOnboardingRun(ctx, in, b.Specs)
 	if err != nil {
-		return OnboardingResult{}, err
+		return Result{}, err
 	}
 	return o.run(ctx)
 }

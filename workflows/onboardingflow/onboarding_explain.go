@@ -83,7 +83,7 @@ func (o *onboardingRun) explain(ctx workflow.Context) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if err := o.setState(ctx, OnboardingExplaining); err != nil {
+	if err := o.setState(ctx, StateExplaining); err != nil {
 		return err
 	}
 	futures := make([]flow.Future[knowledge.CiteResult], len(todo))
@@ -148,7 +148,7 @@ func (o *onboardingRun) reviewLoop(ctx workflow.Context) {
 			keys = append(keys, e.Requirement)
 			facts = append(facts, explanationFact(*e))
 		}
-		outcome, err := o.approvals.Request(ctx, approval.ApprovalRequest{
+		outcome, err := o.approvals.Request(ctx, approval.Request{
 			Subject: "onboarding explanation review",
 			Question: fmt.Sprintf("The runbook does not clearly ground the explanation of %d Stripe requirement(s) for merchant %s. "+
 				"Approve to show the cited explanation to the merchant; reject to withhold it (the merchant is sent to "+
@@ -162,7 +162,7 @@ func (o *onboardingRun) reviewLoop(ctx workflow.Context) {
 		}
 		review := map[string]string{
 			support.DecisionApprove: ReviewApproved, support.DecisionReject: ReviewRejected,
-			approval.ApprovalExpired: ReviewExpired, approval.ApprovalInterrupted: ReviewDropped,
+			approval.Expired: ReviewExpired, approval.Interrupted: ReviewDropped,
 		}[outcome.Decision]
 		for i := range o.st.Explanations {
 			e := &o.st.Explanations[i]

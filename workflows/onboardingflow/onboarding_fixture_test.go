@@ -27,7 +27,7 @@ const (
 // callback can "complete" the merchant's onboarding between reads.
 type onbFixture struct {
 	flowtest.FakeEnv
-	in OnboardingInput
+	in Input
 
 	account   stripetools.AccountStatus
 	noAccount bool
@@ -38,11 +38,11 @@ type onbFixture struct {
 
 func newOnbFixture(t *testing.T) *onbFixture {
 	f := &onbFixture{found: true, ungrounded: map[string]bool{}}
-	id, _ := OnboardingID(onbMerchant)
+	id, _ := ID(onbMerchant)
 	f.Init(t, id, "ev_onb_")
 	f.setAccount(false, false, []string{"external_account", "tos_acceptance.date"}, nil, "requirements.past_due")
-	f.in = OnboardingInput{MerchantID: onbMerchant, Deadline: 48 * time.Hour}
-	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.Onboarding, workflow.RegisterOptions{Name: OnboardingWorkflowName})
+	f.in = Input{MerchantID: onbMerchant, Deadline: 48 * time.Hour}
+	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.Run, workflow.RegisterOptions{Name: WorkflowName})
 	f.FakeTools(map[string]any{
 		merchant.ToolGetRow: f.getMerchantRow, stripetools.ToolAccountStatus: f.getAccountStatus,
 		stripetools.ToolRelinkURL: f.createRelinkURL, stripetools.ToolLoginLink: f.createLoginLink,
@@ -143,14 +143,14 @@ func (f *onbFixture) cite(_ context.Context, in flowtest.ToolIn[onboarding.CiteI
 }
 
 // run executes the workflow to its end and returns its result.
-func (f *onbFixture) run() OnboardingResult {
+func (f *onbFixture) run() Result {
 	f.T.Helper()
-	return flowtest.RunWorkflow[OnboardingResult](&f.FakeEnv, OnboardingWorkflowName, f.in)
+	return flowtest.RunWorkflow[Result](&f.FakeEnv, WorkflowName, f.in)
 }
 
-func (f *onbFixture) status() OnboardingStatus {
+func (f *onbFixture) status() Status {
 	f.T.Helper()
-	return flowtest.FetchStatus[OnboardingStatus](&f.FakeEnv)
+	return flowtest.FetchStatus[Status](&f.FakeEnv)
 }
 
 func (f *onbFixture) signal(name string, payload any) { f.Env.SignalWorkflow(name, payload) }

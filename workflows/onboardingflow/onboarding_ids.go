@@ -7,21 +7,21 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
 )
 
-// OnboardingIDPrefix starts every onboarding workflow id.
-const OnboardingIDPrefix = "onboarding/"
+// IDPrefix starts every onboarding workflow id.
+const IDPrefix = "onboarding/"
 
 // merchantIDPattern mirrors the merchants table's check: an opaque id, so
 // no name or e-mail can become part of a workflow id.
 var merchantIDPattern = regexp.MustCompile(`^m_[a-z0-9_]{3,60}$`)
 
-// OnboardingID is the workflow id of a merchant's onboarding:
+// ID is the workflow id of a merchant's onboarding:
 // onboarding/{merchant_id}. One merchant has at most one onboarding
 // running; the webhook receiver and the backend both reach it by this id.
-func OnboardingID(merchantID string) (string, error) {
+func ID(merchantID string) (string, error) {
 	if err := CheckMerchantID(merchantID); err != nil {
 		return "", err
 	}
-	return OnboardingIDPrefix + merchantID, nil
+	return IDPrefix + merchantID, nil
 }
 
 // CheckMerchantID refuses an id that is not an opaque merchant id.

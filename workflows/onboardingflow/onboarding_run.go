@@ -14,12 +14,12 @@ import (
 // onboardingRun is one run of the Onboarding workflow: the carried state
 // plus what belongs to this run only (channels, timers, the approval piece).
 type onboardingRun struct {
-	in        OnboardingInput
+	in        Input
 	specs     flow.ToolSpecs
-	st        *OnboardingState
+	st        *Progress
 	base      toolkit.Request
 	wfID      string
-	approvals *approval.Approvals
+	approvals *approval.Gate
 	returned  workflow.ReceiveChannel
 	updated   workflow.ReceiveChannel
 	dashboard workflow.ReceiveChannel
@@ -30,16 +30,16 @@ type onboardingRun struct {
 
 // newOnboardingRun checks the input, restores or creates the state and
 // declares the query and the signals before anything else happens.
-func newOnboardingRun(ctx workflow.Context, in OnboardingInput, specs flow.ToolSpecs) (*onboardingRun, error) {
+func newOnboardingRun(ctx workflow.Context, in Input, specs flow.ToolSpecs) (*onboardingRun, error) {
 	info := workflow.GetInfo(ctx)
 	if err := CheckMerchantID(in.MerchantID); err != nil {
 		return nil, flow.InvalidInput("%s", err.Error())
 	}
-	if want, _ := OnboardingID(in.MerchantID); info.WorkflowExecution.ID != want {
+	if want, _ := ID(in.MerchantID); info.WorkflowExecution.ID != want {
 		return nil, flow.InvalidInput("workflow id must be %s", want)
 	}
 	if in.Deadline <= 0 {
-		in.Deadline = DefaultOnboardingDeadline
+		in.Deadline = DefaultDeadline
 	}
 	if in.StatusRetryDelay <= 0 {
 		in.StatusRetryDelay = DefaultStatusRetryDelay
@@ -54,9 +54,9 @@ func newOnboardingRun(ctx workflow.Context, in OnboardingInput, specs flow.ToolS
 		if chain == "" {
 			chain = info.WorkflowExecution.RunID
 		}
-		st = &OnboardingState{
+		st = &Progress{
 			MerchantID: in.MerchantID, ChainID: chain, StartedAt: now, DeadlineAt: now.Add(in.Deadline),
-			Logins: []LinkRef{}, Explanations: []Explanation{}, Decisions: []approval.ApprovalOutcome{},
+			Logins: []LinkRef{}, Explanations: []Explanation{}, Decisions: []approval.Outcome{},
 			SeenEvents: []string{}, Evidence: []workflows.EvidenceRef{},
 		}
 	}
@@ -85,55 +85,55 @@ func newOnboardingRun(ctx workflow.Context, in OnboardingInput, specs flow.ToolS
 	o.dashboard = workflow.GetSignalChannelWithOptions(ctx, SignalDashboard, workflow.SignalChannelOptions{
 		Description: `The merchant asked for the Express Dashboard: {} makes a new single-use login link (see the status query).`,
 	})
-	o.approvals = approval.NewApprovals(ctx, approval.ApprovalConfig{Flow: workflows.FlowOnboarding, Window: in.ApprovalWindow, Request: o.base, Log: &st.Log, Specs: specs})
+	o.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowOnboarding, Window: in.ApprovalWindow, Request: o.base, Log: &st.Log, Specs: specs})
 	o.deadline = workflow.NewTimerWithOptions(ctx, st.DeadlineAt.Sub(now), workflow.TimerOptions{Summary: "onboarding deadline"})
 	workflow.Go(ctx, o.reviewLoop)
 	state := st.State
 	if state == "" {
-		state = OnboardingReadingMerchant
+		state = StateReadingMerchant
 	}
 	return o, o.setState(ctx, state)
 }
 
 // run is the main loop: act on what is known, then wait for a signal, the
 // retry timer or the deadline.
-func (o *onboardingRun) run(ctx workflow.Context) (OnboardingResult, error) {
+func (o *onboardingRun) run(ctx workflow.Context) (Result, error) {
 	st := o.st
 	if st.StripeAccountID == "" && !st.Final {
 		if err := o.readMerchant(ctx); err != nil {
-			return OnboardingResult{}, err
+			return Result{}, err
 		}
 	}
 	for !st.Final {
 		if o.deadlinePassed(ctx) {
-			o.finish(OnboardingDeadlineExceeded)
+			o.finish(StateDeadlineExceeded)
 			break
 		}
 		if st.NeedRead && !o.readDeferred(ctx) {
 			if err := o.readAccount(ctx); err != nil {
-				return OnboardingResult{}, err
+				return Result{}, err
 			}
 			if st.Final {
 				break
 			}
 		}
 		if st.Account != nil && st.Account.Enabled() {
-			o.finish(OnboardingComplete)
+			o.finish(StateOnboarded)
 			break
 		}
 		if err := o.explain(ctx); err != nil {
-			return OnboardingResult{}, err
+			return Result{}, err
 		}
 		o.ensureRelink(ctx)
 		o.serveDashboard(ctx)
 		if o.shouldContinueAsNew(ctx) {
-			return OnboardingResult{}, o.continueAsNew(ctx)
+			return Result{}, o.continueAsNew(ctx)
 		}
 		if err := o.setState(ctx, o.waitingState()); err != nil {
-			return OnboardingResult{}, err
+			return Result{}, err
 		}
 		if err := o.wait(ctx); err != nil {
-			return OnboardingResult{}, err
+			return Result{}, err
 		}
 	}
 	return o.end(ctx)
@@ -142,9 +142,9 @@ func (o *onboardingRun) run(ctx workflow.Context) (OnboardingResult, error) {
 // waitingState says who the workflow waits for.
 func (o *onboardingRun) waitingState() string {
 	if o.st.Account != nil && len(o.st.Account.Due()) == 0 {
-		return OnboardingAwaitingStripe
+		return StateAwaitingStripe
 	}
-	return OnboardingAwaitingMerchant
+	return StateAwaitingMerchant
 }
 
 // wait blocks until a signal, the deadline or the read-retry timer, then
@@ -194,7 +194,7 @@ func (o *onboardingRun) continueAsNew(ctx workflow.Context) error {
 	next.State = o.st
 	workflow.GetLogger(ctx).Info("onboarding continues as new", "runs", o.st.Runs,
 		"history_length", workflow.GetInfo(ctx).GetCurrentHistoryLength())
-	return workflow.NewContinueAsNewError(ctx, OnboardingWorkflowName, next)
+	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 }
 
 // finish records a final state; end does the rest.
@@ -204,9 +204,9 @@ func (o *onboardingRun) finish(state string) {
 
 // end closes an open review (its answer no longer matters), publishes the
 // final state and builds the result.
-func (o *onboardingRun) end(ctx workflow.Context) (OnboardingResult, error) {
+func (o *onboardingRun) end(ctx workflow.Context) (Result, error) {
 	if err := workflow.Await(ctx, func() bool { return !o.approvals.Pending() }); err != nil {
-		return OnboardingResult{}, err
+		return Result{}, err
 	}
 	for i := range o.st.Explanations {
 		if r := o.st.Explanations[i].Review; r == ReviewQueued || r == ReviewPending {
@@ -214,10 +214,10 @@ func (o *onboardingRun) end(ctx workflow.Context) (OnboardingResult, error) {
 		}
 	}
 	if err := o.setState(ctx, o.st.State); err != nil {
-		return OnboardingResult{}, err
+		return Result{}, err
 	}
 	st := o.st
-	res := OnboardingResult{
+	res := Result{
 		MerchantID: st.MerchantID, StripeAccountID: st.StripeAccountID, State: st.State,
 		Due: []string{}, Explanations: st.Explanations, Runs: st.Runs, StatusReads: st.StatusReads, LastError: st.LastError,
 	}
@@ -234,9 +234,9 @@ func (o *onboardingRun) setState(ctx workflow.Context, state string) error {
 }
 
 // status answers the status query with a copy of the state.
-func (o *onboardingRun) status() (OnboardingStatus, error) {
-	s := OnboardingStatus{OnboardingState: *o.st, Due: []string{}, Approval: o.approvals.Status()}
-	s.Decisions = append(append([]approval.ApprovalOutcome{}, o.st.Decisions...), s.Approval.Decisions...)
+func (o *onboardingRun) status() (Status, error) {
+	s := Status{Progress: *o.st, Due: []string{}, Approval: o.approvals.Status()}
+	s.Decisions = append(append([]approval.Outcome{}, o.st.Decisions...), s.Approval.Decisions...)
 	s.Explanations = append([]Explanation{}, o.st.Explanations...)
 	s.Logins = append([]LinkRef{}, o.st.Logins...)
 	s.Log = o.st.Log.Snapshot()

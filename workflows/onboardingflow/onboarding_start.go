@@ -7,14 +7,14 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// OnboardingStartOptions are the options every caller (client, webhook
+// StartOptions are the options every caller (client, webhook
 // receiver) starts or signal-starts a merchant's onboarding with.
-func OnboardingStartOptions(taskQueue, merchantID string) (client.StartWorkflowOptions, error) {
-	id, err := OnboardingID(merchantID)
+func StartOptions(taskQueue, merchantID string) (client.StartWorkflowOptions, error) {
+	id, err := ID(merchantID)
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
-	opts := workflows.StartOptions(id, taskQueue, workflows.FlowOnboarding, OnboardingReadingMerchant, "Stripe onboarding of "+merchantID)
+	opts := workflows.StartOptions(id, taskQueue, workflows.FlowOnboarding, StateReadingMerchant, "Stripe onboarding of "+merchantID)
 	opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 	return opts, nil
 }

@@ -52,12 +52,12 @@ func (o *onboardingRun) readMerchant(ctx workflow.Context) error {
 			return ctx.Err()
 		case !toolkit.CodeOf(err).Retryable():
 			o.stepError(ctx, step, err)
-			o.finish(OnboardingFailed)
+			o.finish(StateFailed)
 			return nil
 		}
 		o.stepError(ctx, step, err)
 		if o.deadlinePassed(ctx) {
-			o.finish(OnboardingDeadlineExceeded)
+			o.finish(StateDeadlineExceeded)
 			return nil
 		}
 		if err := workflow.Sleep(ctx, o.in.StatusRetryDelay); err != nil {
@@ -70,10 +70,10 @@ func (o *onboardingRun) merchantRead(row merchant.GetRowOutput) error {
 	st := o.st
 	switch {
 	case !row.Found:
-		o.finish(OnboardingMerchantNotFound)
+		o.finish(StateMerchantNotFound)
 	case row.StripeAccountID == "":
 		st.Merchant = row.StatusSummary
-		o.finish(OnboardingNoStripeAccount)
+		o.finish(StateNoStripeAccount)
 	default:
 		st.Merchant, st.StripeAccountID = row.StatusSummary, row.StripeAccountID
 		st.NeedRead = true
@@ -86,7 +86,7 @@ func (o *onboardingRun) merchantRead(row merchant.GetRowOutput) error {
 // StatusRetryDelay or at the next signal.
 func (o *onboardingRun) readAccount(ctx workflow.Context) error {
 	st := o.st
-	if err := o.setState(ctx, OnboardingReadingAccount); err != nil {
+	if err := o.setState(ctx, StateReadingAccount); err != nil {
 		return err
 	}
 	args := stripetools.AccountStatusInput{StripeAccountID: st.StripeAccountID}
@@ -104,7 +104,7 @@ func (o *onboardingRun) readAccount(ctx workflow.Context) error {
 		}
 		o.stepError(ctx, step, err)
 		if toolkit.CodeOf(err) == toolkit.NotFound {
-			o.finish(OnboardingFailed)
+			o.finish(StateFailed)
 			return nil
 		}
 		st.RetryReadAt = workflow.Now(ctx).Add(o.in.StatusRetryDelay).UTC()

@@ -21,13 +21,13 @@ import (
 )
 
 func TestOnboardingID(t *testing.T) {
-	id, err := OnboardingID("m_acme_goods")
+	id, err := ID("m_acme_goods")
 	if err != nil || id != "onboarding/m_acme_goods" {
 		t.Fatalf("id %q err %v", id, err)
 	}
 	for _, bad := range []string{"", "acme", "m_Acme", "m_a", "m_jane@example.com", "m_acme/goods"} {
-		if _, err := OnboardingID(bad); err == nil {
-			t.Errorf("OnboardingID(%q) accepted", bad)
+		if _, err := ID(bad); err == nil {
+			t.Errorf("ID(%q) accepted", bad)
 		}
 	}
 	k := onboardingKey("onboarding/m_acme_goods", "run-1", "relink-1")
@@ -46,7 +46,7 @@ func TestOnboardingReturnedCompletes(t *testing.T) {
 func onboardingReturnedCompletes(t *testing.T, f *onbFixture) {
 	f.At(5*time.Minute, func() {
 		s := f.status()
-		if s.State != OnboardingAwaitingMerchant || s.Relink == nil || s.Relink.SnapshotID == "" || !strings.HasPrefix(s.Relink.URLSHA256, "sha256:") {
+		if s.State != StateAwaitingMerchant || s.Relink == nil || s.Relink.SnapshotID == "" || !strings.HasPrefix(s.Relink.URLSHA256, "sha256:") {
 			t.Errorf("while waiting: state %s relink %+v", s.State, s.Relink)
 		}
 		if len(s.Explanations) != 3 || !s.Explanations[0].Shown || s.Explanations[0].Requirement != "external_account" ||
@@ -66,7 +66,7 @@ func onboardingReturnedCompletes(t *testing.T, f *onbFixture) {
 		f.signal(SignalReturned, ReturnedSignal{})
 	})
 	res := f.run()
-	if res.State != OnboardingComplete || !res.ChargesEnabled || !res.PayoutsEnabled || res.StatusReads != 2 || len(res.Due) != 0 {
+	if res.State != StateOnboarded || !res.ChargesEnabled || !res.PayoutsEnabled || res.StatusReads != 2 || len(res.Due) != 0 {
 		t.Fatalf("result %+v", res)
 	}
 	reads := f.CallsOf("GetAccountStatus")
@@ -82,7 +82,7 @@ func onboardingReturnedCompletes(t *testing.T, f *onbFixture) {
 	if f.Count("Cite") != 3 { // two requirements and the disabled reason
 		t.Fatalf("cite calls = %d", f.Count("Cite"))
 	}
-	if f.Upserts[len(f.Upserts)-1] != "state="+OnboardingComplete {
+	if f.Upserts[len(f.Upserts)-1] != "state="+StateOnboarded {
 		t.Fatalf("search attribute upserts %v", f.Upserts)
 	}
 }
@@ -112,7 +112,7 @@ func TestOnboardingAccountUpdated(t *testing.T) {
 		f.signal(SignalAccountUpdated, AccountUpdatedSignal{EventID: "evt_4", AccountID: onbAccount})
 	})
 	res := f.run()
-	if res.State != OnboardingComplete || res.StatusReads != 3 {
+	if res.State != StateOnboarded || res.StatusReads != 3 {
 		t.Fatalf("result %+v", res)
 	}
 	// The relink URL was not used up by Stripe's events: one link only.
@@ -167,7 +167,7 @@ func TestOnboardingUngroundedExplanationNeedsApproval(t *testing.T) {
 		if e.Requirement != "tos_acceptance.date" || e.Shown || e.Review != ReviewPending || e.Recovery != onboarding.UngroundedRecovery {
 			t.Errorf("ungrounded explanation %+v", e)
 		}
-		if s.State != OnboardingAwaitingMerchant || s.Relink == nil {
+		if s.State != StateAwaitingMerchant || s.Relink == nil {
 			t.Errorf("the merchant's flow must go on: state %s", s.State)
 		}
 		f.signal(approval.SignalApproval, flowtest.SealedAs("alice.support", s.Approval.Pending.ApprovalID, "approve", ""))
@@ -197,10 +197,10 @@ func TestOnboardingEndsDuringReview(t *testing.T) {
 		f.signal(SignalAccountUpdated, AccountUpdatedSignal{EventID: "evt_9", AccountID: onbAccount})
 	})
 	res := f.run()
-	if res.State != OnboardingComplete || len(res.Explanations) == 0 || res.Explanations[0].Review != ReviewDropped || res.Explanations[0].Shown {
+	if res.State != StateOnboarded || len(res.Explanations) == 0 || res.Explanations[0].Review != ReviewDropped || res.Explanations[0].Shown {
 		t.Fatalf("result %+v", res)
 	}
-	if f.Upserts[len(f.Upserts)-1] != "state="+OnboardingComplete || !slices.Contains(f.Upserts, "awaiting=false") {
+	if f.Upserts[len(f.Upserts)-1] != "state="+StateOnboarded || !slices.Contains(f.Upserts, "awaiting=false") {
 		t.Fatalf("upserts %v", f.Upserts)
 	}
 }
@@ -209,7 +209,7 @@ func TestOnboardingDeadline(t *testing.T) {
 	f := newOnbFixture(t)
 	f.in.Deadline = 6 * time.Hour
 	res := f.run()
-	if res.State != OnboardingDeadlineExceeded || res.StatusReads != 1 || len(res.Due) != 2 {
+	if res.State != StateDeadlineExceeded || res.StatusReads != 1 || len(res.Due) != 2 {
 		t.Fatalf("result %+v", res)
 	}
 	if f.Env.Now().Sub(flowtest.T0) < 6*time.Hour {
@@ -220,17 +220,17 @@ func TestOnboardingDeadline(t *testing.T) {
 func TestOnboardingMerchantProblems(t *testing.T) {
 	f := newOnbFixture(t)
 	f.found = false
-	if res := f.run(); res.State != OnboardingMerchantNotFound || f.Count("GetAccountStatus") != 0 {
+	if res := f.run(); res.State != StateMerchantNotFound || f.Count("GetAccountStatus") != 0 {
 		t.Fatalf("unknown merchant: %+v", res)
 	}
 	f = newOnbFixture(t)
 	f.noAccount = true
-	if res := f.run(); res.State != OnboardingNoStripeAccount || f.Count("GetAccountStatus") != 0 {
+	if res := f.run(); res.State != StateNoStripeAccount || f.Count("GetAccountStatus") != 0 {
 		t.Fatalf("merchant without account: %+v", res)
 	}
 	f = newOnbFixture(t)
 	f.Fail("GetAccountStatus", toolkit.FromUpstream("not_found", "no such account"), 0)
-	if res := f.run(); res.State != OnboardingFailed || res.LastError == nil || res.LastError.Code != toolkit.NotFound {
+	if res := f.run(); res.State != StateFailed || res.LastError == nil || res.LastError.Code != toolkit.NotFound {
 		t.Fatalf("account unknown to Stripe: %+v", res)
 	}
 }
@@ -243,7 +243,7 @@ func TestOnboardingStatusReadRetriedLater(t *testing.T) {
 	f.Fail("GetAccountStatus", toolkit.FromUpstream("rate_limited", "slow down"), 3) // one activity's three attempts
 	f.enable()
 	res := f.run()
-	if res.State != OnboardingComplete || res.StatusReads != 1 || f.Count("GetAccountStatus") != 4 {
+	if res.State != StateOnboarded || res.StatusReads != 1 || f.Count("GetAccountStatus") != 4 {
 		t.Fatalf("result %+v, calls %d", res, f.Count("GetAccountStatus"))
 	}
 	if el := f.Env.Now().Sub(flowtest.T0); el < 10*time.Minute {
@@ -254,7 +254,7 @@ func TestOnboardingStatusReadRetriedLater(t *testing.T) {
 func TestOnboardingInputIsChecked(t *testing.T) {
 	f := newOnbFixture(t)
 	f.in.MerchantID = "m_other_one"
-	f.Env.ExecuteWorkflow(OnboardingWorkflowName, f.in)
+	f.Env.ExecuteWorkflow(WorkflowName, f.in)
 	err := f.Env.GetWorkflowError()
 	if toolkit.CodeOf(err) != toolkit.InvalidArgument {
 		t.Fatalf("err = %v", err)
@@ -272,12 +272,12 @@ func TestOnboardingContinuesAsNewWithState(t *testing.T) {
 		f.signal(SignalDashboard, nil)
 		f.signal(SignalAccountUpdated, AccountUpdatedSignal{EventID: "evt_a", AccountID: onbAccount})
 	})
-	f.Env.ExecuteWorkflow(OnboardingWorkflowName, f.in)
+	f.Env.ExecuteWorkflow(WorkflowName, f.in)
 	var can *workflow.ContinueAsNewError
 	if err := f.Env.GetWorkflowError(); !errors.As(err, &can) {
 		t.Fatalf("err = %v, want continue-as-new", err)
 	}
-	var next OnboardingInput
+	var next Input
 	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestOnboardingContinuesAsNewWithState(t *testing.T) {
 		wantReads++
 	}
 	t.Logf("carried: reads %d need_read %v", st.StatusReads, st.NeedRead)
-	if res.State != OnboardingComplete || res.Runs != 2 || g.Count("GetMerchantRow") != 0 || res.StatusReads != wantReads {
+	if res.State != StateOnboarded || res.Runs != 2 || g.Count("GetMerchantRow") != 0 || res.StatusReads != wantReads {
 		t.Fatalf("second run: %+v merchant reads %d", res, g.Count("GetMerchantRow"))
 	}
 	relinks := g.CallsOf("CreateRelinkURL")

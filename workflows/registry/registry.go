@@ -19,11 +19,10 @@ func Registry(specs []toolkit.Spec) map[string]any {
 	s := flow.NewToolSpecs(specs)
 	return map[string]any{
 		draftorder.DraftOrderWorkflowName:        draftorder.Flow{Specs: s}.DraftOrder,
-		onboardingflow.OnboardingWorkflowName:    onboardingflow.Flow{Specs: s}.Onboarding,
+		onboardingflow.WorkflowName:              onboardingflow.Flow{Specs: s}.Run,
 		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
 		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
-		toolcall.ToolCallWorkflowName:            toolcall.Flow{Specs: s}.ToolCall,
-		toolcall.ToolCallLocalFirstWorkflowName:  toolcall.Flow{Specs: s}.ToolCallLocalFirst,
+		toolcall.WorkflowName:                    toolcall.Flow{Specs: s}.Run,
 		toolcall.ListToolsWorkflowName:           toolcall.ListTools,
 		maintenance.FetchFXRatesWorkflowName:     maintenance.FetchFXRates,
 	}

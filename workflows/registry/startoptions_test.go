@@ -30,12 +30,12 @@ func TestStartOptionsKeepTheKeyRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc, err := toolcall.ToolCallStartOptions("q", toolkit.ToolCall{Tool: "pricing.get_realtime_quote",
+	tc, err := toolcall.StartOptions("q", toolkit.ToolCall{Tool: "pricing.get_realtime_quote",
 		Request: toolkit.Request{RequestID: "req-unit-0001", Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: "a"}, UserID: "u_1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := onboardingflow.OnboardingStartOptions("q", "m_acme_goods")
+	o, err := onboardingflow.StartOptions("q", "m_acme_goods")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestStartOptionsKeepTheKeyRules(t *testing.T) {
 			t.Fatalf("%s: %+v", name, c.opts)
 		}
 	}
-	if _, err := onboardingflow.OnboardingStartOptions("q", "Acme Goods GmbH"); err == nil {
+	if _, err := onboardingflow.StartOptions("q", "Acme Goods GmbH"); err == nil {
 		t.Fatal("a merchant name became an onboarding id")
 	}
 }

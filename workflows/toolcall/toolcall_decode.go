@@ -6,23 +6,23 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// UnmarshalJSON decodes a ToolCall workflow's input as strictly as the CLI
+// UnmarshalJSON decodes a tool call workflow's input as strictly as the CLI
 // and the client decode a call (toolkit.DecodeStrict: no duplicate keys at
 // any depth, no unknown fields, every field of its type), so a call
 // started by a bare SDK or `temporal workflow start` is held to the same
 // contract. It never fails: a decoding error here would fail the workflow
 // task again and again; the refusal is kept for the workflow, which ends
 // with it as INVALID_ARGUMENT.
-func (in *ToolCallInput) UnmarshalJSON(b []byte) error {
-	type plain ToolCallInput // the same fields, without this method
+func (in *Input) UnmarshalJSON(b []byte) error {
+	type plain Input // the same fields, without this method
 	var p plain
 	if err := toolkit.DecodeStrict(b, &p); err != nil {
 		var lax plain
 		_ = json.Unmarshal(b, &lax)
-		*in = ToolCallInput(lax)
+		*in = Input(lax)
 		in.refused = toolkit.AsError(err)
 		return nil
 	}
-	*in = ToolCallInput(p)
+	*in = Input(p)
 	return nil
 }

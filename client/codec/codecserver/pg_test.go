@@ -3,6 +3,7 @@ package codecserver_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,9 @@ import (
 // hashes.
 func TestAttackStaffTokensAndSessionsInPostgres(t *testing.T) {
 	pool := testenv.Postgres(t)
+	// Tokens are issued and staff deactivated as the operators' issuing
+	// role; the codec server (pool, the runtime role) only reads them.
+	issuer := testenv.IssuerPool(t, pool.Config().ConnString())
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	auth := codecserver.StaffTokens{Pool: pool}
@@ -30,26 +34,22 @@ func TestAttackStaffTokensAndSessionsInPostgres(t *testing.T) {
 		return r.from("192.0.2.9:1", http.MethodPost, "/codec/decode", `{"payloads":[]}`,
 			map[string]string{"Cookie": codecserver.CookieName + "=" + sess, "Origin": uiOrigin})
 	}
-	exec := func(sql string, args ...any) {
-		if _, err := pool.Exec(ctx, sql, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
 	issue := func(staff string, ttl time.Duration) string {
-		tok, err := codecserver.IssueToken(ctx, pool, staff, "pg test", ttl)
+		tok, err := codecserver.IssueToken(ctx, issuer, staff, "pg test", ttl)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return tok
 	}
 
-	if _, err := codecserver.IssueToken(ctx, pool, "alice.support", "forever", 10*365*24*time.Hour); err == nil {
+	if _, err := codecserver.IssueToken(ctx, issuer, "alice.support", "forever", 10*365*24*time.Hour); err == nil {
 		t.Fatal("a ten-year staff token was issued")
 	}
 
 	// An expired token cannot sign in, with the page or as a bearer token.
 	expired := issue("alice.support", time.Hour)
-	exec(`UPDATE staff_tokens SET expires_at = now() - interval '1 second' WHERE label = 'pg test'`)
+	// Time passing: no role but the superuser rewrites a token's expiry.
+	testenv.AdminExec(t, pool, `UPDATE staff_tokens SET expires_at = now() - interval '1 second' WHERE label = 'pg test'`)
 	if c := login(expired); c != http.StatusUnauthorized {
 		t.Fatalf("sign-in with an expired token: %d", c)
 	}
@@ -68,7 +68,7 @@ func TestAttackStaffTokensAndSessionsInPostgres(t *testing.T) {
 		[]byte(sess)).Scan(&stored); err != nil || stored != 1 {
 		t.Fatalf("session row by its hash: %d %v", stored, err)
 	}
-	if n, err := codecserver.RevokeTokens(ctx, pool, "alice.support"); err != nil || n == 0 {
+	if n, err := codecserver.RevokeTokens(ctx, issuer, "alice.support"); err != nil || n == 0 {
 		t.Fatalf("revoke: %d %v", n, err)
 	}
 	if c := decode(sess); c != http.StatusUnauthorized {
@@ -92,15 +92,43 @@ func TestAttackStaffTokensAndSessionsInPostgres(t *testing.T) {
 		WHERE s.session_sha256 = sha256($1::bytea)`, []byte(sess)).Scan(&sessExp, &tokExp); err != nil || sessExp.After(tokExp) {
 		t.Fatalf("session expires %v, its token %v (%v)", sessExp, tokExp, err)
 	}
-	exec(`UPDATE codec_sessions SET expires_at = now() - interval '1 second' WHERE session_sha256 = sha256($1::bytea)`, []byte(sess))
+	testenv.AdminExec(t, pool, `UPDATE codec_sessions SET expires_at = now() - interval '1 second' WHERE session_sha256 = sha256($1::bytea)`, []byte(sess))
 	if c := decode(sess); c != http.StatusUnauthorized {
 		t.Fatalf("decode with an expired session: %d", c)
 	}
 
 	// Deactivating the staff member ends their sessions at once.
 	sess = r.signIn(t, issue("bob.compliance", time.Hour))
-	exec(`UPDATE staff SET active = false WHERE staff_id = 'bob.compliance'`)
+	if _, err := issuer.Exec(ctx, `UPDATE staff SET active = false WHERE staff_id = 'bob.compliance'`); err != nil {
+		t.Fatal(err)
+	}
 	if c := decode(sess); c != http.StatusUnauthorized {
 		t.Fatalf("decode with the session of a deactivated member: %d", c)
+	}
+
+	// A session row nobody opened through a token (written past the
+	// runtime role's grants, which refuse it: migration 00231) signs no one
+	// in: not without a token, not with an admin's token hash under
+	// another member's name.
+	carol := issue("carol.admin", time.Hour)
+	forged := func(id, staff, tokenOf string) string {
+		testenv.AdminExec(t, pool, `INSERT INTO codec_sessions (session_sha256, staff_id, token_sha256, expires_at)
+			VALUES (sha256($1::bytea), $2, (SELECT token_sha256 FROM staff_tokens WHERE staff_id = $3 AND revoked_at IS NULL LIMIT 1),
+			now() + interval '1 hour')`, []byte(id), staff, tokenOf)
+		return id
+	}
+	for _, f := range []struct{ what, id, staff, tokenOf string }{
+		{"an admin's session without a token", "cwss_" + strings.Repeat("A", 43), "carol.admin", ""},
+		{"a support member's token under an admin's name", "cwss_" + strings.Repeat("B", 43), "carol.admin", "alice.support"},
+	} {
+		if f.tokenOf == "alice.support" {
+			issue("alice.support", time.Hour)
+		}
+		if c := decode(forged(f.id, f.staff, f.tokenOf)); c != http.StatusUnauthorized {
+			t.Errorf("decode with %s: %d, want 401", f.what, c)
+		}
+	}
+	if c := decode(r.signIn(t, carol)); c != http.StatusOK {
+		t.Fatalf("decode with the admin's own sign-in: %d", c)
 	}
 }

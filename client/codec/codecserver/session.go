@@ -89,18 +89,28 @@ func (p PGSessions) Open(ctx context.Context, staffID, token string) (Session, e
 	if ttl <= 0 {
 		ttl = SessionTTL
 	}
-	var tokenSum []byte
+	// The database opens the session from the token itself and takes the
+	// staff member from the token's row (migration 00231): the runtime role
+	// may not write a session row, so it cannot sign anyone in. The dev
+	// secret (no staff token) opens a session of DevSecretReader only.
+	var staffToken *string
 	if strings.HasPrefix(token, tokenPrefix) {
-		ts := sha256.Sum256([]byte(token))
-		tokenSum = ts[:]
+		staffToken = &token
+	} else if staffID != DevSecretReader {
+		return Session{}, ErrBadCredential
 	}
+	var got string
 	var exp time.Time
-	err = p.Pool.QueryRow(ctx, `INSERT INTO codec_sessions (session_sha256, staff_id, token_sha256, expires_at)
-		VALUES ($1, $2, $3, least(now() + make_interval(secs => $4),
-			coalesce((SELECT expires_at FROM staff_tokens WHERE token_sha256 = $3), 'infinity')))
-		RETURNING expires_at`, sum[:], staffID, tokenSum, ttl.Seconds()).Scan(&exp)
+	err = p.Pool.QueryRow(ctx, `SELECT r_staff_id, r_expires_at FROM codec_session_open($1, $2, $3)`,
+		sum[:], staffToken, ttl.Seconds()).Scan(&got, &exp)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Session{}, ErrBadCredential // the token ended between its check and now
+	}
 	if err != nil {
 		return Session{}, toolkit.Errorf(toolkit.UpstreamError, "store codec session: %v", err)
+	}
+	if got != staffID {
+		return Session{}, ErrBadCredential
 	}
 	return Session{ID: id, ExpiresAt: exp}, nil
 }
@@ -115,11 +125,11 @@ func (p PGSessions) Staff(ctx context.Context, id string) (string, error) {
 	sum := sha256.Sum256([]byte(id))
 	var staffID string
 	err := p.Pool.QueryRow(ctx, `SELECT s.staff_id FROM codec_sessions s
-		LEFT JOIN staff_tokens t ON t.token_sha256 = s.token_sha256
+		LEFT JOIN staff_tokens t ON t.token_sha256 = s.token_sha256 AND t.staff_id = s.staff_id
 		LEFT JOIN staff m ON m.staff_id = s.staff_id
 		WHERE s.session_sha256 = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
-		  AND (s.token_sha256 IS NULL OR (t.revoked_at IS NULL AND t.expires_at > now()))
-		  AND (m.active OR (s.token_sha256 IS NULL AND s.staff_id = $2))`, sum[:], DevSecretReader).Scan(&staffID)
+		  AND ((t.token_sha256 IS NOT NULL AND t.revoked_at IS NULL AND t.expires_at > now() AND m.active)
+		    OR (s.token_sha256 IS NULL AND s.staff_id = $2))`, sum[:], DevSecretReader).Scan(&staffID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", ErrBadCredential
 	}

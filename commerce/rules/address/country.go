@@ -143,15 +143,6 @@ func RequiresRegion(country string) bool {
 	return ok && c.Region != nil && c.Region.Required
 }
 
-// SupportedCountries lists the countries with postal rules, sorted.
-func SupportedCountries() []string {
-	t, err := rules()
-	if err != nil {
-		return nil
-	}
-	return append([]string(nil), t.sorted...)
-}
-
 // Example returns the country's example postal code in canonical form
 // ("" when the country uses none or has no rules here); tests build a
 // valid address per country from it.

@@ -68,13 +68,3 @@ func FormatMajor(amount int64, currency string) (string, error) {
 	}
 	return s, nil
 }
-
-// MinorFromRat converts an amount in major units, given as an exact
-// rational, into minor units of currency rounded half-up.
-func MinorFromRat(major *big.Rat, currency string) (int64, error) {
-	exp, err := Exponent(currency)
-	if err != nil {
-		return 0, err
-	}
-	return RoundRat(new(big.Rat).Mul(major, new(big.Rat).SetInt64(pow10(exp))))
-}

@@ -133,20 +133,6 @@ func StandardRate(country, region string, at time.Time) (money.Rate, error) {
 	return s.total(), nil
 }
 
-// RateComponents returns the tax name and the components of a
-// destination's standard rate at a date (amounts are zero).
-func RateComponents(country, region string, at time.Time) (string, []Component, error) {
-	r, err := load()
-	if err != nil {
-		return "", nil, err
-	}
-	s, err := r.rateSetFor(strings.ToUpper(country), region, at)
-	if err != nil {
-		return "", nil, err
-	}
-	return s.taxName, s.comps, nil
-}
-
 // BooksRate returns the VAT/GST rate of printed books (HS 4901) for a
 // destination without regions, or its standard rate when no book rate is
 // recorded.

@@ -18,6 +18,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/client/codec/codecserver"
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+	"github.com/cartwright-dev/cartwright/commerce/quotesealtest"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/config"
@@ -159,6 +160,7 @@ func Config(taskQueue, evidenceKey string) config.Config {
 	cfg.EvidenceKey, cfg.EvidenceKeyID = evidenceKey, evidencetest.KeyID
 	cfg.PayloadKeys, cfg.PayloadKeyID = codectest.Spec(), codectest.KeyID
 	cfg.SealKeys, cfg.SealKeyID = sealtest.Spec(), sealtest.KeyID
+	cfg.QuoteSealKeys, cfg.QuoteSealKeyID = quotesealtest.Spec(), quotesealtest.KeyID
 	cfg.WorkerSigningKeys, cfg.GatewaySigningKeys = evidencetest.WorkerSigningRing, evidencetest.GatewaySigningRing
 	cfg.WorkerRowPublicKeys, cfg.GatewayRowPublicKeys = evidencetest.WorkerPublicRing, evidencetest.GatewayPublicRing
 	cfg.StripeAPIBase = testenv.StripeAPIBase()
@@ -182,12 +184,14 @@ func (s *Stack) Env(t *testing.T) {
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
 	t.Setenv("CARTWRIGHT_TASK_QUEUE", s.TaskQueue)
 	t.Setenv("CARTWRIGHT_PG_DSN", s.DSN)
+	t.Setenv("CARTWRIGHT_PG_ISSUER_DSN", testenv.IssuerDSNFor(s.DSN))
 	t.Setenv("CARTWRIGHT_EVIDENCE_KEY", s.EvidenceKey)
 	t.Setenv("CARTWRIGHT_EVIDENCE_KEY_ID", s.EvidenceKeyID)
 	t.Setenv("CARTWRIGHT_PAYLOAD_KEYS", codectest.Spec())
 	t.Setenv("CARTWRIGHT_PAYLOAD_KEY_ID", codectest.KeyID)
 	t.Setenv("CARTWRIGHT_SEAL_KEYS", sealtest.Spec())
 	t.Setenv("CARTWRIGHT_SEAL_KEY_ID", sealtest.KeyID)
+	t.Setenv("CARTWRIGHT_QUOTE_SEAL_KEYS", quotesealtest.Spec())
 	t.Setenv("CARTWRIGHT_WORKER_SIGNING_KEYS", evidencetest.WorkerSigningRing)
 	t.Setenv("CARTWRIGHT_GATEWAY_SIGNING_KEYS", evidencetest.GatewaySigningRing)
 	t.Setenv("CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS", evidencetest.WorkerPublicRing)
@@ -205,10 +209,10 @@ func (s *Stack) ServeCodec(t testing.TB) string {
 }
 
 // StaffToken issues a staff token for staffID (an active member of the
-// roster), as `starter staff token` does.
+// roster), as `starter staff token` does: as the issuing role.
 func (s *Stack) StaffToken(t testing.TB, staffID string) string {
 	t.Helper()
-	tok, err := codecserver.IssueToken(context.Background(), s.Pool, staffID, "test", time.Hour)
+	tok, err := codecserver.IssueToken(context.Background(), testenv.IssuerPool(t, s.DSN), staffID, "test", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

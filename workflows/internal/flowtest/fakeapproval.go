@@ -13,11 +13,11 @@ import (
 // by the codec server for them (the test ring). A decision the codec server
 // would not seal (a rejection without reason …) goes unsealed, naming the
 // approver, for the workflow to refuse.
-func SealedAs(approver, approvalID, decision, reason string) approval.ApprovalSignal {
+func SealedAs(approver, approvalID, decision, reason string) approval.Signal {
 	d := support.Decision{ApprovalID: approvalID, Decision: decision, Reason: reason}
 	sealed, err := sealtest.As(approver).SealDecision(context.Background(), d)
 	if err != nil {
-		return approval.ApprovalSignal{ApprovalID: approvalID, Decision: decision, Approver: approver, Reason: reason}
+		return approval.Signal{ApprovalID: approvalID, Decision: decision, Approver: approver, Reason: reason}
 	}
 	return approval.SignalOf(sealed)
 }

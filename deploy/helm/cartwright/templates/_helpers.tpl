@@ -46,7 +46,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- $id | replace "sha256:" "" | trunc 63 -}}
 {{- end -}}
 
-{{/* Environment every cartwright container gets: Temporal, the task queue, the secrets. */}}
+{{/* Environment every long-running cartwright container gets (worker and
+     MCP gateway): Temporal, the task queue, and the secrets every one needs,
+     the runtime role's DSN and the payload keys
+     (docs/operators.md#keys-and-grants-per-process). What runs tools adds
+     cartwright.toolsEnv; a worker group adds cartwright.workerEnv by its roles. */}}
 {{- define "cartwright.env" -}}
 - name: TEMPORAL_ADDRESS
   value: {{ .Values.temporal.address | quote }}
@@ -83,20 +87,64 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
   value: {{ .Values.fxRates.feedURL | quote }}
 - name: CARTWRIGHT_FX_MAX_AGE
   value: {{ .Values.fxRates.maxAge | quote }}
-{{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" "STRIPE_WEBHOOK_SECRET" "CARTWRIGHT_PAYLOAD_KEYS" "CARTWRIGHT_SEAL_KEYS" }}
+{{- range $k := list "CARTWRIGHT_PG_DSN" "CARTWRIGHT_PAYLOAD_KEYS" }}
 - name: {{ $k }}
   valueFrom:
     secretKeyRef:
       name: {{ include "cartwright.secretName" $ }}
       key: {{ $k }}
 {{- end }}
-{{- /* Optional: the current payload key id (default: the ring's first) and
-     the codec server's dev secret (production: staff tokens). */}}
-{{- range $k := list "CARTWRIGHT_PAYLOAD_KEY_ID" "CARTWRIGHT_SEAL_KEY_ID" "CARTWRIGHT_CODEC_SECRET" }}
+{{- /* Optional: the current payload key id (default: the ring's first). */}}
+- name: CARTWRIGHT_PAYLOAD_KEY_ID
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cartwright.secretName" $ }}
+      key: CARTWRIGHT_PAYLOAD_KEY_ID
+      optional: true
+{{- end -}}
+
+{{/* What running tools needs besides: the evidence key (snapshots' raw
+     outputs, sealed addresses) and Stripe's key. The gateway's direct reads
+     and the polling worker groups. */}}
+{{- define "cartwright.toolsEnv" -}}
+{{- range $k := list "CARTWRIGHT_EVIDENCE_KEY" "CARTWRIGHT_EVIDENCE_KEY_ID" "STRIPE_SECRET_KEY" }}
 - name: {{ $k }}
   valueFrom:
     secretKeyRef:
       name: {{ include "cartwright.secretName" $ }}
+      key: {{ $k }}
+{{- end }}
+{{- end -}}
+
+{{/* The secrets a worker group holds by its roles, and no others
+     (docs/operators.md#keys-and-grants-per-process; the worker builds only
+     what its roles serve, wiring.BuildFor): workflows and activities run the
+     tools (cartwright.toolsEnv, both seal rings), webhook verifies Stripe's
+     signature (the webhook secret), codec seals staff decisions (the
+     decision seal ring, the dev secret). Takes (dict "root" $ "roles" LIST). */}}
+{{- define "cartwright.workerEnv" -}}
+{{- $tools := or (has "workflows" .roles) (has "activities" .roles) -}}
+{{- $keys := list -}}
+{{- $optional := list -}}
+{{- if $tools }}
+{{- include "cartwright.toolsEnv" .root }}
+{{- $keys = append $keys "CARTWRIGHT_QUOTE_SEAL_KEYS" }}{{ $optional = append $optional "CARTWRIGHT_QUOTE_SEAL_KEY_ID" }}
+{{- end }}
+{{- if or $tools (has "codec" .roles) }}{{ $keys = append $keys "CARTWRIGHT_SEAL_KEYS" }}{{ $optional = append $optional "CARTWRIGHT_SEAL_KEY_ID" }}{{ end -}}
+{{- if has "webhook" .roles }}{{ $keys = append $keys "STRIPE_WEBHOOK_SECRET" }}{{ end -}}
+{{- if has "codec" .roles }}{{ $optional = append $optional "CARTWRIGHT_CODEC_SECRET" }}{{ end -}}
+{{- range $k := $keys }}
+- name: {{ $k }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cartwright.secretName" $.root }}
+      key: {{ $k }}
+{{- end }}
+{{- range $k := $optional }}
+- name: {{ $k }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cartwright.secretName" $.root }}
       key: {{ $k }}
       optional: true
 {{- end }}

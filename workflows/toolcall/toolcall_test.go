@@ -25,11 +25,11 @@ func toolCallFixture() toolkit.ToolCall {
 	}
 }
 
-// toolCallEnv is a test environment serving ToolCall bound to testSpecs.
+// toolCallEnv is a test environment serving the tool call bound to testSpecs.
 func toolCallEnv() *testsuite.TestWorkflowEnvironment {
 	env := (&testsuite.WorkflowTestSuite{}).NewTestWorkflowEnvironment()
 	specs := flow.NewToolSpecs(flowtest.TestSpecs())
-	env.RegisterWorkflowWithOptions(Flow{Specs: specs}.ToolCall, workflow.RegisterOptions{Name: ToolCallWorkflowName})
+	env.RegisterWorkflowWithOptions(Flow{Specs: specs}.Run, workflow.RegisterOptions{Name: WorkflowName})
 	env.RegisterWorkflowWithOptions(ListTools, workflow.RegisterOptions{Name: ListToolsWorkflowName})
 	env.RegisterActivity(&activities.Tools{})
 	return env
@@ -37,18 +37,18 @@ func toolCallEnv() *testsuite.TestWorkflowEnvironment {
 
 func runToolCall(t *testing.T, env *testsuite.TestWorkflowEnvironment, call toolkit.ToolCall) toolkit.Response {
 	t.Helper()
-	env.ExecuteWorkflow(ToolCallWorkflowName, ToolCallInput{Call: call})
+	env.ExecuteWorkflow(WorkflowName, Input{Call: call})
 	if err := env.GetWorkflowError(); err != nil {
 		// A run that gave its key back fails with its envelope in the
 		// details (docs/envelope.md#idempotency).
 		var app *temporal.ApplicationError
-		var res ToolCallResult
+		var res Result
 		if errors.As(err, &app) && app.Type() == ReleasedKeyType && app.Details(&res) == nil {
 			return res.Envelope
 		}
-		t.Fatalf("ToolCall failed instead of answering with an envelope: %v", err)
+		t.Fatalf("the tool call failed instead of answering with an envelope: %v", err)
 	}
-	var res ToolCallResult
+	var res Result
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestToolCallRunsTheToolWithADeterministicCorrelationID(t *testing.T) {
 	}
 }
 
-// TestRefusalIsAnEnvelopeResult: a business refusal is the ToolCall
+// TestRefusalIsAnEnvelopeResult: a business refusal is the tool call
 // workflow's result, an ok=false envelope with the code, the recovery
 // fields and the refusal's evidence, not a failed workflow.
 func TestRefusalIsAnEnvelopeResult(t *testing.T) {
@@ -110,18 +110,18 @@ func TestFailureAfterRetriesIsAnEnvelope(t *testing.T) {
 	}
 }
 
-func TestToolCallIDIsTheIdempotencyKey(t *testing.T) {
+func TestIDIsTheIdempotencyKey(t *testing.T) {
 	call := toolCallFixture()
-	id, err := ToolCallID(call)
+	id, err := ID(call)
 	if err != nil || id != "tool-call/u_1/req-unit-0001" {
 		t.Fatalf("read tool id %q %v", id, err)
 	}
 	call.Request.IdempotencyKey = "order-key-0001"
-	if id, _ = ToolCallID(call); id != "tool-call/u_1/order-key-0001" {
+	if id, _ = ID(call); id != "tool-call/u_1/order-key-0001" {
 		t.Fatalf("write tool id %q", id)
 	}
 	call.Request.UserID = "jane@example.com"
-	if _, err := ToolCallID(call); err == nil {
+	if _, err := ID(call); err == nil {
 		t.Fatal("an e-mail became part of a workflow id")
 	}
 }
@@ -159,14 +159,14 @@ func TestToolCallGivesBackTheKeyOfAnAnswerNotKept(t *testing.T) {
 		env := toolCallEnv()
 		env.OnActivity("CallTool", mock.Anything, mock.Anything).Return(activities.CallToolResult{Envelope: toolkit.Response{
 			OK: false, Status: toolkit.StatusError, Tool: "pricing.get_realtime_quote", Error: tc.err}}, nil)
-		env.ExecuteWorkflow(ToolCallWorkflowName, ToolCallInput{Call: toolCallFixture()})
+		env.ExecuteWorkflow(WorkflowName, Input{Call: toolCallFixture()})
 		err := env.GetWorkflowError()
 		var app *temporal.ApplicationError
 		released := errors.As(err, &app) && app.Type() == ReleasedKeyType
 		if released != tc.released {
 			t.Fatalf("%s: released=%v (%v), want %v", tc.name, released, err, tc.released)
 		}
-		var res ToolCallResult
+		var res Result
 		if released {
 			if app.Details(&res) != nil {
 				t.Fatalf("%s: no envelope in the failure", tc.name)

@@ -17,35 +17,38 @@ import (
 )
 
 // Workflow type names and the id prefix of the generic tool workflows.
+// WorkflowName keeps the name the tool call was registered under when it
+// was added beside an older type: runs pinned to the current build replay
+// under it (docs/versioning.md).
 const (
-	ToolCallWorkflowName  = "ToolCall"
+	WorkflowName          = "ToolCallLocalFirst"
 	ListToolsWorkflowName = "ListTools"
-	ToolCallIDPrefix      = "tool-call/"
+	IDPrefix              = "tool-call/"
 )
 
 // callerCorrelation is the shape of a correlation id a caller may bring
 // (docs/mcp.md#mcp-invariants, MCP-INV-05).
 var callerCorrelation = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 
-// ToolCallInput is one call of one tool.
-type ToolCallInput struct {
+// Input is one call of one tool.
+type Input struct {
 	Call toolkit.ToolCall `json:"call"`
 	// refused is why strict decoding refused the input (UnmarshalJSON).
 	refused *toolkit.Error
 }
 
-// ToolCallResult is the tool's response envelope, with its evidence: an
+// Result is the tool's response envelope, with its evidence: an
 // answer (ok) or a refusal (ok=false, error, and the refusal's evidence),
 // or the error envelope of a call that could not reach the tool.
-type ToolCallResult struct {
+type Result struct {
 	Envelope toolkit.Response `json:"envelope"`
 }
 
-// ToolCallID is the workflow id of a tool call: tool-call/{user_id}/{key},
+// ID is the workflow id of a tool call: tool-call/{user_id}/{key},
 // where key is the idempotency key for a write tool and the request id
 // otherwise. Like the draft order's, the id is the idempotency key: the
 // same call started twice reaches the same run and the same answer.
-func ToolCallID(call toolkit.ToolCall) (string, error) {
+func ID(call toolkit.ToolCall) (string, error) {
 	if err := workflows.CheckUserID(call.Request.UserID); err != nil {
 		return "", err
 	}
@@ -59,62 +62,56 @@ func ToolCallID(call toolkit.ToolCall) (string, error) {
 		return "", toolkit.Errorf(toolkit.InvalidArgument, "%v: it keys the tool call", err).
 			WithDetail("fields", []string{"request." + field}).WithRecovery("fix the named fields and call again")
 	}
-	return ToolCallIDPrefix + call.Request.UserID + "/" + key, nil
+	return IDPrefix + call.Request.UserID + "/" + key, nil
 }
 
-// Flow is ToolCall bound to the specs of the tools it calls
+// Flow is the tool call bound to the specs of the tools it calls
 // (their activity options come from the specs).
 type Flow struct{ Specs flow.ToolSpecs }
 
-// ToolCall (registered as ToolCallWorkflowName) runs one tool as the tool
-// activity with the tool's own timeout and retry contract, and returns its
-// envelope whatever the answer, so a caller reads one shape whatever
-// happened: a refusal, an unknown tool or a call that failed through its
-// retries is a result with ok=false, not a failed workflow (unless its key
-// is released: keyOrRelease).
-func (b Flow) ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
-	res, err := b.toolCallAnswer(ctx, in)
-	if err != nil {
-		return res, err
-	}
-	return keyOrRelease(res)
-}
-
-// toolCallAnswer is the call's envelope, whatever the answer. An input
-// strict decoding refused (duplicate keys, unknown fields) runs nothing.
-func (b Flow) toolCallAnswer(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+// Run (registered as WorkflowName, "ToolCallLocalFirst") runs one tool
+// and returns its envelope whatever the answer, so a caller reads one
+// shape whatever happened: a refusal, an unknown tool or a call that
+// failed through its retries is a result with ok=false, not a failed
+// workflow (unless its key is released: keyOrRelease). The tool makes its
+// first attempt as a local activity, inside the run's first workflow
+// task, and hands over to the regular activity with the tool's whole
+// retry policy only when that attempt fails in a way a retry could fix
+// (flow.LocalFirst, as the draft order's write:
+// docs/performance.md#local-first-write). A call that answers at once is
+// one workflow task: no activity task, no second workflow task
+// (docs/performance.md#tool-calls-local-first).
+func (b Flow) Run(ctx workflow.Context, in Input) (Result, error) {
 	spec, refused := b.admit(ctx, &in)
 	if refused != nil {
-		return *refused, nil
+		return keyOrRelease(*refused)
 	}
-	actx := flow.ToolOptions(ctx, spec, "call "+in.Call.Tool)
 	var out activities.CallToolResult
-	var tools *activities.Tools
-	if err := workflow.ExecuteActivity(actx, tools.CallTool, activities.CallToolInput{Call: in.Call}).Get(actx, &out); err != nil {
+	f := flow.LocalFirst(ctx, spec, flow.Call{Tool: in.Call.Tool, Summary: "call " + in.Call.Tool}, activities.CallToolInput{Call: in.Call})
+	if err := f.Get(ctx, &out); err != nil {
 		if ctx.Err() != nil {
-			return ToolCallResult{}, err // cancelled: not an answer
+			return Result{}, err // cancelled: not an answer
 		}
-		return ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, spec.Version, err)}, nil
+		return keyOrRelease(Result{Envelope: toolkit.ErrorResponse(in.Call.Tool, spec.Version, err)})
 	}
-	return ToolCallResult(out), nil
+	return keyOrRelease(Result(out))
 }
 
-// ReleasedKeyType is the error type of a ToolCall that ended without
-// holding its key; its details carry the ToolCallResult.
+// ReleasedKeyType is the error type of a tool call that ended without
+// holding its key; its details carry the Result.
 const ReleasedKeyType = "TOOL_CALL_NOT_KEPT"
 
 // keyOrRelease returns res, or fails the run with res in the error's
-// details when res holds no result worth keeping under the key, so the
-// idempotency key is free again (docs/envelope.md#idempotency): a
-// retryable failure (an outage, a timeout: can_retry) and a refused input
-// (INVALID_ARGUMENT: nothing ran). The reuse policy keeps only completed
-// runs.
-func keyOrRelease(res ToolCallResult) (ToolCallResult, error) {
-	e := res.Envelope.Error
-	if res.Envelope.OK || e == nil || !(e.CanRetry || e.Code == toolkit.InvalidArgument) {
+// details when res holds no answer its key keeps (toolkit.Response.KeepsKey:
+// a retryable failure, a refused input), so the idempotency key is free
+// again (docs/envelope.md#idempotency): the reuse policy keeps only
+// completed runs.
+func keyOrRelease(res Result) (Result, error) {
+	if res.Envelope.KeepsKey() {
 		return res, nil
 	}
-	return ToolCallResult{}, temporal.NewApplicationErrorWithOptions(
+	e := res.Envelope.Error
+	return Result{}, temporal.NewApplicationErrorWithOptions(
 		fmt.Sprintf("%s: %s: %s (the key is free for the next call)", res.Envelope.Tool, e.Code, e.Message),
 		ReleasedKeyType, temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{res}})
 }
@@ -153,17 +150,17 @@ func ListTools(ctx workflow.Context, _ ListToolsInput) (ListToolsResult, error) 
 	return ListToolsResult(out), nil
 }
 
-// ToolCallStartOptions start a tool call idempotently (the rules are
-// beside DraftOrderStartOptions): the id is ToolCallID(call); a second
+// StartOptions start a tool call idempotently (the rules are
+// beside DraftOrderStartOptions): the id is ID(call); a second
 // start while it runs attaches to it, a start after it completed reads
 // that answer, and a start after it failed runs the call again (a write
 // tool's own idempotency key keeps that from writing twice).
-func ToolCallStartOptions(taskQueue string, call toolkit.ToolCall) (client.StartWorkflowOptions, error) {
-	id, err := ToolCallID(call)
+func StartOptions(taskQueue string, call toolkit.ToolCall) (client.StartWorkflowOptions, error) {
+	id, err := ID(call)
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
-	fp, err := ToolCallFingerprint(call)
+	fp, err := Fingerprint(call)
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
@@ -182,12 +179,12 @@ type toolCallDoc struct {
 	DryRun bool            `json:"dry_run"`
 }
 
-// ToolCallFingerprint is "sha256:" and the hex SHA-256 of the canonical
+// Fingerprint is "sha256:" and the hex SHA-256 of the canonical
 // JSON (RFC 8785) of the call's identity (toolCallDoc): the first
 // request's digest a reused key with other arguments is refused with
 // (docs/envelope.md#idempotency). Input key order and number spelling do
 // not change it; any other difference does. It holds no input in clear.
-func ToolCallFingerprint(call toolkit.ToolCall) (string, error) {
+func Fingerprint(call toolkit.ToolCall) (string, error) {
 	in := call.Input
 	if len(in) == 0 {
 		in = json.RawMessage("null")
@@ -198,18 +195,17 @@ func ToolCallFingerprint(call toolkit.ToolCall) (string, error) {
 // admit is the call's spec, with the call's request filled in, or the
 // envelope that refuses the call before anything runs: an input strict
 // decoding refused, a call naming no tool, a tool the worker does not know.
-// ToolCall and ToolCallLocalFirst share it, so both refuse alike.
-func (b Flow) admit(ctx workflow.Context, in *ToolCallInput) (toolkit.Spec, *ToolCallResult) {
+func (b Flow) admit(ctx workflow.Context, in *Input) (toolkit.Spec, *Result) {
 	if in.refused != nil {
-		return toolkit.Spec{}, &ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}
+		return toolkit.Spec{}, &Result{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", in.refused)}
 	}
 	if in.Call.Tool == "" {
-		return toolkit.Spec{}, &ToolCallResult{Envelope: toolkit.ErrorResponse("", "", toolkit.Errorf(toolkit.InvalidArgument, "tool call names no tool").
+		return toolkit.Spec{}, &Result{Envelope: toolkit.ErrorResponse("", "", toolkit.Errorf(toolkit.InvalidArgument, "tool call names no tool").
 			WithDetail("fields", []string{"tool"}))}
 	}
 	spec, err := b.Specs.Get(in.Call.Tool)
 	if err != nil {
-		return toolkit.Spec{}, &ToolCallResult{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", err)}
+		return toolkit.Spec{}, &Result{Envelope: toolkit.ErrorResponse(in.Call.Tool, "", err)}
 	}
 	in.Call.Request = toolRequest(ctx, in.Call)
 	return spec, nil
