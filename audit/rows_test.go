@@ -7,6 +7,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/commerce/quotesealtest"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
@@ -161,7 +162,7 @@ func TestReconcileNamesATotalItsSnapshotsDoNotGive(t *testing.T) {
 		c.CorrelationID, c.WorkflowID, c.RunID, c.WorkflowType, c.CreatedAt, c.ExpiresAt, c.SignerKeyID, sig); err != nil {
 		t.Fatal(err)
 	}
-	seals, err := commerce.ParseSealRing("", "", evidencetest.KeyID, s.ws.EvidenceKey)
+	seals, err := commerce.ParseSealRing(quotesealtest.Spec(), quotesealtest.KeyID)
 	if err != nil {
 		t.Fatal(err)
 	}
