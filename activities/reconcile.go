@@ -31,6 +31,10 @@ type Reconcile struct {
 	PendingAfter time.Duration
 	// SideEffectTools, when set, must have a success audit for every snapshot.
 	SideEffectTools []string
+	// RowKeys verify every row's signature and CheckDraftTotal re-derives
+	// draft rows' totals (evidence.ReconcileOptions).
+	RowKeys         *evidence.RowKeys
+	CheckDraftTotal evidence.DraftTotalCheck
 }
 
 // ReconcileAuditsInput overrides the worker's defaults for one pass.
@@ -41,7 +45,8 @@ type ReconcileAuditsInput struct {
 // ReconcileAudits closes stale pending audits and checks the database
 // invariants; the report is the activity result.
 func (a *Reconcile) ReconcileAudits(ctx context.Context, in ReconcileAuditsInput) (evidence.ReconcileReport, error) {
-	opts := evidence.ReconcileOptions{PendingAfter: a.PendingAfter, SideEffectTools: a.SideEffectTools, Logger: a.logger()}
+	opts := evidence.ReconcileOptions{PendingAfter: a.PendingAfter, SideEffectTools: a.SideEffectTools, Logger: a.logger(),
+		RowKeys: a.RowKeys, CheckDraftTotal: a.CheckDraftTotal}
 	if in.PendingAfter > 0 {
 		opts.PendingAfter = in.PendingAfter
 	}

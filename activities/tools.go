@@ -85,5 +85,15 @@ func callOf(ctx context.Context) toolkit.CallContext {
 	return toolkit.CallContext{
 		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
 		ActivityID: info.ActivityID, ActivityType: info.ActivityType.Name, Attempt: info.Attempt,
+		WorkflowType: workflowTypeOf(info),
 	}
+}
+
+// workflowTypeOf is the calling run's type, recorded (signed) in its
+// evidence rows and draft rows (docs/evidence.md#row-signatures).
+func workflowTypeOf(info activity.Info) string {
+	if info.WorkflowType == nil {
+		return ""
+	}
+	return info.WorkflowType.Name
 }

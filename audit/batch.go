@@ -71,7 +71,7 @@ func (b *batchReads) load(ctx context.Context, workflowIDs []string) error {
 	if err := rows.Err(); err != nil {
 		return errf("read the draft rows of %d workflows: %v", len(workflowIDs), err)
 	}
-	if b.rows, err = evidence.DraftRowsOfMany(ctx, b.direct.store.Pool(), workflowIDs); err != nil {
+	if b.rows, err = b.direct.store.DraftRowsOfMany(ctx, workflowIDs); err != nil {
 		return errf("read the draft rows of %d workflows: %v", len(workflowIDs), err)
 	}
 	return nil

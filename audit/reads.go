@@ -68,5 +68,6 @@ func (r directReads) draftRow(ctx context.Context, draftOrderID string) (*draftR
 }
 
 func (r directReads) workflowRows(ctx context.Context, workflowID string) ([]evidence.DraftRowBacking, error) {
-	return evidence.DraftRowsOf(ctx, r.store.Pool(), workflowID)
+	m, err := r.store.DraftRowsOfMany(ctx, []string{workflowID})
+	return m[workflowID], err
 }

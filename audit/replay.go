@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 
@@ -14,11 +15,16 @@ import (
 )
 
 // replay runs the history through the registered workflow code. A
-// divergence is a finding; a workflow type this build does not register
-// is an error, since there is no code to check against.
+// divergence is a finding, and so is a workflow type this build does not
+// register: no code of cartwright's ran it (a worker of one's own that
+// scheduled cartwright's activities), so nothing can be replayed, and the
+// evidence and rows it left are checked all the same.
 func replay(rs *replayers, h *historypb.History, rep *Report) error {
 	if _, ok := rs.d.Workflows[rep.WorkflowType]; !ok {
-		return errf("workflow type %q is not registered in this build: cannot replay %s", rep.WorkflowType, rep.WorkflowID)
+		rep.Replay = ReplayResult{Ran: false, Error: "workflow type not registered"}
+		rep.find(Finding{Kind: KindUnregisteredType, Detail: fmt.Sprintf(
+			"workflow type %q is not registered in this build: no cartwright code ran %s", rep.WorkflowType, rep.WorkflowID)})
+		return nil
 	}
 	r, err := rs.get(rep.WorkflowType)
 	if err != nil {

@@ -14,6 +14,9 @@ const (
 	// KindReplayFailed: the replay failed for another reason (the workflow
 	// code panicked, or the history could not be processed).
 	KindReplayFailed = "replay_failed"
+	// KindUnregisteredType: the run's workflow type is none this build
+	// registers, so no cartwright code ran it (audit/replay.go).
+	KindUnregisteredType = "unregistered_workflow_type"
 	// KindMissingSnapshot: a completed activity's envelope names no
 	// snapshot, or one the store does not have.
 	KindMissingSnapshot = "missing_snapshot"

@@ -10,6 +10,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // Finding kinds of the business-row cross-check
@@ -27,6 +28,14 @@ const (
 	// KindRowUnbacked: a draft_orders row of the audited workflow whose
 	// total or compliance the workflow's own evidence does not back.
 	KindRowUnbacked = "row_unbacked"
+	// KindRowForged: a draft_orders row of the audited workflow no worker's
+	// key vouches for (docs/evidence.md#draft-row-signatures): written or
+	// changed by hand.
+	KindRowForged = "row_forged"
+	// KindRowForeignRun: a draft_orders row written for a run that is not
+	// a DraftOrder, as the worker's signature on it, or the audited
+	// history's type, says.
+	KindRowForeignRun = "row_foreign_run"
 )
 
 // laterDraftStatus: a draft created open may since have expired, been
@@ -82,6 +91,15 @@ func checkWorkflowRows(ctx context.Context, r reads, written map[string]bool, re
 	}
 	for _, row := range rows {
 		f := Finding{Tool: commerce.ToolCreateDraftOrder}
+		if row.Forged != "" {
+			f.Kind, f.Detail = KindRowForged, fmt.Sprintf("draft_orders row %s: %s", row.DraftOrderID, row.Forged)
+			rep.find(f)
+		}
+		if t := row.WorkflowType; (t != "" && t != draftorder.DraftOrderWorkflowName) || rep.WorkflowType != draftorder.DraftOrderWorkflowName {
+			f.Kind, f.Detail = KindRowForeignRun, fmt.Sprintf("draft_orders row %s was written for a run of type %q (signed %q), not %s",
+				row.DraftOrderID, rep.WorkflowType, row.WorkflowType, draftorder.DraftOrderWorkflowName)
+			rep.find(f)
+		}
 		if !written[row.DraftOrderID] {
 			f.Kind, f.Detail = KindRowForeign, fmt.Sprintf("draft_orders row %s names this workflow, but none of its create calls wrote it", row.DraftOrderID)
 			rep.find(f)

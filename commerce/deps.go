@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -43,6 +44,15 @@ type ToolDeps struct {
 	Shipping ShippingRater
 	Tax      TaxEstimator
 	Drafts   DraftStore
+	// DraftSigner signs the draft rows the built-in store writes (the
+	// worker's ring, docs/evidence.md#draft-row-signatures); nil takes the
+	// signer of Audit when it has one (*evidence.Store).
+	DraftSigner *evidence.RowSigner
+}
+
+// rowSigner is an audit log that signs its rows (*evidence.Store).
+type rowSigner interface {
+	Signer() *evidence.RowSigner
 }
 
 // tools holds the resolved dependencies the handlers close over.
@@ -79,7 +89,14 @@ func newTools(d ToolDeps) (*tools, error) {
 		t.catalog = PGCatalog{Pool: d.Pool}
 	}
 	if t.drafts == nil {
-		t.drafts = PGDrafts{Pool: d.Pool}
+		signer := d.DraftSigner
+		if rs, ok := d.Audit.(rowSigner); ok && signer == nil {
+			signer = rs.Signer()
+		}
+		if signer == nil {
+			return nil, errors.New("commerce: the built-in draft store needs a row signer: every draft row names its author (docs/evidence.md#draft-row-signatures)")
+		}
+		t.drafts = PGDrafts{Pool: d.Pool, Signer: signer}
 	}
 	if t.fx == nil {
 		table := d.FX

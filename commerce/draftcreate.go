@@ -102,6 +102,10 @@ func (s PGDrafts) Create(ctx context.Context, d NewDraft, a evidence.TwoPhaseRow
 	if err != nil {
 		return Created{}, fmt.Errorf("draft orders: encode reservations: %w", err)
 	}
+	signature, signerKeyID, err := s.sign(d, total)
+	if err != nil {
+		return Created{}, err
+	}
 	var c Created
 	var short []byte
 	var outcome, auditStatus string
@@ -109,13 +113,13 @@ func (s PGDrafts) Create(ctx context.Context, d NewDraft, a evidence.TwoPhaseRow
 	err = s.Pool.QueryRow(ctx, `SELECT r_outcome, r_audit_id, r_audit_status, r_audit_tool, r_audit_closed,
 			r_draft_order_id, r_status, r_quote_hash, r_grand_total_minor, r_currency, r_expires_at, r_short
 		FROM draft_order_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-			$19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)`,
+			$19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35)`,
 		a.CorrelationID, a.Tool, a.UserIDHash, a.ActorType, a.Action, a.Reason, a.PayloadSHA, a.WorkflowID, a.RunID,
 		a.ActivityID, a.Refs,
 		d.DraftOrderID, d.Scope.UserIDHash, d.Scope.Tool, d.Scope.IdempotencyKey, d.Total.QuoteID, d.Total.QuoteHash,
 		d.Total.Currency, d.Total.GrandTotal.Amount, total, d.ShipTo.Country, d.ShipTo.Region, d.ShipTo.PostalCode,
 		d.ShipTo.Ciphertext, d.ShipTo.Nonce, d.ShipTo.KeyID, d.CorrelationID, d.WorkflowID, d.RunID,
-		d.CreatedAt, d.ExpiresAt, reservations).
+		d.CreatedAt, d.ExpiresAt, reservations, d.WorkflowType, signerKeyID, signature).
 		Scan(&outcome, &c.Audit.AuditID, &auditStatus, &c.Audit.Tool, &c.Audit.Closed,
 			&c.Draft.DraftOrderID, &c.Draft.Status, &c.Draft.QuoteHash, &c.Draft.GrandTotal.Amount,
 			&c.Draft.GrandTotal.Currency, &expires, &short)
@@ -138,4 +142,24 @@ func (s PGDrafts) Create(ctx context.Context, d NewDraft, a evidence.TwoPhaseRow
 		c.Draft.ExpiresAt = expires.UTC()
 	}
 	return c, nil
+}
+
+// sign signs d's row as draft_order_create will write it (total is its
+// encoded total), with the worker's key (docs/evidence.md#draft-row-signatures):
+// the signature and the key id.
+func (s PGDrafts) sign(d NewDraft, total []byte) (string, string, error) {
+	if s.Signer == nil {
+		return "", "", errors.New("draft orders: no row signer: every draft row names its author")
+	}
+	c := evidence.DraftRowContent{
+		DraftOrderID: d.DraftOrderID, UserIDHash: d.Scope.UserIDHash, Tool: d.Scope.Tool,
+		IdempotencyKey: d.Scope.IdempotencyKey, QuoteID: d.Total.QuoteID, QuoteHash: d.Total.QuoteHash,
+		Currency: d.Total.Currency, GrandTotalMinor: d.Total.GrandTotal.Amount, Total: total,
+		ShipToCountry: d.ShipTo.Country, ShipToRegion: d.ShipTo.Region, ShipToPostal: d.ShipTo.PostalCode,
+		ShipToSealed: d.ShipTo.Ciphertext, ShipToNonce: d.ShipTo.Nonce, ShipToKeyID: d.ShipTo.KeyID,
+		CorrelationID: d.CorrelationID, WorkflowID: d.WorkflowID, RunID: d.RunID, WorkflowType: d.WorkflowType,
+		CreatedAt: d.CreatedAt, ExpiresAt: d.ExpiresAt,
+	}
+	sig, err := s.Signer.SignDraft(&c)
+	return sig, c.SignerKeyID, err
 }

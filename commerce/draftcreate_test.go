@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
@@ -49,7 +50,7 @@ func countRows(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
 // written after the draft in the same statement, takes the draft with it.
 func TestDraftCreateIsOneTransaction(t *testing.T) {
 	pool := testenv.Postgres(t)
-	s := PGDrafts{Pool: pool}
+	s := PGDrafts{Pool: pool, Signer: evidencetest.Signer(t, evidence.WriterWorker)}
 	d, a := createInput(t, 1, "one-tx-key-01")
 	a.PayloadSHA = "not hex" // audit_events' CHECK refuses it
 	_, err := s.Create(context.Background(), d, a)
@@ -70,7 +71,7 @@ func TestDraftCreateIsOneTransaction(t *testing.T) {
 // draft, a transient error (the activity retries), the other row intact.
 func TestDraftCreateLosesARaceWhole(t *testing.T) {
 	pool := testenv.Postgres(t)
-	s := PGDrafts{Pool: pool}
+	s := PGDrafts{Pool: pool, Signer: evidencetest.Signer(t, evidence.WriterWorker)}
 	ctx := context.Background()
 	for i, c := range []struct {
 		name   string

@@ -168,7 +168,8 @@ func (t *tools) insertDraft(ctx context.Context, req toolkit.Request, scope Draf
 	}
 	draft := NewDraft{
 		Scope: scope, DraftOrderID: id, Total: in.Total, ShipTo: sealed, CorrelationID: req.CorrelationID,
-		WorkflowID: call.WorkflowID, RunID: call.RunID, CreatedAt: now, ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
+		WorkflowID: call.WorkflowID, RunID: call.RunID, WorkflowType: call.WorkflowType, CreatedAt: now,
+		ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
 	}
 	var got Created
 	var storeErr error

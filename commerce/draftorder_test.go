@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -157,7 +158,10 @@ func TestDraftOrderDryRunWritesNothing(t *testing.T) {
 }
 
 func TestDraftOrderAuditFailureMeansNoRow(t *testing.T) {
-	e := newEnv(t, func(d *ToolDeps) { d.Audit = failingAudit{d.Audit} })
+	e := newEnv(t, func(d *ToolDeps) {
+		d.DraftSigner = evidencetest.Signer(t, evidence.WriterWorker)
+		d.Audit = failingAudit{d.Audit}
+	})
 	_, _, err := invoke[DraftOrder](t, e, ToolCreateDraftOrder, request("u_1", "audit-down-01"), draftArgs(t))
 	te := wantCode(t, err, "UPSTREAM_ERROR")
 	if !te.CanRetry {
@@ -267,7 +271,10 @@ func (f *flakyDrafts) Create(ctx context.Context, d NewDraft, a evidence.TwoPhas
 
 func TestDraftOrderRetryAfterATransientStoreFailure(t *testing.T) {
 	flaky := &flakyDrafts{err: errors.New("conn closed")}
-	e := newEnv(t, func(d *ToolDeps) { flaky.DraftStore = PGDrafts{Pool: d.Pool}; d.Drafts = flaky })
+	e := newEnv(t, func(d *ToolDeps) {
+		flaky.DraftStore = PGDrafts{Pool: d.Pool, Signer: evidencetest.Signer(t, evidence.WriterWorker)}
+		d.Drafts = flaky
+	})
 	req := request("u_1", "flaky-key-001")
 	_, _, err := invoke[DraftOrder](t, e, ToolCreateDraftOrder, req, draftArgs(t))
 	if te := wantCode(t, err, "UPSTREAM_ERROR"); !te.CanRetry {
@@ -295,7 +302,10 @@ func TestDraftOrderRetryAfterATransientStoreFailure(t *testing.T) {
 
 func TestDraftOrderPermanentStoreFailureClosesTheAudit(t *testing.T) {
 	flaky := &flakyDrafts{err: &PermanentError{Err: errors.New("check constraint")}}
-	e := newEnv(t, func(d *ToolDeps) { flaky.DraftStore = PGDrafts{Pool: d.Pool}; d.Drafts = flaky })
+	e := newEnv(t, func(d *ToolDeps) {
+		flaky.DraftStore = PGDrafts{Pool: d.Pool, Signer: evidencetest.Signer(t, evidence.WriterWorker)}
+		d.Drafts = flaky
+	})
 	req := request("u_1", "perm-key-0001")
 	_, _, err := invoke[DraftOrder](t, e, ToolCreateDraftOrder, req, draftArgs(t))
 	wantCode(t, err, "INVALID_ARGUMENT")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
@@ -14,7 +16,7 @@ import (
 // are named.
 func TestDraftCreateTakesStockOnce(t *testing.T) {
 	pool := testenv.Postgres(t)
-	s := PGDrafts{Pool: pool}
+	s := PGDrafts{Pool: pool, Signer: evidencetest.Signer(t, evidence.WriterWorker)}
 	ctx := context.Background()
 	d, a := createInput(t, 41, "stock-key-0001")
 	line := d.Total.Lines[0]

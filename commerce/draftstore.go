@@ -41,8 +41,11 @@ type NewDraft struct {
 	CorrelationID string
 	WorkflowID    string
 	RunID         string
-	CreatedAt     time.Time
-	ExpiresAt     time.Time
+	// WorkflowType is the writing run's type (the activity's info), signed
+	// with the row.
+	WorkflowType string
+	CreatedAt    time.Time
+	ExpiresAt    time.Time
 }
 
 // StoredDraft is what a lookup returns: enough to answer a replay.
@@ -68,9 +71,11 @@ type DraftStore interface {
 	Create(ctx context.Context, d NewDraft, audit evidence.TwoPhaseRow) (Created, error)
 }
 
-// PGDrafts is the DraftStore over the draft_orders table.
+// PGDrafts is the DraftStore over the draft_orders table. Signer signs
+// every row it writes (docs/evidence.md#draft-row-signatures).
 type PGDrafts struct {
-	Pool *pgxpool.Pool
+	Pool   *pgxpool.Pool
+	Signer *evidence.RowSigner
 }
 
 // Find implements DraftStore.

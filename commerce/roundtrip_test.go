@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/db"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
@@ -114,7 +115,9 @@ func TestDraftOrderRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	e := newEnvOn(t, pool, func(d *ToolDeps) { d.Drafts = corruptDrafts{PGDrafts{Pool: d.Pool}} })
+	e := newEnvOn(t, pool, func(d *ToolDeps) {
+		d.Drafts = corruptDrafts{PGDrafts{Pool: d.Pool, Signer: evidencetest.Signer(t, evidence.WriterWorker)}}
+	})
 	ctx := context.Background()
 	args := draftArgs(t)
 	if _, _, err := invoke[DraftOrder](t, e, ToolCreateDraftOrder, request("u_warm", "warm-up-key-1"), args); err != nil {

@@ -108,6 +108,7 @@ func TestAppendDatabaseDown(t *testing.T) {
 	defer pool.Close()
 	c, _ := NewAESGCM("k", make([]byte, 32))
 	s, _ := NewStore(pool, c, nil)
+	s.SignWith(testSigner(t, WriterWorker))
 	_, err = s.RecordStep(ctxT(t), snapshot(t, "wf-down", 1, map[string]any{"x": 1}))
 	te := toolkit.AsError(err)
 	if toolkit.CodeOf(err) != toolkit.UpstreamError || !te.CanRetry || te.Details["upstream_code"] != "db_error" ||

@@ -61,8 +61,12 @@ func (s *Store) ReadChains(ctx context.Context, workflowIDs []string) (map[strin
 	if err := hr.Err(); err != nil {
 		return nil, dbError("read chain head", err)
 	}
+	auth, err := s.authorship(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for id, c := range out {
-		verifyChain(&c.Verify, c.Rows, heads[id])
+		verifyChain(&c.Verify, c.Rows, heads[id], auth)
 	}
 	return out, nil
 }

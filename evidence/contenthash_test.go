@@ -17,7 +17,7 @@ func sampleRecord() SnapshotRecord {
 		UserIDHash: "uh_1", InputDigest: "sha256:in", Output: json.RawMessage(`{"a":1}`), OutputHash: "sha256:out",
 		HasRaw: true, RawKeyID: "local-1", RulesetVersion: "tax-1", TTLSeconds: 300, Status: "ok",
 		CreatedAt: at, RecordedAt: at.Add(time.Second), ContentHash: "sha256:c", PrevChainHash: "sha256:p", ChainHash: "sha256:h",
-		TraceID:       "4bf92f3577b34da6a3ce929d0e0e4736",
+		TraceID: "4bf92f3577b34da6a3ce929d0e0e4736", WorkflowType: "DraftOrder", SignerKeyID: "worker-1", RowSignature: "c2ln",
 		rawCiphertext: []byte("sealed"), rawNonce: []byte("nonce"),
 	}
 }
@@ -55,11 +55,13 @@ func TestContentHashIsStable(t *testing.T) {
 // covered through output_hash; the chain links; recorded_at; has_raw,
 // derived from the sealed raw output, which raw_digest covers; the trace
 // id, which locates the call in a tracing backend and must not change the
-// hash of rows written before it existed), and chain_seq in format 2, where
-// the chain links stand for it. A column added to SnapshotRecord is covered
-// without anyone listing it.
+// hash of rows written before it existed), chain_seq in formats 2 and 3,
+// where the chain links stand for it, the signature (which signs the hash),
+// and in formats 1 and 2 the workflow type and signer key id they did not
+// record. A column added to SnapshotRecord is covered without anyone
+// listing it.
 func TestContentHashCoversEveryColumn(t *testing.T) {
-	for _, format := range []int{hashFormatSeqInContent, hashFormatContentOnly} {
+	for _, format := range []int{hashFormatSeqInContent, hashFormatContentOnly, hashFormatSigned} {
 		base := sampleRecord()
 		base.HashFormat = format
 		want, err := base.contentHash()
@@ -68,7 +70,8 @@ func TestContentHashCoversEveryColumn(t *testing.T) {
 		}
 		// canon is not a column: it memoises the output's canonical form.
 		left := map[string]bool{"Output": true, "HasRaw": true, "RecordedAt": true, "ContentHash": true, "PrevChainHash": true,
-			"ChainHash": true, "TraceID": true, "ChainSeq": format == hashFormatContentOnly, "canon": true}
+			"ChainHash": true, "TraceID": true, "ChainSeq": format != hashFormatSeqInContent, "canon": true,
+			"RowSignature": true, "WorkflowType": format != hashFormatSigned, "SignerKeyID": format != hashFormatSigned}
 		typ := reflect.TypeOf(SnapshotRecord{})
 		for i := 0; i < typ.NumField(); i++ {
 			f := typ.Field(i)
@@ -99,7 +102,11 @@ func TestContentHashFormatIsBound(t *testing.T) {
 	if err1 != nil || err2 != nil || one == two {
 		t.Fatalf("format 1 %s (%v), format 2 %s (%v): want two different hashes", one, err1, two, err2)
 	}
-	for _, f := range []int{0, 3} {
+	r.HashFormat = hashFormatSigned
+	if three, err := r.contentHash(); err != nil || three == two || three == one {
+		t.Fatalf("format 3 %s (%v): want a third hash", three, err)
+	}
+	for _, f := range []int{0, 4} {
 		r.HashFormat = f
 		if h, err := r.contentHash(); err == nil {
 			t.Errorf("format %d hashed to %s, want an error", f, h)

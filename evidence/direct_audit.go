@@ -70,6 +70,10 @@ func (s *Store) AuditDirect(ctx context.Context, since time.Time) (DirectReport,
 	if err != nil {
 		return rep, err
 	}
+	auth, err := s.authorship(ctx)
+	if err != nil {
+		return rep, err
+	}
 	find := func(kind, chain, id, format string, args ...any) {
 		rep.Findings = append(rep.Findings, DirectFinding{Kind: kind, ChainKey: chain, SnapshotID: id, Detail: fmt.Sprintf(format, args...)})
 	}
@@ -83,7 +87,7 @@ func (s *Store) AuditDirect(ctx context.Context, since time.Time) (DirectReport,
 		rep.Chains++
 		var v VerifyReport
 		v.OK = true
-		verifyChain(&v, rows[i:j], heads[chain])
+		verifyChain(&v, rows[i:j], heads[chain], auth)
 		for _, p := range v.Problems {
 			find(DirectChainBroken, chain, p.SnapshotID, "%s: %s", p.Kind, p.Detail)
 		}

@@ -61,6 +61,7 @@ func TestSnapshotsSurviveDatabaseRestart(t *testing.T) {
 	_, _ = rand.Read(key)
 	cipher, _ := NewAESGCM("fault-1", key)
 	store, _ := NewStore(pool, cipher, nil)
+	store.SignWith(testSigner(t, WriterWorker))
 
 	var toolCalls, storeFailures atomic.Int64
 	inv := testInvoker(t, store, func(ctx context.Context, call *toolkit.Call) (*toolkit.Output, error) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
@@ -32,6 +34,9 @@ func formats(t *testing.T, s *Store, wf string) []int {
 func TestFormat1RowsStillVerify(t *testing.T) {
 	s, pool := newTestStore(t)
 	ctx := ctxT(t)
+	// The rows stand for rows written before signing began: unsigned rows
+	// after it are named (TestAttackForgedRowsThroughAppendFunctions).
+	signingBeganLater(t, pool)
 	restoreFormat1Append(ctx, t, pool)
 	const wf = "wf-drain"
 	step := 0
@@ -63,7 +68,7 @@ func TestFormat1RowsStillVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkChain(t, s, wf, 7)
-	if got, want := fmt.Sprint(formats(t, s, wf)), "[1 1 2 2 2 1 2]"; got != want {
+	if got, want := fmt.Sprint(formats(t, s, wf)), "[1 1 3 3 3 1 3]"; got != want {
 		t.Fatalf("hash formats %s, want %s", got, want)
 	}
 	if raw, err := s.ReadRaw(ctx, first, "test", "format-1 raw output"); err != nil || !json.Valid(raw) {
@@ -120,8 +125,8 @@ func TestVerifyDetectsEditedFormat2Row(t *testing.T) {
 	} {
 		wf := "wf-v2-" + name
 		seedChain(t, s, wf, 4)
-		if got := fmt.Sprint(formats(t, s, wf)); got != "[2 2 2 2]" {
-			t.Fatalf("%s: hash formats %s, want format 2", name, got)
+		if got := fmt.Sprint(formats(t, s, wf)); got != "[3 3 3 3]" {
+			t.Fatalf("%s: hash formats %s, want format 3 (format 2, signed)", name, got)
 		}
 		for _, q := range c.tamper {
 			testenv.SuperExec(t, pool, q, wf)
@@ -162,7 +167,15 @@ func TestAttackAppendRowForgesChainColumns(t *testing.T) {
 		t.Fatalf("append: seq %d reused %v %v, want a new row 3", seq, reused, err)
 	}
 	rows := checkChain(t, s, wf, 3)
-	if r := rows[2]; r.HashFormat != hashFormatContentOnly || r.RecordedAt.Year() < 2026 || r.SnapshotID != st.r.SnapshotID {
+	if r := rows[2]; r.HashFormat != hashFormatSigned || r.RecordedAt.Year() < 2026 || r.SnapshotID != st.r.SnapshotID {
 		t.Fatalf("the row written: %+v", r)
 	}
+}
+
+// signingBeganLater moves the moment rows began to be signed a day ahead,
+// as the owner could: every row written now stands for one written before
+// signing (docs/evidence.md#row-signatures).
+func signingBeganLater(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	testenv.SuperExec(t, pool, `UPDATE evidence_row_signing SET since = now() + interval '1 day'`)
 }

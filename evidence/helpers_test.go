@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -34,7 +35,20 @@ func newTestStore(t testing.TB) (*Store, *pgxpool.Pool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.SignWith(testSigner(t, WriterWorker))
 	return s, pool
+}
+
+// testSigner is writer's signer over a fresh random key.
+func testSigner(t testing.TB, writer string) *RowSigner {
+	t.Helper()
+	seed := make([]byte, 32)
+	_, _ = rand.Read(seed)
+	s, err := ParseRowSigner(writer, "test-"+writer+"-"+fmt.Sprint(time.Now().UnixNano())+":"+base64.StdEncoding.EncodeToString(seed), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // snapshot builds a snapshot of activity n of workflow wf, as the invoker would.

@@ -48,6 +48,7 @@ func TestAppendLoad(t *testing.T) {
 	_, _ = rand.Read(key)
 	c, _ := NewAESGCM("load-1", key)
 	s, _ := NewStore(pool, c, nil)
+	s.SignWith(testSigner(t, WriterWorker))
 	pids := backendPIDs(ctx, t, pool, workers)
 	payload := map[string]any{"quote_id": "q_123", "total_minor": 125000, "currency": "EUR",
 		"lines": []map[string]any{{"sku": "A-1", "qty": 2, "unit_minor": 50000}, {"sku": "B-2", "qty": 1, "unit_minor": 25000}}}

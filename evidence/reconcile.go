@@ -47,6 +47,12 @@ type ReconcileOptions struct {
 	// BatchSize is how many stale audits one UPDATE closes (default 500).
 	BatchSize int
 	Logger    *zap.Logger
+	// RowKeys are the writers' public keys every row's signature is checked
+	// with (docs/evidence.md#row-signatures); required.
+	RowKeys *RowKeys
+	// CheckDraftTotal, when set, re-derives each draft row's total from the
+	// snapshots its seal names (InvDraftTotalMismatch).
+	CheckDraftTotal DraftTotalCheck
 }
 
 // Check applies the defaults and refuses values below their floors, so a
@@ -74,6 +80,10 @@ func (o *ReconcileOptions) normalise() error {
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
+	}
+	if o.RowKeys == nil || len(o.RowKeys.byID) == 0 {
+		return fmt.Errorf("reconcile: no row public keys (%s, %s): a forged row could not be told from a written one",
+			publicKeys[WriterWorker].KeysVar, publicKeys[WriterGateway].KeysVar)
 	}
 	return nil
 }
@@ -111,15 +121,20 @@ type ReconcileReport struct {
 	DraftRowsMismatched int `json:"draft_rows_mismatched"`
 	// DraftRowsUnbacked counts draft_orders rows their own workflow's
 	// evidence does not back (InvDraftRowUnbacked).
-	DraftRowsUnbacked int         `json:"draft_rows_unbacked"`
-	Violations        []Violation `json:"violations,omitempty"`
-	DurationMS        int64       `json:"duration_ms"`
+	DraftRowsUnbacked int `json:"draft_rows_unbacked"`
+	// The authorship invariants (reconcile_authors.go).
+	EvidenceRowsForged    int         `json:"evidence_rows_forged"`
+	DraftRowsForged       int         `json:"draft_rows_forged"`
+	DraftRowsForeignRun   int         `json:"draft_rows_foreign_run"`
+	DraftTotalsMismatched int         `json:"draft_totals_mismatched"`
+	Violations            []Violation `json:"violations,omitempty"`
+	DurationMS            int64       `json:"duration_ms"`
 }
 
 // ViolationCount is the number of broken invariants found.
 func (r ReconcileReport) ViolationCount() int {
 	return r.SuccessWithoutSnapshot + r.SnapshotWithFailedAudit + r.SnapshotWithoutAudit + r.ResultSnapshotsMissing + r.DraftRowsMismatched +
-		r.DraftRowsUnbacked
+		r.DraftRowsUnbacked + r.EvidenceRowsForged + r.DraftRowsForged + r.DraftRowsForeignRun + r.DraftTotalsMismatched
 }
 
 // Merge adds the invariant counts and listed violations of o (a later
@@ -152,6 +167,10 @@ func (r ReconcileReport) LogFields() []zap.Field {
 		zap.Int("result_snapshots_missing", r.ResultSnapshotsMissing),
 		zap.Int("draft_rows_mismatched", r.DraftRowsMismatched),
 		zap.Int("draft_rows_unbacked", r.DraftRowsUnbacked),
+		zap.Int("evidence_rows_forged", r.EvidenceRowsForged),
+		zap.Int("draft_rows_forged", r.DraftRowsForged),
+		zap.Int("draft_rows_foreign_run", r.DraftRowsForeignRun),
+		zap.Int("draft_totals_mismatched", r.DraftTotalsMismatched),
 		zap.Int("violations", r.ViolationCount()),
 		zap.Int64("duration_ms", r.DurationMS),
 	}
@@ -182,6 +201,9 @@ func Reconcile(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions) (
 		return rep, err
 	}
 	if err := checkUnbackedDraftRows(ctx, pool, opts, &rep); err != nil {
+		return rep, err
+	}
+	if err := checkAuthors(ctx, pool, opts, &rep); err != nil {
 		return rep, err
 	}
 	rep.DurationMS = time.Since(start).Milliseconds()

@@ -136,6 +136,49 @@ type DraftRowBacking struct {
 	// ComplianceBacked: a compliance allow, or a support-staff approval,
 	// in the workflow.
 	ComplianceBacked bool
+	// Forged says why no worker's key vouches for the row ("" when one
+	// does, or the row was recorded before rows were signed), and
+	// WorkflowType is the type of the run the worker signed it for
+	// (Store.DraftRowsOfMany fills both; docs/evidence.md#draft-row-signatures).
+	Forged       string
+	WorkflowType string
+}
+
+// DraftRowsOfMany is DraftRowsOfMany with each row's author checked with
+// s's public keys (Forged, WorkflowType): one statement more.
+func (s *Store) DraftRowsOfMany(ctx context.Context, workflowIDs []string) (map[string][]DraftRowBacking, error) {
+	out, err := DraftRowsOfMany(ctx, s.pool, workflowIDs)
+	if err != nil {
+		return nil, err
+	}
+	auth, err := s.authorship(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+draftColumns+` FROM draft_orders WHERE workflow_id = ANY($1)`, workflowIDs)
+	if err != nil {
+		return nil, dbError("read draft row authors", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDraft(rows)
+		if err != nil {
+			return nil, dbError("read draft row authors", err)
+		}
+		forged := auth.checkDraft(&d.Content, d.Signature, d.RecordedAt)
+		for i := range out[d.Content.WorkflowID] {
+			if b := &out[d.Content.WorkflowID][i]; b.DraftOrderID == d.Content.DraftOrderID {
+				b.Forged = forged
+				if d.Signature != "" {
+					b.WorkflowType = d.Content.WorkflowType
+				}
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbError("read draft row authors", err)
+	}
+	return out, nil
 }
 
 // DraftRowsOf returns every draft_orders row that names workflowID, with

@@ -1,10 +1,13 @@
 package evidence
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
@@ -18,14 +21,9 @@ func TestReconcileFindsChangedDraftRow(t *testing.T) {
 	hash := "sha256:" + fmt.Sprintf("%064d", 7)
 	insert := func(id string, age time.Duration) {
 		t.Helper()
-		if _, err := pool.Exec(ctx, `INSERT INTO draft_orders (draft_order_id, user_id_hash, tool, idempotency_key, status,
-			quote_id, quote_hash, currency, grand_total_minor, total, ship_to_country, ship_to_sealed, ship_to_nonce,
-			ship_to_key_id, correlation_id, workflow_id, created_at, expires_at)
-			VALUES ($1, 'uh_00000000000000000000000000000000', 'checkout.create_draft_order', $1, 'open', 'q1', $2, 'EUR', 7019,
-			'{}', 'DE', '\x00', '\x00', 'k1', 'corr-0000000000000001', 'wf-rows', now() - make_interval(secs => $3), now() + interval '1 day')`,
-			id, hash, age.Seconds()); err != nil {
-			t.Fatal(err)
-		}
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		insertSignedDraft(t, pool, s.Signer(), DraftRowContent{DraftOrderID: id, QuoteHash: hash, GrandTotalMinor: 7019,
+			CorrelationID: "corr-0000000000000001", WorkflowID: "wf-rows", CreatedAt: now.Add(-age), ExpiresAt: now.Add(24 * time.Hour)})
 	}
 	// What backs the rows: their workflow priced the total and
 	// compliance allowed it (TestReconcileFlagsUnbackedDraftRows).
@@ -46,14 +44,15 @@ func TestReconcileFindsChangedDraftRow(t *testing.T) {
 	insert(changed, time.Minute)
 	snap(2, changed)
 	insert(fresh, time.Second)
-	rep, err := Reconcile(ctx, pool, ReconcileOptions{})
+	rep, err := Reconcile(ctx, pool, ReconcileOptions{RowKeys: s.RowKeys()})
 	if err != nil || rep.DraftRowsMismatched != 0 {
 		t.Fatalf("before tampering: %+v %v", rep, err)
 	}
 	testenv.SuperExec(t, pool, `UPDATE draft_orders SET grand_total_minor = 1 WHERE draft_order_id = $1`, changed)
-	rep, err = Reconcile(ctx, pool, ReconcileOptions{})
+	rep, err = Reconcile(ctx, pool, ReconcileOptions{RowKeys: s.RowKeys()})
 	// The changed total is also one its workflow never priced.
-	if err != nil || rep.DraftRowsMismatched != 1 || rep.DraftRowsUnbacked != 1 || rep.ViolationCount() != 2 {
+	// And no longer the row the worker signed.
+	if err != nil || rep.DraftRowsMismatched != 1 || rep.DraftRowsUnbacked != 1 || rep.DraftRowsForged != 1 || rep.ViolationCount() != 3 {
 		t.Fatalf("after tampering: %+v %v", rep, err)
 	}
 	if v := rep.Violations[0]; v.Invariant != InvDraftRowMismatch || v.DraftOrderID != changed {
@@ -105,7 +104,7 @@ func TestReconcileFlagsUnbackedDraftRows(t *testing.T) {
 	forge(id("B"), "wf-nothing", hash(1), 6225) // no evidence at all
 	forge(id("C"), "wf-backed", hash(3), 501)   // a total its workflow never priced (5.01 for 62.25)
 	forge(id("D"), "wf-blocked", hash(2), 6225) // compliance blocked
-	rep, err := Reconcile(ctx, pool, ReconcileOptions{})
+	rep, err := Reconcile(ctx, pool, ReconcileOptions{RowKeys: s.RowKeys()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,5 +120,54 @@ func TestReconcileFlagsUnbackedDraftRows(t *testing.T) {
 	if !strings.Contains(flagged[id("C")], "priced total") || !strings.Contains(flagged[id("D")], "compliance") ||
 		!strings.Contains(flagged[id("B")], "priced total") || !strings.Contains(flagged[id("B")], "compliance") {
 		t.Fatalf("details %v", flagged)
+	}
+}
+
+// insertSignedDraft inserts a draft row of c as the worker writes it:
+// signed by signer, for a DraftOrder run (the fields c leaves empty take
+// a test's defaults).
+func insertSignedDraft(t *testing.T, pool *pgxpool.Pool, signer *RowSigner, c DraftRowContent) {
+	t.Helper()
+	if c.UserIDHash == "" {
+		c.UserIDHash = "uh_00000000000000000000000000000000"
+	}
+	if c.Tool == "" {
+		c.Tool = createDraftTool
+	}
+	if c.IdempotencyKey == "" {
+		c.IdempotencyKey = c.DraftOrderID
+	}
+	if c.QuoteID == "" {
+		c.QuoteID = "q1"
+	}
+	if c.Currency == "" {
+		c.Currency = "EUR"
+	}
+	if c.Total == nil {
+		c.Total = json.RawMessage(`{}`)
+	}
+	if c.ShipToCountry == "" {
+		c.ShipToCountry = "DE"
+	}
+	if c.ShipToSealed == nil {
+		c.ShipToSealed, c.ShipToNonce, c.ShipToKeyID = []byte{0}, []byte{0}, "k1"
+	}
+	if c.WorkflowType == "" {
+		c.WorkflowType = DraftWorkflowType
+	}
+	sig, err := signer.SignDraft(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctxT(t), `INSERT INTO draft_orders (draft_order_id, user_id_hash, tool, idempotency_key, status,
+		quote_id, quote_hash, currency, grand_total_minor, total, ship_to_country, ship_to_region, ship_to_postal,
+		ship_to_sealed, ship_to_nonce, ship_to_key_id, correlation_id, workflow_id, run_id, workflow_type, created_at,
+		expires_at, signer_key_id, row_signature)
+		VALUES ($1, $2, $3, $4, 'open', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+		$22, $23)`,
+		c.DraftOrderID, c.UserIDHash, c.Tool, c.IdempotencyKey, c.QuoteID, c.QuoteHash, c.Currency, c.GrandTotalMinor,
+		string(c.Total), c.ShipToCountry, c.ShipToRegion, c.ShipToPostal, c.ShipToSealed, c.ShipToNonce, c.ShipToKeyID,
+		c.CorrelationID, c.WorkflowID, c.RunID, c.WorkflowType, c.CreatedAt, c.ExpiresAt, c.SignerKeyID, sig); err != nil {
+		t.Fatal(err)
 	}
 }

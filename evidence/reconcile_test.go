@@ -51,7 +51,7 @@ func TestReconcileMarksStaleAndIsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rep, err := Reconcile(ctx, pool, ReconcileOptions{})
+	rep, err := Reconcile(ctx, pool, ReconcileOptions{RowKeys: s.RowKeys()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestReconcileMarksStaleAndIsIdempotent(t *testing.T) {
 		t.Fatalf("fresh %s, failed refs %s: reconcile touched what it must not", freshStatus, failedRefs)
 	}
 
-	again, err := Reconcile(ctx, pool, ReconcileOptions{})
+	again, err := Reconcile(ctx, pool, ReconcileOptions{RowKeys: s.RowKeys()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestReconcileMarksStaleAndIsIdempotent(t *testing.T) {
 		t.Fatalf("finalize after reconcile: %v %v", won, err)
 	}
 
-	if _, err := Reconcile(ctx, pool, ReconcileOptions{PendingAfter: 30 * time.Second}); err == nil {
+	if _, err := Reconcile(ctx, pool, ReconcileOptions{PendingAfter: 30 * time.Second, RowKeys: s.RowKeys()}); err == nil {
 		t.Fatal("a threshold below 60s was accepted")
 	}
 	missing, err := MissingSnapshots(ctx, pool, []string{snap7ID, "ev_01M815JJ8JTCFRDQF3JJ5RWW4Q"})
@@ -125,7 +125,7 @@ func TestReconcileSideEffectTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Reconcile(ctx, pool, ReconcileOptions{SideEffectTools: []string{"checkout.create_draft_order"}})
+	rep, err := Reconcile(ctx, pool, ReconcileOptions{RowKeys: s.RowKeys(), SideEffectTools: []string{"checkout.create_draft_order"}})
 	if err != nil {
 		t.Fatal(err)
 	}

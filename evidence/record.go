@@ -51,6 +51,14 @@ type SnapshotRecord struct {
 	// locates the call in a tracing backend and proves nothing, so it is
 	// not hashed (rows written before it existed verify unchanged).
 	TraceID string `json:"trace_id,omitempty" hash:"-"`
+	// WorkflowType is the type of the run whose activity wrote the row, as
+	// the worker's activity info says ("" outside a workflow, and in rows
+	// of hash formats 1 and 2, which did not record it). SignerKeyID names
+	// the key whose RowSignature signs the row. All three are hashed only
+	// in hash format 3 (contentView), and the signature only signs.
+	WorkflowType string `json:"workflow_type,omitempty" hash:"-"`
+	SignerKeyID  string `json:"signer_key_id,omitempty" hash:"-"`
+	RowSignature string `json:"row_signature,omitempty" hash:"-"`
 
 	rawCiphertext []byte
 	rawNonce      []byte
@@ -100,6 +108,11 @@ const (
 	// with "hash_format": 2, so Go computes the hash whole before the row
 	// has a place; the database only links it (evidence_append_row).
 	hashFormatContentOnly = 2
+	// hashFormatSigned: format 2's content with "hash_format": 3, the
+	// writing run's workflow type and the signer's key id, and an Ed25519
+	// signature by the writing process over the content hash
+	// (docs/evidence.md#row-signatures). Every row since migration 00240.
+	hashFormatSigned = 3
 )
 
 // contentHash is the canonical (RFC 8785) hash of the row's content in its
@@ -130,6 +143,10 @@ func (r *SnapshotRecord) contentView() (map[string]any, error) {
 		// The format is hashed too: a row whose marker is changed
 		// verifies under neither formula.
 		view["hash_format"] = hashFormatContentOnly
+	case hashFormatSigned:
+		view["hash_format"] = hashFormatSigned
+		view["workflow_type"] = r.WorkflowType
+		view["signer_key_id"] = r.SignerKeyID
 	default:
 		return nil, fmt.Errorf("unknown content hash format %d", r.HashFormat)
 	}
@@ -157,7 +174,8 @@ func chainHash(prev, contentHash string) string {
 const snapshotColumns = `snapshot_id, chain_key, chain_seq, hash_format, tool, tool_version, build, workflow_id, run_id,
 	activity_id, activity_type, attempt, request_id, correlation_id, user_id_hash, input_digest, output,
 	output_hash, raw_ciphertext, raw_nonce, coalesce(raw_key_id, ''), ruleset_version, ttl_seconds, status,
-	created_at, recorded_at, content_hash, prev_chain_hash, chain_hash, coalesce(trace_id, '')`
+	created_at, recorded_at, content_hash, prev_chain_hash, chain_hash, coalesce(trace_id, ''),
+	coalesce(workflow_type, ''), coalesce(signer_key_id, ''), coalesce(row_signature, '')`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -167,7 +185,8 @@ func scanRecord(row scanner) (*SnapshotRecord, error) {
 	err := row.Scan(&r.SnapshotID, &r.ChainKey, &r.ChainSeq, &r.HashFormat, &r.Tool, &r.ToolVersion, &r.Build, &r.WorkflowID,
 		&r.RunID, &r.ActivityID, &r.ActivityType, &r.Attempt, &r.RequestID, &r.CorrelationID, &r.UserIDHash,
 		&r.InputDigest, &output, &r.OutputHash, &r.rawCiphertext, &r.rawNonce, &r.RawKeyID, &r.RulesetVersion,
-		&r.TTLSeconds, &r.Status, &r.CreatedAt, &r.RecordedAt, &r.ContentHash, &r.PrevChainHash, &r.ChainHash, &r.TraceID)
+		&r.TTLSeconds, &r.Status, &r.CreatedAt, &r.RecordedAt, &r.ContentHash, &r.PrevChainHash, &r.ChainHash, &r.TraceID,
+		&r.WorkflowType, &r.SignerKeyID, &r.RowSignature)
 	if err != nil {
 		return nil, err
 	}

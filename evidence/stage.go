@@ -43,17 +43,19 @@ func (s *Store) StageStep(snap toolkit.Snapshot) (toolkit.Staged, error) {
 	return st, nil
 }
 
-// stage builds snap's row (snapshot id, dedupe key, encrypted raw output)
-// and its whole content hash, in hash format 2: the database only links
-// the row into its chain (docs/evidence.md#hash-chain).
+// stage builds snap's row (snapshot id, dedupe key, encrypted raw output),
+// its whole content hash and its signature, in hash format 3: the database
+// only links the row into its chain (docs/evidence.md#hash-chain).
 func (s *Store) stage(snap toolkit.Snapshot) (*staged, error) {
 	r, dedupeKey, err := s.build(snap)
 	if err != nil {
 		return nil, err
 	}
-	r.HashFormat = hashFormatContentOnly
-	if r.ContentHash, err = r.contentHash(); err != nil {
-		return nil, fmt.Errorf("evidence: content hash: %w", err)
+	if s.signer == nil {
+		return nil, errors.New("evidence: the store has no row signer: every row is signed by its writer (docs/evidence.md#row-signatures)")
+	}
+	if err := s.signer.signRow(r); err != nil {
+		return nil, err
 	}
 	return &staged{store: s, r: r, dedupeKey: dedupeKey}, nil
 }

@@ -31,6 +31,34 @@ type Store struct {
 	now    func() time.Time
 	// audited counts closed audit rows by outcome (ObserveAudits).
 	audited func(outcome string)
+	// signer signs every row this store writes (SignWith); keys verify
+	// the rows it reads (VerifyWith), since when rows must be signed.
+	signer *RowSigner
+	keys   *RowKeys
+	since  signingSince
+}
+
+// SignWith makes s sign every row it writes with signer, and verify with
+// its public keys beside those VerifyWith gave. Call it while wiring,
+// before the store is used; a store without a signer writes nothing.
+func (s *Store) SignWith(signer *RowSigner) {
+	s.signer = signer
+	s.keys = RowKeysOf(signer).With(s.keys)
+}
+
+// VerifyWith makes s verify rows' signatures with keys (the writers'
+// public keys, docs/evidence.md#row-signatures). Call it while wiring.
+func (s *Store) VerifyWith(keys *RowKeys) { s.keys = s.keys.With(keys) }
+
+// Signer is the signer of the rows s writes (nil: none).
+func (s *Store) Signer() *RowSigner { return s.signer }
+
+// RowKeys are the public keys s verifies with (nil: none).
+func (s *Store) RowKeys() *RowKeys {
+	if s == nil {
+		return nil
+	}
+	return s.keys
 }
 
 // ObserveAudits makes f count every audit row this store closes, by
@@ -61,14 +89,25 @@ func NewStore(pool *pgxpool.Pool, c Cipher, logger *zap.Logger) (*Store, error) 
 }
 
 // NewStoreFromConfig builds the store with the AES-256-GCM key of
-// CARTWRIGHT_EVIDENCE_KEY (id CARTWRIGHT_EVIDENCE_KEY_ID). A missing or
-// malformed key is an error: the worker must not start without one.
+// CARTWRIGHT_EVIDENCE_KEY (id CARTWRIGHT_EVIDENCE_KEY_ID), verifying rows
+// with the writers' public keys the configuration names. A missing or
+// malformed key is an error: the worker must not start without one. The
+// store signs nothing (SignWith): a reader's.
 func NewStoreFromConfig(pool *pgxpool.Pool, cfg config.Config, logger *zap.Logger) (*Store, error) {
 	c, err := NewAESGCMFromBase64(cfg.EvidenceKeyID, cfg.EvidenceKey)
 	if err != nil {
 		return nil, err
 	}
-	return NewStore(pool, c, logger)
+	keys, err := RowKeysFromConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := NewStore(pool, c, logger)
+	if err != nil {
+		return nil, err
+	}
+	s.VerifyWith(keys)
+	return s, nil
 }
 
 // Pool returns the store's connection pool (reconcile and the audit share it).
@@ -138,7 +177,7 @@ func (s *Store) build(snap toolkit.Snapshot) (*SnapshotRecord, string, error) {
 		InputDigest: snap.InputDigest, Output: output, OutputHash: hash, RulesetVersion: snap.RulesetVersion,
 		TTLSeconds: int(snap.TTL / time.Second), Status: string(snap.Status),
 		CreatedAt: created.UTC().Truncate(time.Microsecond), // what timestamptz keeps
-		TraceID:   snap.TraceID,
+		TraceID:   snap.TraceID, WorkflowType: snap.Call.WorkflowType,
 	}
 	if r.Status == "" {
 		r.Status = string(toolkit.StatusOK)

@@ -15,6 +15,7 @@ const (
 	ProblemEditedOutput = "edited_output" // a row's output no longer matches its output hash
 	ProblemBrokenLink   = "broken_link"   // prev_chain_hash or chain_hash does not follow the chain
 	ProblemTruncated    = "truncated"     // the chain head names rows that are gone (deleted tail)
+	// ProblemUnsigned and ProblemBadSignature: authorship.go.
 )
 
 // Problem is one defect Verify found, naming the row.
@@ -54,6 +55,10 @@ func (s *Store) Verify(ctx context.Context, workflowID string) (VerifyReport, er
 	if err != nil {
 		return rep, err
 	}
+	auth, err := s.authorship(ctx)
+	if err != nil {
+		return rep, err
+	}
 	var head *chainHead
 	var h chainHead
 	err = s.pool.QueryRow(ctx, `SELECT last_seq, last_hash FROM evidence_chain_heads WHERE chain_key = $1`, workflowID).
@@ -65,7 +70,7 @@ func (s *Store) Verify(ctx context.Context, workflowID string) (VerifyReport, er
 	default:
 		head = &h
 	}
-	verifyChain(&rep, rows, head)
+	verifyChain(&rep, rows, head, auth)
 	return rep, nil
 }
 
@@ -82,8 +87,9 @@ type chainHead struct {
 // so what places a row is checked here for every format: the seqs run
 // 1..n without a gap or a repeat, each row's prev_chain_hash is the
 // chain_hash of the row before it (the first's is empty), and the head
-// names the last row and its hash.
-func verifyChain(rep *VerifyReport, rows []*SnapshotRecord, head *chainHead) {
+// names the last row and its hash. Each row's author is checked with auth
+// (unsigned_row, bad_signature: docs/evidence.md#row-signatures).
+func verifyChain(rep *VerifyReport, rows []*SnapshotRecord, head *chainHead, auth authorship) {
 	rep.Rows = len(rows)
 	prevHash, wantSeq := "", int64(1)
 	for _, r := range rows {
@@ -103,6 +109,9 @@ func verifyChain(rep *VerifyReport, rows []*SnapshotRecord, head *chainHead) {
 		if h, err := r.contentHash(); err != nil || h != r.ContentHash {
 			rep.add(Problem{Kind: ProblemEditedRow, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID,
 				Detail: fmt.Sprintf("content hashes to %s, row says %s", h, r.ContentHash)})
+		}
+		if kind, detail := auth.check(r); kind != "" {
+			rep.add(Problem{Kind: kind, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID, Detail: detail})
 		}
 		if r.PrevChainHash != prevHash {
 			rep.add(Problem{Kind: ProblemBrokenLink, ChainSeq: r.ChainSeq, SnapshotID: r.SnapshotID,

@@ -462,11 +462,24 @@ lock_secrets() {
 	done
 }
 
+# ed25519_public: the base64 Ed25519 public key of the base64 32-byte seed
+# $1 (the seed wrapped as PKCS#8 for openssl; the key is the last 32 bytes
+# of its SubjectPublicKeyInfo). The rows' verifiers get only this
+# (docs/evidence.md#row-signatures).
+ed25519_public() {
+	(printf '\x30\x2e\x02\x01\x00\x30\x05\x06\x03\x2b\x65\x70\x04\x22\x04\x20'; printf '%s' "$1" | base64 -d) |
+		openssl pkey -inform DER -pubout -outform DER | tail -c 32 | base64
+}
+
 # write_env: the environment the worker, starter and tests see, as a file
 # you can `source` (`. .data/env`) to talk to the same stack by hand.
 write_env() {
-	local key whsec pkey skey qkey csecret
+	local key whsec pkey skey qkey csecret wsign gsign wpub gpub
 	key=$(secret_file "$DATA_DIR/evidence.key" sh -c 'head -c 32 /dev/urandom | base64')
+	wsign=$(secret_file "$DATA_DIR/worker-signing.key" sh -c 'head -c 32 /dev/urandom | base64')
+	gsign=$(secret_file "$DATA_DIR/gateway-signing.key" sh -c 'head -c 32 /dev/urandom | base64')
+	wpub=$(ed25519_public "$wsign")
+	gpub=$(ed25519_public "$gsign")
 	pkey=$(secret_file "$DATA_DIR/payload.key" sh -c 'head -c 32 /dev/urandom | base64')
 	skey=$(secret_file "$DATA_DIR/seal.key" sh -c 'head -c 32 /dev/urandom | base64')
 	qkey=$(secret_file "$DATA_DIR/quote-seal.key" sh -c 'head -c 32 /dev/urandom | base64')
@@ -486,6 +499,10 @@ write_env() {
 		export STRIPE_SECRET_KEY='sk_test_123'
 		export STRIPE_WEBHOOK_SECRET='$whsec'
 		export CARTWRIGHT_EVIDENCE_KEY='$key'
+		export CARTWRIGHT_WORKER_SIGNING_KEYS='dev-worker-1:$wsign'
+		export CARTWRIGHT_GATEWAY_SIGNING_KEYS='dev-gateway-1:$gsign'
+		export CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS='dev-worker-1:$wpub'
+		export CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS='dev-gateway-1:$gpub'
 		export CARTWRIGHT_WEBHOOK_ADDR='$WEBHOOK_ADDR'
 		export CARTWRIGHT_UI_URL='http://localhost:$UI_PORT'
 		export CARTWRIGHT_PAYLOAD_KEYS='dev-1:$pkey'
@@ -529,14 +546,17 @@ write_env() {
 SECRET_VARS=(CARTWRIGHT_PG_DSN CARTWRIGHT_PG_OWNER_DSN CARTWRIGHT_PG_ISSUER_DSN CARTWRIGHT_TEST_PG_DSN
 	CARTWRIGHT_CLUSTER_PG_ADMIN_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS CARTWRIGHT_SEAL_KEYS
 	CARTWRIGHT_QUOTE_SEAL_KEYS CARTWRIGHT_CODEC_SECRET STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET
-	CARTWRIGHT_MCP_TOKEN CARTWRIGHT_STAFF_TOKEN TEMPORAL_API_KEY)
+	CARTWRIGHT_MCP_TOKEN CARTWRIGHT_STAFF_TOKEN TEMPORAL_API_KEY
+	CARTWRIGHT_WORKER_SIGNING_KEYS CARTWRIGHT_GATEWAY_SIGNING_KEYS)
 # The worker of make dev and make cluster takes every role (workflows,
 # activities, webhook, schedules, codec): the union of theirs.
 WORKER_HOLDS=(CARTWRIGHT_PG_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS CARTWRIGHT_SEAL_KEYS
-	CARTWRIGHT_QUOTE_SEAL_KEYS CARTWRIGHT_CODEC_SECRET STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET TEMPORAL_API_KEY)
+	CARTWRIGHT_QUOTE_SEAL_KEYS CARTWRIGHT_CODEC_SECRET STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET TEMPORAL_API_KEY
+	CARTWRIGHT_WORKER_SIGNING_KEYS)
 # The MCP gateway: no seal ring of either kind, no codec secret, no
 # webhook secret, no identity-issuing or owner DSN.
-GATEWAY_HOLDS=(CARTWRIGHT_PG_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS STRIPE_SECRET_KEY TEMPORAL_API_KEY)
+GATEWAY_HOLDS=(CARTWRIGHT_PG_DSN CARTWRIGHT_EVIDENCE_KEY CARTWRIGHT_PAYLOAD_KEYS STRIPE_SECRET_KEY TEMPORAL_API_KEY
+	CARTWRIGHT_GATEWAY_SIGNING_KEYS)
 
 # write_process_env NAME HOLDS...: $DATA_DIR/NAME.env, the lines of
 # $ENV_FILE but those exporting a secret HOLDS does not name.

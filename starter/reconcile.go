@@ -26,7 +26,11 @@ are closed as failed, and the audit <-> evidence invariants are checked over
 --scan-window. Checking workflow results against evidence needs Temporal and is
 done by the scheduled workflow, not here.
 
-Needs CARTWRIGHT_PG_DSN. Exit: 0 no invariant broken (closing stale audits is
+Every evidence row and draft row is checked against its writer's signature
+with the public keys of CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS and
+CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS (docs/evidence.md#row-signatures).
+
+Needs CARTWRIGHT_PG_DSN and the public keys. Exit: 0 no invariant broken (closing stale audits is
 not a violation), 1 violations, 2 could not run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -35,6 +39,9 @@ not a violation), 1 violations, 2 could not run.`,
 				return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 			}
 			opts.PendingAfter = cfg.ReconcilePendingAfter
+			if opts.RowKeys, err = evidence.RowKeysFromConfig(cfg); err != nil {
+				return toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
+			}
 			if cmd.Flags().Changed("pending-after") {
 				opts.PendingAfter = pendingAfter
 			}

@@ -15,6 +15,9 @@ type CallContext struct {
 	ActivityID   string `json:"activity_id"`
 	ActivityType string `json:"activity_type"`
 	Attempt      int32  `json:"attempt"`
+	// WorkflowType is the type of the calling run, as the activity's info
+	// says (the evidence row records it, signed).
+	WorkflowType string `json:"workflow_type,omitempty"`
 }
 
 // Snapshot is what the invoker hands to the evidence store after a tool call

@@ -71,6 +71,22 @@ type Config struct {
 	// holding PII; EvidenceKeyID names it so keys can rotate.
 	EvidenceKey   string `env:"CARTWRIGHT_EVIDENCE_KEY"`
 	EvidenceKeyID string `env:"CARTWRIGHT_EVIDENCE_KEY_ID" envDefault:"local-1"`
+	// WorkerSigningKeys is the worker's Ed25519 ring that signs every
+	// evidence row and draft row it writes, `id:base64seed,…` (32-byte
+	// seeds); WorkerSigningKeyID names the current key ("" = the first).
+	// GatewaySigningKeys and GatewaySigningKeyID are the MCP gateway's, for
+	// its direct calls' rows. Each process holds only its own ring
+	// (docs/evidence.md#row-signatures).
+	WorkerSigningKeys   string `env:"CARTWRIGHT_WORKER_SIGNING_KEYS"`
+	WorkerSigningKeyID  string `env:"CARTWRIGHT_WORKER_SIGNING_KEY_ID"`
+	GatewaySigningKeys  string `env:"CARTWRIGHT_GATEWAY_SIGNING_KEYS"`
+	GatewaySigningKeyID string `env:"CARTWRIGHT_GATEWAY_SIGNING_KEY_ID"`
+	// WorkerRowPublicKeys and GatewayRowPublicKeys are the writers' public
+	// keys, `id:base64key,…`, with which verify, the audit, reconcile and
+	// the write's checks verify rows: they can check a signature, never
+	// make one.
+	WorkerRowPublicKeys  string `env:"CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS"`
+	GatewayRowPublicKeys string `env:"CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS"`
 
 	// PayloadKeys is the payload codec's key ring, `id:base64key,…`
 	// (32-byte AES-256 keys): every payload our clients and workers write

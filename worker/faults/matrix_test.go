@@ -553,7 +553,7 @@ func (s *stack) tampering(t *testing.T) []row {
 		r.gaps = len(v.Problems)
 		var kindsNamed []string
 		r.findings, kindsNamed = s.auditKinds(ctx, id)
-		rec, err := evidence.Reconcile(ctx, s.pool, evidence.ReconcileOptions{})
+		rec, err := evidence.Reconcile(ctx, s.pool, evidence.ReconcileOptions{RowKeys: s.deps.Evidence.RowKeys()})
 		recNote := ""
 		if err == nil {
 			inv := map[string]int{}

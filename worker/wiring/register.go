@@ -56,7 +56,7 @@ func (d *Deps) activities() []any {
 			Logger: d.Logger.Named("fxrates")},
 		&activities.Reconcile{
 			Pool: d.Pool, Temporal: d.Temporal, Logger: d.Logger.Named("reconcile"),
-			PendingAfter: d.Config.ReconcilePendingAfter,
+			PendingAfter: d.Config.ReconcilePendingAfter, RowKeys: d.Evidence.RowKeys(), CheckDraftTotal: d.draftTotals,
 		},
 	}
 }

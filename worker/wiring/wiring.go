@@ -51,6 +51,9 @@ type Base struct {
 	// Temporal client is instrumented with it where it is dialled
 	// (Connect, or the test's own client).
 	Telemetry *telemetry.Telemetry
+	// writer is whose key signs the rows: the worker's (Build) or the MCP
+	// gateway's (BuildTools), docs/evidence.md#row-signatures.
+	writer string
 }
 
 // Deps is everything built from a Base: the evidence store, the registry
@@ -75,6 +78,9 @@ type Deps struct {
 	// with it, support.record_approval verifies them
 	// (docs/approvals.md#sealed-decisions).
 	Seals *support.SealRing
+	// draftTotals re-checks stored draft rows' totals for the reconcile
+	// pass (commerce.DraftTotalCheck).
+	draftTotals evidence.DraftTotalCheck
 }
 
 // Connect opens the pool and dials Temporal, as configured. It does not
@@ -113,6 +119,7 @@ func BuildFor(ctx context.Context, b Base, r Roles) (*Deps, error) {
 	if b.Logger == nil {
 		b.Logger = zap.NewNop()
 	}
+	b.writer = evidence.WriterWorker
 	d := &Deps{Base: b}
 	type step struct {
 		what string
@@ -150,6 +157,7 @@ func BuildTools(ctx context.Context, b Base) (*Deps, error) {
 	if b.Logger == nil {
 		b.Logger = zap.NewNop()
 	}
+	b.writer = evidence.WriterGateway
 	d := &Deps{Base: b}
 	for _, s := range []struct {
 		what string
@@ -179,6 +187,16 @@ func (d *Deps) buildEvidence(context.Context) error {
 	if err != nil {
 		return err
 	}
+	signer, err := evidence.RowSignerFromConfig(cfg, d.writer)
+	if err != nil {
+		return err
+	}
+	keys, err := evidence.RowKeysFromConfig(cfg)
+	if err != nil {
+		return err
+	}
+	store.SignWith(signer)
+	store.VerifyWith(keys)
 	arch, err := archive.NewStore(d.Pool, sealer)
 	if err != nil {
 		return err
@@ -215,6 +233,7 @@ func (d *Deps) buildCommerce(context.Context) error {
 		Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock,
 		QuoteSeals: seals, Snapshots: d.Evidence,
 	}
+	d.draftTotals = commerce.DraftTotalCheck(seals, d.Evidence)
 	// With a feed configured prices use its stored days, never the shipped
 	// table (docs/operators.md#exchange-rates).
 	if cfg.FXFeedURL != "" {

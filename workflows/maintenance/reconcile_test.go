@@ -55,7 +55,7 @@ func TestReconcileWorkflow(t *testing.T) {
 	w := worker.New(c, tq, worker.Options{})
 	w.RegisterWorkflowWithOptions(maintenance.Reconcile, workflow.RegisterOptions{Name: maintenance.ReconcileWorkflowName})
 	w.RegisterWorkflowWithOptions(resultFixture, workflow.RegisterOptions{Name: "ReconcileResultFixture"})
-	w.RegisterActivity(&activities.Reconcile{Pool: pool, Temporal: c, PendingAfter: evidence.DefaultPendingAfter})
+	w.RegisterActivity(&activities.Reconcile{Pool: pool, Temporal: c, PendingAfter: evidence.DefaultPendingAfter, RowKeys: store.RowKeys()})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -161,6 +161,8 @@ func Config(taskQueue, evidenceKey string) config.Config {
 	cfg.PayloadKeys, cfg.PayloadKeyID = codectest.Spec(), codectest.KeyID
 	cfg.SealKeys, cfg.SealKeyID = sealtest.Spec(), sealtest.KeyID
 	cfg.QuoteSealKeys, cfg.QuoteSealKeyID = quotesealtest.Spec(), quotesealtest.KeyID
+	cfg.WorkerSigningKeys, cfg.GatewaySigningKeys = evidencetest.WorkerSigningRing, evidencetest.GatewaySigningRing
+	cfg.WorkerRowPublicKeys, cfg.GatewayRowPublicKeys = evidencetest.WorkerPublicRing, evidencetest.GatewayPublicRing
 	cfg.StripeAPIBase = testenv.StripeAPIBase()
 	return cfg
 }
@@ -190,6 +192,10 @@ func (s *Stack) Env(t *testing.T) {
 	t.Setenv("CARTWRIGHT_SEAL_KEYS", sealtest.Spec())
 	t.Setenv("CARTWRIGHT_SEAL_KEY_ID", sealtest.KeyID)
 	t.Setenv("CARTWRIGHT_QUOTE_SEAL_KEYS", quotesealtest.Spec())
+	t.Setenv("CARTWRIGHT_WORKER_SIGNING_KEYS", evidencetest.WorkerSigningRing)
+	t.Setenv("CARTWRIGHT_GATEWAY_SIGNING_KEYS", evidencetest.GatewaySigningRing)
+	t.Setenv("CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS", evidencetest.WorkerPublicRing)
+	t.Setenv("CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS", evidencetest.GatewayPublicRing)
 }
 
 // ServeCodec serves the stack's codec server (as the worker does on
