@@ -43,6 +43,11 @@ type ToolDeps struct {
 	Shipping ShippingRater
 	Tax      TaxEstimator
 	Drafts   DraftStore
+	// Stock ends draft orders' holds (PGStock when nil).
+	Stock StockStore
+	// HoldWindow is how long a draft order holds its stock and stays open
+	// (config CARTWRIGHT_HOLD_WINDOW; DraftOrderTTL when zero).
+	HoldWindow time.Duration
 }
 
 // tools holds the resolved dependencies the handlers close over.
@@ -52,6 +57,8 @@ type tools struct {
 	shipping ShippingRater
 	tax      TaxEstimator
 	drafts   DraftStore
+	stock    StockStore
+	hold     time.Duration
 	audit    AuditLog
 	sealer   AddressSealer
 	seals    *SealRing
@@ -80,6 +87,13 @@ func newTools(d ToolDeps) (*tools, error) {
 	}
 	if t.drafts == nil {
 		t.drafts = PGDrafts{Pool: d.Pool}
+	}
+	t.stock, t.hold = d.Stock, d.HoldWindow
+	if t.stock == nil && d.Pool != nil {
+		t.stock = PGStock{Pool: d.Pool}
+	}
+	if t.hold <= 0 {
+		t.hold = DraftOrderTTL
 	}
 	if t.fx == nil {
 		table := d.FX
@@ -123,6 +137,7 @@ func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
 		{totalSpec(), t.computeTotal},
 		{chooseOriginsSpec(), t.chooseOrigins},
 		{draftSpec(), t.createDraftOrder},
+		{settleStockSpec(), t.settleStock},
 	} {
 		if err := reg.Register(r.spec, r.h); err != nil {
 			return err
@@ -153,5 +168,5 @@ func lookupSpec(name string, ttl time.Duration, provider, description string) to
 // Specs are the commerce tools' specs, exactly as RegisterTools
 // registers them: what workflows derive their activity options from.
 func Specs() []toolkit.Spec {
-	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec()}
+	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec(), settleStockSpec()}
 }

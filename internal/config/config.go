@@ -129,6 +129,9 @@ type Config struct {
 	ConfirmWindow time.Duration `env:"CARTWRIGHT_CONFIRM_WINDOW" envDefault:"30m"`
 	// ApprovalWindow is how long a workflow waits for support staff.
 	ApprovalWindow time.Duration `env:"CARTWRIGHT_APPROVAL_WINDOW" envDefault:"24h"`
+	// HoldWindow is how long a written draft order holds its stock and
+	// waits for payment before the stock goes back (docs/stock.md).
+	HoldWindow time.Duration `env:"CARTWRIGHT_HOLD_WINDOW" envDefault:"24h"`
 	// ApprovalConfidence: compliance answers below it go to support staff
 	// (docs/approvals.md#confidence-threshold).
 	ApprovalConfidence float64 `env:"CARTWRIGHT_APPROVAL_CONFIDENCE" envDefault:"0.80"`
@@ -191,6 +194,9 @@ func parse(opts env.Options) (Config, error) {
 	}
 	if c.GRPCCompression != "none" && c.GRPCCompression != "gzip" {
 		return c, fmt.Errorf("CARTWRIGHT_GRPC_COMPRESSION=%q: must be none or gzip", c.GRPCCompression)
+	}
+	if c.HoldWindow < time.Second {
+		return c, fmt.Errorf("CARTWRIGHT_HOLD_WINDOW=%s: must be at least 1s", c.HoldWindow)
 	}
 	if c.FXMaxAge < time.Hour {
 		return c, fmt.Errorf("CARTWRIGHT_FX_MAX_AGE=%s: must be at least 1h", c.FXMaxAge)

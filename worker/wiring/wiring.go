@@ -194,7 +194,7 @@ func (d *Deps) buildCommerce(context.Context) error {
 	}
 	deps := commerce.ToolDeps{
 		Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock,
-		QuoteSeals: seals, Snapshots: d.Evidence,
+		QuoteSeals: seals, Snapshots: d.Evidence, HoldWindow: cfg.HoldWindow,
 	}
 	// With a feed configured prices use its stored days, never the shipped
 	// table (docs/operators.md#exchange-rates).

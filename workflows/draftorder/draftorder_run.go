@@ -143,6 +143,11 @@ func (d *draftOrder) confirmAndCreate(ctx workflow.Context) (DraftOrderResult, e
 			end, err := d.outcome(err)
 			return d.stop(ctx, end, err)
 		}
+		// The written draft's stock hold and payment run on their own
+		// (settle_start.go).
+		if err := d.startSettle(ctx); err != nil {
+			return DraftOrderResult{}, err
+		}
 		return d.finish(ctx, res)
 	}
 }

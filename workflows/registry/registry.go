@@ -19,6 +19,7 @@ func Registry(specs []toolkit.Spec) map[string]any {
 	s := flow.NewToolSpecs(specs)
 	return map[string]any{
 		draftorder.DraftOrderWorkflowName:        draftorder.Flow{Specs: s}.DraftOrder,
+		draftorder.SettleWorkflowName:            draftorder.Flow{Specs: s}.DraftOrderSettle,
 		onboardingflow.OnboardingWorkflowName:    onboardingflow.Flow{Specs: s}.Onboarding,
 		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
 		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
