@@ -45,6 +45,13 @@ type ToolDeps struct {
 	Drafts   DraftStore
 	// Stock ends draft orders' holds (PGStock when nil).
 	Stock StockStore
+	// Payments and Merchants serve the payment tools (payment.go); nil
+	// Payments answers them UPSTREAM_ERROR. PlatformFeeBPS is the
+	// platform's fee in basis points of the total (config
+	// CARTWRIGHT_PLATFORM_FEE_BPS).
+	Payments       Payments
+	Merchants      Merchants
+	PlatformFeeBPS int
 	// HoldWindow is how long a draft order holds its stock and stays open
 	// (config CARTWRIGHT_HOLD_WINDOW; DraftOrderTTL when zero).
 	HoldWindow time.Duration
@@ -59,6 +66,11 @@ type tools struct {
 	drafts   DraftStore
 	stock    StockStore
 	hold     time.Duration
+	// the payment tools' (payment.go)
+	pool      *pgxpool.Pool
+	payments  Payments
+	merchants Merchants
+	feeBPS    int
 	audit    AuditLog
 	sealer   AddressSealer
 	seals    *SealRing
@@ -89,6 +101,10 @@ func newTools(d ToolDeps) (*tools, error) {
 		t.drafts = PGDrafts{Pool: d.Pool}
 	}
 	t.stock, t.hold = d.Stock, d.HoldWindow
+	t.pool, t.payments, t.merchants, t.feeBPS = d.Pool, d.Payments, d.Merchants, d.PlatformFeeBPS
+	if t.payments != nil && t.merchants == nil {
+		return nil, errors.New("commerce: the payment tools need the merchant store")
+	}
 	if t.stock == nil && d.Pool != nil {
 		t.stock = PGStock{Pool: d.Pool}
 	}
@@ -138,6 +154,9 @@ func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
 		{chooseOriginsSpec(), t.chooseOrigins},
 		{draftSpec(), t.createDraftOrder},
 		{settleStockSpec(), t.settleStock},
+		{createPaymentSpec(), t.createPayment},
+		{getPaymentSpec(), t.getPayment},
+		{cancelPaymentSpec(), t.cancelPayment},
 	} {
 		if err := reg.Register(r.spec, r.h); err != nil {
 			return err
@@ -168,5 +187,6 @@ func lookupSpec(name string, ttl time.Duration, provider, description string) to
 // Specs are the commerce tools' specs, exactly as RegisterTools
 // registers them: what workflows derive their activity options from.
 func Specs() []toolkit.Spec {
-	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec(), settleStockSpec()}
+	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec(), settleStockSpec(),
+		createPaymentSpec(), getPaymentSpec(), cancelPaymentSpec()}
 }

@@ -40,6 +40,13 @@ type SettleInput struct {
 	Request toolkit.Request `json:"request"`
 	// DraftOrder is the written draft; its ExpiresAt ends the hold.
 	DraftOrder commerce.DraftOrder `json:"draft_order"`
+	// MerchantID is the merchant the order belongs to: the run charges
+	// the total to its connected account (settle_payment.go). Empty: no
+	// charge, the run only holds the stock until a cancel or the hold's end.
+	MerchantID string `json:"merchant_id,omitempty"`
+	// PollEvery: how often to ask Stripe when no webhook came (default
+	// 10 min; the starter copies config CARTWRIGHT_PAYMENT_POLL_EVERY).
+	PollEvery time.Duration `json:"poll_every,omitempty"`
 }
 
 // SettleResult is how a draft order ended after it was written.
@@ -52,6 +59,8 @@ type SettleResult struct {
 	DraftOrderID string `json:"draft_order_id"`
 	// Stock is how its hold ended (checkout.settle_stock's answer).
 	Stock *commerce.StockSettlement `json:"stock,omitempty"`
+	// Payment is the charge, when the order has a merchant.
+	Payment *PaymentView `json:"payment,omitempty"`
 	// Evidence lists the snapshot of every tool call of the run.
 	Evidence []workflows.EvidenceRef `json:"evidence"`
 }
@@ -65,6 +74,7 @@ type SettleStatus struct {
 	// Cancellable is true while a cancel still returns the stock.
 	Cancellable bool                      `json:"cancellable"`
 	Stock       *commerce.StockSettlement `json:"stock,omitempty"`
+	Payment     *PaymentView              `json:"payment,omitempty"`
 	Rejected    workflows.SignalLog       `json:"rejected_signals"`
 	Evidence    []workflows.EvidenceRef   `json:"evidence"`
 	Result      *SettleResult             `json:"result,omitempty"`

@@ -1,6 +1,8 @@
 package draftorder
 
 import (
+	"regexp"
+
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -26,10 +28,14 @@ func (d *draftOrder) startSettle(ctx workflow.Context) error {
 		TypedSearchAttributes: workflows.StartSearchAttributes(workflows.FlowOrderSettle, StateHolding),
 		StaticSummary:         "stock hold of draft order " + d.draft.DraftOrderID,
 	})
-	f := workflow.ExecuteChildWorkflow(cctx, SettleWorkflowName, SettleInput{Request: d.in.Request, DraftOrder: *d.draft})
+	f := workflow.ExecuteChildWorkflow(cctx, SettleWorkflowName, SettleInput{Request: d.in.Request, DraftOrder: *d.draft,
+		MerchantID: d.in.MerchantID, PollEvery: d.in.PaymentPollEvery})
 	err := f.GetChildWorkflowExecution().Get(ctx, nil)
 	if temporal.IsWorkflowExecutionAlreadyStartedError(err) {
 		return nil
 	}
 	return err
 }
+
+// merchantIDPattern is merchants.merchant_id's check (migration 00020).
+var merchantIDPattern = regexp.MustCompile(`^m_[a-z0-9_]{3,60}$`)

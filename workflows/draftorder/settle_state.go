@@ -25,9 +25,17 @@ type settle struct {
 	// cancel after it is refused.
 	deciding bool
 	over     bool
-	stock    *commerce.StockSettlement
-	evidence []workflows.EvidenceRef
-	result   *SettleResult
+	// the charge (settle_payment.go): the payment, events not yet taken,
+	// event ids seen, the outcome so far and the polls made.
+	payment    *PaymentView
+	events     []PaymentSignal
+	seenEvents map[string]bool
+	paid       bool
+	payFailed  bool
+	polls      int
+	stock      *commerce.StockSettlement
+	evidence   []workflows.EvidenceRef
+	result     *SettleResult
 }
 
 // setup checks the input and declares the query, the cancel signal and
@@ -36,7 +44,7 @@ func (s *settle) setup(ctx workflow.Context, in SettleInput) error {
 	if in.DraftOrder.DraftOrderID == "" || in.DraftOrder.ExpiresAt.IsZero() {
 		return flow.InvalidInput("settle: the input names no written draft order")
 	}
-	s.in, s.state, s.evidence = in, StateHolding, []workflows.EvidenceRef{}
+	s.in, s.state, s.evidence, s.seenEvents = in, StateHolding, []workflows.EvidenceRef{}, map[string]bool{}
 	if err := workflow.SetQueryHandlerWithOptions(ctx, workflows.QueryStatus, s.status, workflow.QueryHandlerOptions{
 		Description: "State of the written draft order: holding its stock, paid, cancelled, payment failed or expired; the stock movement and evidence.",
 	}); err != nil {
@@ -50,12 +58,13 @@ func (s *settle) setup(ctx workflow.Context, in SettleInput) error {
 			s.onCancel(ctx, workflows.ReceiveRaw(ctx, cancelCh))
 		}
 	})
+	s.listenPayments(ctx)
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCancelOrder, s.cancelOrder, workflow.UpdateHandlerOptions{
 		Validator: func(ctx workflow.Context, _ CancelOrderInput) error {
 			if s.result != nil && s.result.State == StateCancelled {
 				return nil // already cancelled: the caller gets the result
 			}
-			if s.deciding || s.result != nil {
+			if s.deciding || s.paid || s.result != nil {
 				return activities.ApplicationError(toolkit.Errorf(toolkit.Conflict, "%s can no longer be cancelled (%s)",
 					s.in.DraftOrder.DraftOrderID, s.state).WithDetail("state", s.state).WithDetail("reason", workflows.RejectNotWaiting))
 			}
@@ -75,7 +84,7 @@ func (s *settle) onCancel(ctx workflow.Context, raw converter.RawValue) {
 		s.log.Reject(ctx, workflows.RejectedSignal{Signal: SignalCancel, Reason: workflows.RejectMalformed, Detail: err.Error()})
 		return
 	}
-	if s.deciding || s.result != nil {
+	if s.deciding || s.paid || s.result != nil {
 		s.log.Reject(ctx, workflows.RejectedSignal{Signal: SignalCancel, Reason: workflows.RejectNotWaiting,
 			Detail: "the draft order is being settled or has ended (" + s.state + ")"})
 		return
@@ -85,7 +94,7 @@ func (s *settle) onCancel(ctx workflow.Context, raw converter.RawValue) {
 
 // cancelOrder records the cancel and waits for the run's end.
 func (s *settle) cancelOrder(ctx workflow.Context, _ CancelOrderInput) (SettleStatus, error) {
-	if !s.deciding && s.result == nil {
+	if !s.deciding && !s.paid && s.result == nil {
 		s.cancelled = true
 	}
 	if err := workflow.Await(ctx, func() bool { return s.result != nil || s.over }); err != nil {
@@ -104,7 +113,8 @@ func (s *settle) cancelOrder(ctx workflow.Context, _ CancelOrderInput) (SettleSt
 func (s *settle) status() (SettleStatus, error) {
 	return SettleStatus{
 		State: s.state, DraftOrderID: s.in.DraftOrder.DraftOrderID, GrandTotal: s.in.DraftOrder.GrandTotal.Display(),
-		HoldUntil: s.in.DraftOrder.ExpiresAt, Cancellable: !s.deciding && s.result == nil, Stock: s.stock,
+		HoldUntil: s.in.DraftOrder.ExpiresAt, Cancellable: !s.deciding && !s.paid && s.result == nil, Stock: s.stock,
+		Payment:  s.paymentCopy(),
 		Rejected: s.log.Snapshot(), Evidence: append([]workflows.EvidenceRef{}, s.evidence...), Result: s.result,
 	}, nil
 }
