@@ -111,15 +111,19 @@ type ReconcileReport struct {
 	DraftRowsMismatched int `json:"draft_rows_mismatched"`
 	// DraftRowsUnbacked counts draft_orders rows their own workflow's
 	// evidence does not back (InvDraftRowUnbacked).
-	DraftRowsUnbacked int         `json:"draft_rows_unbacked"`
-	Violations        []Violation `json:"violations,omitempty"`
-	DurationMS        int64       `json:"duration_ms"`
+	DraftRowsUnbacked int `json:"draft_rows_unbacked"`
+	// StockNeverReturned and StockTakenTwice count the stock ledger's
+	// broken rules (reconcile_stock.go).
+	StockNeverReturned int         `json:"stock_never_returned"`
+	StockTakenTwice    int         `json:"stock_taken_twice"`
+	Violations         []Violation `json:"violations,omitempty"`
+	DurationMS         int64       `json:"duration_ms"`
 }
 
 // ViolationCount is the number of broken invariants found.
 func (r ReconcileReport) ViolationCount() int {
 	return r.SuccessWithoutSnapshot + r.SnapshotWithFailedAudit + r.SnapshotWithoutAudit + r.ResultSnapshotsMissing + r.DraftRowsMismatched +
-		r.DraftRowsUnbacked
+		r.DraftRowsUnbacked + r.StockNeverReturned + r.StockTakenTwice
 }
 
 // Merge adds the invariant counts and listed violations of o (a later
@@ -152,6 +156,8 @@ func (r ReconcileReport) LogFields() []zap.Field {
 		zap.Int("result_snapshots_missing", r.ResultSnapshotsMissing),
 		zap.Int("draft_rows_mismatched", r.DraftRowsMismatched),
 		zap.Int("draft_rows_unbacked", r.DraftRowsUnbacked),
+		zap.Int("stock_never_returned", r.StockNeverReturned),
+		zap.Int("stock_taken_twice", r.StockTakenTwice),
 		zap.Int("violations", r.ViolationCount()),
 		zap.Int64("duration_ms", r.DurationMS),
 	}
@@ -182,6 +188,9 @@ func Reconcile(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions) (
 		return rep, err
 	}
 	if err := checkUnbackedDraftRows(ctx, pool, opts, &rep); err != nil {
+		return rep, err
+	}
+	if err := checkStockLedger(ctx, pool, &rep); err != nil {
 		return rep, err
 	}
 	rep.DurationMS = time.Since(start).Milliseconds()
