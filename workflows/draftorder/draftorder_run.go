@@ -13,6 +13,11 @@ import (
 // run is the draft order's main line: quote, approval if needed, price,
 // confirmation, creation. Every step that can end the flow returns a result.
 func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
+	// Onboarding gates selling: a merchant that cannot take charges is
+	// refused before anything is quoted (merchant_gate.go).
+	if end, err := d.gateMerchant(ctx); end != nil || err != nil {
+		return d.stop(ctx, end, err)
+	}
 	d.firstRound = d.quoteRound(ctx)
 	if end, err := d.quoteAll(ctx); end != nil || err != nil {
 		return d.stop(ctx, end, err)
