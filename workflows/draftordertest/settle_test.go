@@ -7,15 +7,23 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	stripewebhook "github.com/stripe/stripe-go/v76/webhook"
-	"go.temporal.io/sdk/client"
+	sdkclient "go.temporal.io/sdk/client"
+
+	cwclient "github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/client/codec"
+	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/webhook"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
@@ -30,13 +38,33 @@ type settleRig struct {
 	ts     *wiringtest.Stack
 	hook   *httptest.Server
 	secret string
+	// accounts serves the connected accounts (stripe-mock's are never
+	// charges-enabled); stripe is the switch in front of stripe-mock that
+	// serves everything else and can take Stripe down.
+	accounts *stripefake.Server
+	stripe   *testenv.StripeSwitch
 }
 
 func newSettleRig(t *testing.T, hold time.Duration, configure ...func(*config.Config)) *settleRig {
 	t.Helper()
-	r := &settleRig{secret: "whsec_settleTestSettleTest1234"}
+	r := &settleRig{secret: "whsec_settleTestSettleTest1234", accounts: stripefake.New(), stripe: testenv.NewStripeSwitch(t)}
+	t.Cleanup(r.accounts.Close)
+	r.accounts.SetAccount("acct_1CwJaneCrafts001", stripefake.Account{ChargesEnabled: true, PayoutsEnabled: true})
+	r.accounts.SetAccount("acct_1CwBlueHarbor001", stripefake.Account{CurrentlyDue: []string{"individual.id_number"}, DisabledReason: "requirements.past_due"})
+	accountsURL, _ := url.Parse(r.accounts.URL)
+	restURL, _ := url.Parse(r.stripe.URL)
+	toAccounts, toRest := httputil.NewSingleHostReverseProxy(accountsURL), httputil.NewSingleHostReverseProxy(restURL)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasPrefix(req.URL.Path, "/v1/accounts/") {
+			toAccounts.ServeHTTP(w, req)
+			return
+		}
+		toRest.ServeHTTP(w, req)
+	}))
+	t.Cleanup(front.Close)
 	r.ts = wiringtest.StartWith(t, wiringtest.Options{MaxConns: 16, Configure: func(c *config.Config) {
 		c.HoldWindow, c.StripeWebhookSecret, c.PaymentPollEvery = hold, r.secret, time.Hour
+		c.StripeAPIBase = front.URL
 		for _, f := range configure {
 			f(c)
 		}
@@ -177,18 +205,22 @@ func TestCancelAfterWriteReleasesStockOnce(t *testing.T) {
 	defer cancel()
 	item := commerce.LineItem{SKU: "TOY-PUZ-1000-ALP", Quantity: 1}
 	on0, res0 := r.stockOf(ctx, item.SKU, "DE")
-	draft, id := r.written(ctx, input(uniqueKey("settle-cancel"), item))
+	in := input(uniqueKey("settle-cancel"), item)
+	draftID, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+	draft, _ := r.written(ctx, in)
 	if on, res := r.stockOf(ctx, item.SKU, "DE"); on != on0 || res != res0+1 {
 		t.Fatalf("after the write: on_hand %d reserved %d, want %d %d", on, res, on0, res0+1)
 	}
+	so := sdkclient.Options{HostPort: testenv.TemporalAddress(), Namespace: "default"}
+	codec.Apply(&so, codectest.Codec())
+	c, err := cwclient.New(ctx, cwclient.Options{Temporal: so, TaskQueue: r.queue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
 	for i := 0; i < 2; i++ {
-		h, err := r.tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: draftorder.UpdateCancelOrder,
-			Args: []any{draftorder.CancelOrderInput{Reason: "test"}}, WaitForStage: client.WorkflowUpdateStageCompleted})
-		if err != nil {
-			t.Fatalf("cancel %d: %v", i, err)
-		}
-		var st draftorder.SettleStatus
-		if err := h.Get(ctx, &st); err != nil || st.Result == nil || st.Result.State != draftorder.StateCancelled {
+		st, err := c.CancelOrder(ctx, draftID, "test")
+		if err != nil || st.Result == nil || st.Result.State != draftorder.StateCancelled {
 			t.Fatalf("cancel %d answered %+v, %v", i, st, err)
 		}
 	}
@@ -297,8 +329,8 @@ func TestPaidByWebhookCommitsOnce(t *testing.T) {
 	if m := r.movements(ctx, draft.DraftOrderID); m["reserve"] != 1 || m["commit"] != 1 || m["release"] != 0 {
 		t.Fatalf("ledger %v", m)
 	}
-	if _, err := r.tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: draftorder.UpdateCancelOrder,
-		Args: []any{draftorder.CancelOrderInput{}}, WaitForStage: client.WorkflowUpdateStageCompleted}); err == nil {
+	if _, err := r.tc.UpdateWorkflow(ctx, sdkclient.UpdateWorkflowOptions{WorkflowID: id, UpdateName: draftorder.UpdateCancelOrder,
+		Args: []any{draftorder.CancelOrderInput{}}, WaitForStage: sdkclient.WorkflowUpdateStageCompleted}); err == nil {
 		t.Fatal("a cancel after payment was accepted")
 	}
 }
@@ -327,5 +359,32 @@ func TestPaymentFailedReleases(t *testing.T) {
 	}
 	if m := r.movements(ctx, draft.DraftOrderID); m["release"] != 1 {
 		t.Fatalf("ledger %v", m)
+	}
+}
+
+// Onboarding gates selling: a merchant whose account cannot take charges
+// is refused before anything is quoted (no pricing call, no stock taken),
+// with its onboarding as the recovery; an unknown merchant is refused too.
+func TestMerchantNotReadyRefusedBeforeQuote(t *testing.T) {
+	testenv.Integration(t)
+	r := newSettleRig(t, time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
+	defer cancel()
+	for _, m := range []string{"m_blue_harbor", "m_cedar_studio"} {
+		in := input(uniqueKey("gate"), commerce.LineItem{SKU: "TOY-PUZ-1000-ALP", Quantity: 1})
+		in.MerchantID = m
+		var res draftorder.DraftOrderResult
+		if err := r.start(ctx, in).Get(ctx, &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.State != draftorder.StateMerchantNotReady || res.Code != "FORBIDDEN" || res.Error == nil ||
+			res.Error.Details["onboarding_workflow_id"] != "onboarding/"+m || len(res.Error.NextSteps) == 0 || res.Total != nil {
+			t.Fatalf("%s: %+v (error %+v)", m, res, res.Error)
+		}
+		var n int
+		id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+		if err := r.pool.QueryRow(ctx, `SELECT count(*) FROM evidence_snapshots WHERE workflow_id = $1 AND tool = $2`, id, commerce.ToolGetQuote).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("%s: %d pricing snapshots, %v", m, n, err)
+		}
 	}
 }
