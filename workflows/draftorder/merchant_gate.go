@@ -9,12 +9,14 @@ import (
 	"github.com/cartwright-dev/cartwright/stripetools"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
-	"github.com/cartwright-dev/cartwright/workflows/onboardingflow"
 )
 
 // StateMerchantNotReady: the order's merchant cannot take charges yet
 // (docs/payments.md#onboarding-gates-selling); nothing was quoted.
 const StateMerchantNotReady = "MERCHANT_NOT_READY"
+
+// onboardingIDPrefix starts a merchant's onboarding workflow id.
+const onboardingIDPrefix = "onboarding/"
 
 // gateMerchant refuses, before anything is quoted, an order whose
 // merchant cannot take charges: no merchant row, no connected account,
@@ -60,9 +62,9 @@ func (d *draftOrder) notReady(merchantID, why string) *DraftOrderResult {
 		WithDetail("merchant_id", merchantID).WithDetail("reason", "charges_disabled").
 		WithRecovery(fmt.Sprintf("finish the merchant's Stripe onboarding (starter onboarding start %s: an onboarding link), "+
 			"then start the order again with a new idempotency key", merchantID), stripetools.ToolRelinkURL)
-	if wf, err := onboardingflow.OnboardingID(merchantID); err == nil {
-		e.WithDetail("onboarding_workflow_id", wf)
-	}
+	// The merchant's onboarding run (onboardingflow.OnboardingID; a flow
+	// does not import another, and the id was checked at the start).
+	e.WithDetail("onboarding_workflow_id", onboardingIDPrefix+merchantID)
 	res.Error = e
 	return res
 }
