@@ -71,11 +71,11 @@ type tools struct {
 	payments  Payments
 	merchants Merchants
 	feeBPS    int
-	audit    AuditLog
-	sealer   AddressSealer
-	seals    *SealRing
-	snaps    SnapshotReader
-	now      func() time.Time
+	audit     AuditLog
+	sealer    AddressSealer
+	seals     *SealRing
+	snaps     SnapshotReader
+	now       func() time.Time
 }
 
 func newTools(d ToolDeps) (*tools, error) {
