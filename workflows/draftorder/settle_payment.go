@@ -105,6 +105,10 @@ func (s *settle) createPayment(ctx workflow.Context) error {
 	s.payment = &PaymentView{PaymentIntentID: got.PaymentIntentID, Status: got.Status, Amount: got.Amount,
 		ApplicationFee: got.ApplicationFee, Destination: got.Destination, SecretSnapshot: env.SnapshotID(),
 		SecretSHA256: got.SecretSHA256, Events: []string{}}
+	// What the Web UI shows for the run (docs/payments.md#the-charge).
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Awaiting payment** of %s for draft order %s: PaymentIntent %s, platform fee %s, "+
+		"to %s; the stock is held until %s (a cancel before payment gives it back)", got.Amount.Display(), s.in.DraftOrder.DraftOrderID,
+		got.PaymentIntentID, got.ApplicationFee.Display(), got.Destination, s.in.DraftOrder.ExpiresAt.UTC().Format(time.RFC3339)))
 	return s.setState(ctx, StateAwaitingPayment)
 }
 

@@ -1,6 +1,9 @@
 package draftorder
 
 import (
+	"fmt"
+	"time"
+
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
@@ -74,6 +77,8 @@ func (s *settle) setup(ctx workflow.Context, in SettleInput) error {
 	}); err != nil {
 		return err
 	}
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Holding stock** of draft order %s (%s) until %s",
+		in.DraftOrder.DraftOrderID, in.DraftOrder.GrandTotal.Display(), in.DraftOrder.ExpiresAt.UTC().Format(time.RFC3339)))
 	return workflows.UpsertFlowState(ctx, workflows.FlowOrderSettle, StateHolding)
 }
 
