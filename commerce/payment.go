@@ -160,7 +160,16 @@ func (t *tools) createPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.UpstreamError, "orders database unavailable, retry").WithCause(err)
 	}
-	m, found, err := t.merchants.ByID(ctx, merchant.AllTenants, in.MerchantID)
+	// A tenant's call reaches only its own merchants (docs/mcp.md#tenants);
+	// a backend without a tenant has platform-wide reach.
+	tenant := call.Request.Tenant
+	if tenant == "" {
+		tenant = merchant.AllTenants
+	}
+	m, found, err := t.merchants.ByID(ctx, tenant, in.MerchantID)
+	if errors.Is(err, merchant.ErrOtherTenant) {
+		return nil, toolkit.Errorf(toolkit.Forbidden, "merchant %s is not one of this tenant's", in.MerchantID)
+	}
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.UpstreamError, "merchant store unavailable, retry").WithCause(err)
 	}
