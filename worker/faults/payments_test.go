@@ -17,14 +17,16 @@ import (
 	stripewebhook "github.com/stripe/stripe-go/v76/webhook"
 
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/webhook"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 // holdWindow is the stack's hold window (CARTWRIGHT_HOLD_WINDOW): long
 // enough for a charge made through Stripe faults, short enough for the
-// payments scenario to see holds end.
-const holdWindow = 2 * time.Minute
+// payments scenario to see holds end; stretched with the test deadlines
+// under load (CARTWRIGHT_TEST_TIME_SCALE).
+func holdWindow() time.Duration { return testenv.Deadline(2 * time.Minute) }
 
 // merchantID is a seeded merchant with a connected account (migration
 // 00020); the proxy reports its account onboarded (setComplete).
