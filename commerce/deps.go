@@ -49,8 +49,10 @@ type ToolDeps struct {
 	// Payments answers them UPSTREAM_ERROR. PlatformFeeBPS is the
 	// platform's fee in basis points of the total (config
 	// CARTWRIGHT_PLATFORM_FEE_BPS).
-	Payments       Payments
-	Merchants      Merchants
+	Payments  Payments
+	Merchants Merchants
+	// Refunds serve checkout.refund_payment (*stripetools.Client).
+	Refunds        Refunds
 	PlatformFeeBPS int
 	// HoldWindow is how long a draft order holds its stock and stays open
 	// (config CARTWRIGHT_HOLD_WINDOW; DraftOrderTTL when zero).
@@ -70,6 +72,7 @@ type tools struct {
 	pool      *pgxpool.Pool
 	payments  Payments
 	merchants Merchants
+	refunds   Refunds
 	feeBPS    int
 	audit     AuditLog
 	sealer    AddressSealer
@@ -101,7 +104,7 @@ func newTools(d ToolDeps) (*tools, error) {
 		t.drafts = PGDrafts{Pool: d.Pool}
 	}
 	t.stock, t.hold = d.Stock, d.HoldWindow
-	t.pool, t.payments, t.merchants, t.feeBPS = d.Pool, d.Payments, d.Merchants, d.PlatformFeeBPS
+	t.pool, t.payments, t.merchants, t.feeBPS, t.refunds = d.Pool, d.Payments, d.Merchants, d.PlatformFeeBPS, d.Refunds
 	if t.payments != nil && t.merchants == nil {
 		return nil, errors.New("commerce: the payment tools need the merchant store")
 	}
@@ -157,6 +160,7 @@ func RegisterTools(reg *toolkit.Registry, deps ToolDeps) error {
 		{createPaymentSpec(), t.createPayment},
 		{getPaymentSpec(), t.getPayment},
 		{cancelPaymentSpec(), t.cancelPayment},
+		{refundSpec(), t.refundPayment},
 	} {
 		if err := reg.Register(r.spec, r.h); err != nil {
 			return err
@@ -188,5 +192,5 @@ func lookupSpec(name string, ttl time.Duration, provider, description string) to
 // registers them: what workflows derive their activity options from.
 func Specs() []toolkit.Spec {
 	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec(), settleStockSpec(),
-		createPaymentSpec(), getPaymentSpec(), cancelPaymentSpec()}
+		createPaymentSpec(), getPaymentSpec(), cancelPaymentSpec(), refundSpec()}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stripe/stripe-go/v76/accountlink"
 	"github.com/stripe/stripe-go/v76/loginlink"
 	"github.com/stripe/stripe-go/v76/paymentintent"
+	"github.com/stripe/stripe-go/v76/refund"
 	"go.uber.org/zap"
 )
 
@@ -62,6 +63,7 @@ type Client struct {
 	links    accountlink.Client
 	logins   loginlink.Client
 	intents  paymentintent.Client
+	refunds  refund.Client
 
 	status  *ttlCache[AccountStatus]
 	statusF group[AccountStatus]
@@ -117,6 +119,7 @@ func NewClient(cfg Config) (*Client, error) {
 		links:    accountlink.Client{B: backend, Key: cfg.SecretKey},
 		logins:   loginlink.Client{B: backend, Key: cfg.SecretKey},
 		intents:  paymentintent.Client{B: backend, Key: cfg.SecretKey},
+		refunds:  refund.Client{B: backend, Key: cfg.SecretKey},
 		status:   newTTLCache[AccountStatus](cfg.StatusCacheTTL, 10000, cfg.Now),
 		relinks:  newTTLCache[createdLink](cfg.RelinkReuseWindow, 10000, cfg.Now),
 	}

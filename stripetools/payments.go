@@ -105,3 +105,30 @@ func intentOf(pi *stripe.PaymentIntent) Intent {
 	}
 	return in
 }
+
+// Refund is what cartwright keeps of a Stripe refund.
+type Refund struct {
+	ID     string
+	Status string
+	Amount int64
+}
+
+// CreateRefund refunds amount of a PaymentIntent's charge: the transfer to
+// the connected account is reversed and the platform fee refunded in
+// proportion (a destination charge's refund). idempotencyKey makes a
+// retry return the same refund.
+func (c *Client) CreateRefund(ctx context.Context, intentID string, amount int64, idempotencyKey string) (Refund, error) {
+	p := &stripe.RefundParams{
+		Params:               stripe.Params{Context: ctx},
+		PaymentIntent:        stripe.String(intentID),
+		Amount:               stripe.Int64(amount),
+		ReverseTransfer:      stripe.Bool(true),
+		RefundApplicationFee: stripe.Bool(true),
+	}
+	p.SetIdempotencyKey(idempotencyKey)
+	r, err := c.refunds.New(p)
+	if err != nil {
+		return Refund{}, mapError(ctx, opPayment, err)
+	}
+	return Refund{ID: r.ID, Status: string(r.Status), Amount: r.Amount}, nil
+}

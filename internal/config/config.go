@@ -136,6 +136,10 @@ type Config struct {
 	// of the total (docs/payments.md#the-charge); the rest goes to the
 	// merchant's connected account.
 	PlatformFeeBPS int `env:"CARTWRIGHT_PLATFORM_FEE_BPS" envDefault:"300"`
+	// RefundApprovalAbove: a refund of more than this (minor units of the
+	// order's currency) waits for a staff decision (role refunds or admin,
+	// docs/payments.md#refunds).
+	RefundApprovalAbove int64 `env:"CARTWRIGHT_REFUND_APPROVAL_ABOVE" envDefault:"10000"`
 	// PaymentPollEvery: a settle run waiting for a payment asks Stripe
 	// this often, in case a webhook is late or lost (docs/payments.md).
 	PaymentPollEvery time.Duration `env:"CARTWRIGHT_PAYMENT_POLL_EVERY" envDefault:"10m"`

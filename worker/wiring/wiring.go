@@ -200,7 +200,7 @@ func (d *Deps) buildCommerce(context.Context) error {
 	if err != nil {
 		return err
 	}
-	deps.Payments, deps.Merchants = sc, merchants
+	deps.Payments, deps.Merchants, deps.Refunds = sc, merchants, sc
 	// With a feed configured prices use its stored days, never the shipped
 	// table (docs/operators.md#exchange-rates).
 	if cfg.FXFeedURL != "" {

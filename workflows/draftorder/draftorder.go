@@ -99,6 +99,8 @@ type StartDefaults struct {
 	ApprovalConfidence float64
 	OnboardingDeadline time.Duration
 	PaymentPollEvery   time.Duration
+	// RefundApprovalAbove goes into every refund the starter starts.
+	RefundApprovalAbove int64
 }
 
 // ApplyDefaults fills the windows and threshold the caller left empty

@@ -20,6 +20,7 @@ func Registry(specs []toolkit.Spec) map[string]any {
 	return map[string]any{
 		draftorder.DraftOrderWorkflowName:        draftorder.Flow{Specs: s}.DraftOrder,
 		draftorder.SettleWorkflowName:            draftorder.Flow{Specs: s}.DraftOrderSettle,
+		draftorder.RefundWorkflowName:            draftorder.Flow{Specs: s}.DraftOrderRefund,
 		onboardingflow.OnboardingWorkflowName:    onboardingflow.Flow{Specs: s}.Onboarding,
 		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
 		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
