@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"go.temporal.io/api/serviceerror"
 
@@ -104,6 +105,13 @@ func (c *Client) Refund(ctx context.Context, draftOrderWorkflowID string, req Re
 	in := draftorder.RefundInput{Request: req.Request, DraftOrderID: st.DraftOrderID, Lines: req.Lines, Reason: req.Reason,
 		ApproveAbove: c.defaults.RefundApprovalAbove, ApprovalWindow: c.defaults.ApprovalWindow}
 	in.Request.IdempotencyKey = req.Key
+	if in.Request.UserID == "" {
+		// The draft order's user: draft-order/{user_id}/{key}.
+		in.Request.UserID = strings.SplitN(strings.TrimPrefix(draftOrderWorkflowID, workflows.DraftOrderIDPrefix), "/", 2)[0]
+	}
+	if in.Request.RequestID == "" {
+		in.Request.RequestID = "req-" + req.Key
+	}
 	opts := workflows.OnceStartOptions(id, c.taskQueue, workflows.FlowOrderSettle, "PRICING", "refund of "+st.DraftOrderID)
 	run, err := c.tc.ExecuteWorkflow(ctx, opts, draftorder.RefundWorkflowName, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
