@@ -94,6 +94,29 @@ func TestCaptureHistories(t *testing.T) {
 			s.capture(t, sc.file, id, runID)
 		})
 	}
+	// A written draft order's settle run, cancelled after the write: the
+	// stock goes back (docs/stock.md).
+	t.Run("settle_cancel", func(t *testing.T) {
+		in := orderInput(uniqueKey("capture-settle"), tees, berlin, "EUR")
+		_, res := s.runDraftOrder(t, s.tq, in, driver{})
+		requireState(t, res, draftorder.StateDraftCreated)
+		id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+		settleID := commerce.SettleWorkflowID(id)
+		h, err := s.c.UpdateWorkflow(ctxT(t), client.UpdateWorkflowOptions{WorkflowID: settleID, UpdateName: draftorder.UpdateCancelOrder,
+			Args: []any{draftorder.CancelOrderInput{Reason: "capture"}}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st draftorder.SettleStatus
+		if err := h.Get(ctxT(t), &st); err != nil || st.Result == nil || st.Result.State != draftorder.StateCancelled {
+			t.Fatalf("cancel: %+v %v", st, err)
+		}
+		run := s.c.GetWorkflow(ctxT(t), settleID, "")
+		if err := run.Get(ctxT(t), nil); err != nil {
+			t.Fatal(err)
+		}
+		s.capture(t, "settle_cancel", settleID, run.GetRunID())
+	})
 	t.Run("onboarding", func(t *testing.T) {
 		tq, fake := s.startOnboardingWorker(t)
 		id, runID, res := s.runOnboarding(t, tq, fake)

@@ -34,6 +34,8 @@ var mustCover = []string{
 	// Driven by Workflow Updates (Update-with-Start, confirm and decide).
 	"updates_draftorder_happy", "updates_draftorder_approval",
 	"onboarding", "toolcall", "reconcile", "archive", "fxrates",
+	// A written draft order's settle run (docs/stock.md).
+	"settle_cancel",
 }
 
 func TestReplayHistories(t *testing.T) {

@@ -67,6 +67,7 @@ func OptionsFromEnv() (Options, error) {
 		Defaults: Defaults{
 			ConfirmWindow: cfg.ConfirmWindow, ApprovalWindow: cfg.ApprovalWindow,
 			ApprovalConfidence: cfg.ApprovalConfidence, OnboardingDeadline: cfg.OnboardingDeadline,
+			PaymentPollEvery: cfg.PaymentPollEvery, RefundApprovalAbove: cfg.RefundApprovalAbove,
 		},
 	}, nil
 }

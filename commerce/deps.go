@@ -48,6 +48,20 @@ type ToolDeps struct {
 	// worker's ring, docs/evidence.md#draft-row-signatures); nil takes the
 	// signer of Audit when it has one (*evidence.Store).
 	DraftSigner *evidence.RowSigner
+	// Stock ends draft orders' holds (PGStock when nil).
+	Stock StockStore
+	// Payments and Merchants serve the payment tools (payment.go); nil
+	// Payments answers them UPSTREAM_ERROR. PlatformFeeBPS is the
+	// platform's fee in basis points of the total (config
+	// CARTWRIGHT_PLATFORM_FEE_BPS).
+	Payments  Payments
+	Merchants Merchants
+	// Refunds serve checkout.refund_payment (*stripetools.Client).
+	Refunds        Refunds
+	PlatformFeeBPS int
+	// HoldWindow is how long a draft order holds its stock and stays open
+	// (config CARTWRIGHT_HOLD_WINDOW; DraftOrderTTL when zero).
+	HoldWindow time.Duration
 }
 
 // rowSigner is an audit log that signs its rows (*evidence.Store).
@@ -62,11 +76,19 @@ type tools struct {
 	shipping ShippingRater
 	tax      TaxEstimator
 	drafts   DraftStore
-	audit    AuditLog
-	sealer   AddressSealer
-	seals    *SealRing
-	snaps    SnapshotReader
-	now      func() time.Time
+	stock    StockStore
+	hold     time.Duration
+	// the payment tools' (payment.go)
+	pool      *pgxpool.Pool
+	payments  Payments
+	merchants Merchants
+	refunds   Refunds
+	feeBPS    int
+	audit     AuditLog
+	sealer    AddressSealer
+	seals     *SealRing
+	snaps     SnapshotReader
+	now       func() time.Time
 }
 
 func newTools(d ToolDeps) (*tools, error) {
@@ -97,6 +119,17 @@ func newTools(d ToolDeps) (*tools, error) {
 			return nil, errors.New("commerce: the built-in draft store needs a row signer: every draft row names its author (docs/evidence.md#draft-row-signatures)")
 		}
 		t.drafts = PGDrafts{Pool: d.Pool, Signer: signer}
+	}
+	t.stock, t.hold = d.Stock, d.HoldWindow
+	t.pool, t.payments, t.merchants, t.feeBPS, t.refunds = d.Pool, d.Payments, d.Merchants, d.PlatformFeeBPS, d.Refunds
+	if t.payments != nil && t.merchants == nil {
+		return nil, errors.New("commerce: the payment tools need the merchant store")
+	}
+	if t.stock == nil && d.Pool != nil {
+		t.stock = PGStock{Pool: d.Pool}
+	}
+	if t.hold <= 0 {
+		t.hold = DraftOrderTTL
 	}
 	if t.fx == nil {
 		table := d.FX
@@ -155,6 +188,11 @@ func register(reg *toolkit.Registry, deps ToolDeps, keep func(toolkit.Spec) bool
 		{totalSpec(), t.computeTotal},
 		{chooseOriginsSpec(), t.chooseOrigins},
 		{draftSpec(), t.createDraftOrder},
+		{settleStockSpec(), t.settleStock},
+		{createPaymentSpec(), t.createPayment},
+		{getPaymentSpec(), t.getPayment},
+		{cancelPaymentSpec(), t.cancelPayment},
+		{refundSpec(), t.refundPayment},
 	} {
 		if !keep(r.spec) {
 			continue
@@ -188,5 +226,6 @@ func lookupSpec(name string, ttl time.Duration, provider, description string) to
 // Specs are the commerce tools' specs, exactly as RegisterTools
 // registers them: what workflows derive their activity options from.
 func Specs() []toolkit.Spec {
-	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec()}
+	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec(), settleStockSpec(),
+		createPaymentSpec(), getPaymentSpec(), cancelPaymentSpec(), refundSpec()}
 }

@@ -115,7 +115,7 @@ func (t *tools) createDraft(ctx context.Context, call *toolkit.Call, warnings *[
 		if err := t.checkEvidence(ctx, in.Total, now); err != nil {
 			return nil, err
 		}
-		return t.draftOutput(DraftOrder{Status: DraftStatusValidated, ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
+		return t.draftOutput(DraftOrder{Status: DraftStatusValidated, ExpiresAt: now.Add(t.hold).Truncate(time.Second),
 			QuoteHash: in.Total.QuoteHash, GrandTotal: in.Total.GrandTotal}), nil
 	}
 	if err := t.checkNotExpired(in.Total, now); err != nil {
@@ -169,7 +169,7 @@ func (t *tools) insertDraft(ctx context.Context, req toolkit.Request, scope Draf
 	draft := NewDraft{
 		Scope: scope, DraftOrderID: id, Total: in.Total, ShipTo: sealed, CorrelationID: req.CorrelationID,
 		WorkflowID: call.WorkflowID, RunID: call.RunID, WorkflowType: call.WorkflowType, CreatedAt: now,
-		ExpiresAt: now.Add(DraftOrderTTL).Truncate(time.Second),
+		ExpiresAt: now.Add(t.hold).Truncate(time.Second),
 	}
 	var got Created
 	var storeErr error

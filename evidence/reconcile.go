@@ -127,6 +127,8 @@ type ReconcileReport struct {
 	DraftRowsForged       int         `json:"draft_rows_forged"`
 	DraftRowsForeignRun   int         `json:"draft_rows_foreign_run"`
 	DraftTotalsMismatched int         `json:"draft_totals_mismatched"`
+	StockNeverReturned    int         `json:"stock_never_returned"`
+	StockTakenTwice       int         `json:"stock_taken_twice"`
 	Violations            []Violation `json:"violations,omitempty"`
 	DurationMS            int64       `json:"duration_ms"`
 }
@@ -134,7 +136,8 @@ type ReconcileReport struct {
 // ViolationCount is the number of broken invariants found.
 func (r ReconcileReport) ViolationCount() int {
 	return r.SuccessWithoutSnapshot + r.SnapshotWithFailedAudit + r.SnapshotWithoutAudit + r.ResultSnapshotsMissing + r.DraftRowsMismatched +
-		r.DraftRowsUnbacked + r.EvidenceRowsForged + r.DraftRowsForged + r.DraftRowsForeignRun + r.DraftTotalsMismatched
+		r.DraftRowsUnbacked + r.EvidenceRowsForged + r.DraftRowsForged + r.DraftRowsForeignRun + r.DraftTotalsMismatched +
+		r.StockNeverReturned + r.StockTakenTwice
 }
 
 // Merge adds the invariant counts and listed violations of o (a later
@@ -171,6 +174,8 @@ func (r ReconcileReport) LogFields() []zap.Field {
 		zap.Int("draft_rows_forged", r.DraftRowsForged),
 		zap.Int("draft_rows_foreign_run", r.DraftRowsForeignRun),
 		zap.Int("draft_totals_mismatched", r.DraftTotalsMismatched),
+		zap.Int("stock_never_returned", r.StockNeverReturned),
+		zap.Int("stock_taken_twice", r.StockTakenTwice),
 		zap.Int("violations", r.ViolationCount()),
 		zap.Int64("duration_ms", r.DurationMS),
 	}
@@ -204,6 +209,9 @@ func Reconcile(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions) (
 		return rep, err
 	}
 	if err := checkAuthors(ctx, pool, opts, &rep); err != nil {
+		return rep, err
+	}
+	if err := checkStockLedger(ctx, pool, &rep); err != nil {
 		return rep, err
 	}
 	rep.DurationMS = time.Since(start).Milliseconds()

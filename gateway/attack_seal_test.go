@@ -40,10 +40,18 @@ func TestAttackInternalToolsOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	readsPayments := false
 	for _, tl := range list.Tools {
-		if tl.Name == commerce.ToolComputeTotal || tl.Name == commerce.ToolCreateDraftOrder {
+		switch tl.Name {
+		case commerce.ToolComputeTotal, commerce.ToolCreateDraftOrder,
+			commerce.ToolSettleStock, commerce.ToolCreatePayment, commerce.ToolCancelPayment, commerce.ToolRefundPayment:
 			t.Fatalf("internal tool %s is listed", tl.Name)
+		case commerce.ToolGetPayment:
+			readsPayments = true // an agent may read a payment, never charge (docs/payments.md#webhooks)
 		}
+	}
+	if !readsPayments {
+		t.Fatalf("%s is not listed", commerce.ToolGetPayment)
 	}
 	var quote commerce.Quote
 	_, env := call(t, sess, commerce.ToolGetQuote, map[string]any{"currency": "EUR", "items": attackItems})
@@ -60,6 +68,10 @@ func TestAttackInternalToolsOverMCP(t *testing.T) {
 		commerce.ToolComputeTotal: {"quote": quote, "shipping": ship.Options[0], "duties": duties, "shipping_expires_at": ship.ExpiresAt},
 		commerce.ToolCreateDraftOrder: {"total": map[string]any{}, "confirmed_quote_hash": "sha256:" + strings.Repeat("0", 64),
 			"ship_to": attackDest, "idempotency_key": newKey("attack-create")},
+		commerce.ToolCreatePayment: {"draft_order_id": "do_01JD0000000000000000000000", "merchant_id": "m_jane_crafts"},
+		commerce.ToolCancelPayment: {"draft_order_id": "do_01JD0000000000000000000000"},
+		commerce.ToolSettleStock:   {"draft_order_id": "do_01JD0000000000000000000000", "action": "release", "reason": "cancelled"},
+		commerce.ToolRefundPayment: {"draft_order_id": "do_01JD0000000000000000000000"},
 	} {
 		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		switch {
@@ -82,7 +94,8 @@ func TestAttackInternalToolsOverToolCall(t *testing.T) {
 	s := newStack(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	for _, tool := range []string{commerce.ToolComputeTotal, commerce.ToolCreateDraftOrder} {
+	for _, tool := range []string{commerce.ToolComputeTotal, commerce.ToolCreateDraftOrder,
+		commerce.ToolSettleStock, commerce.ToolCreatePayment, commerce.ToolCancelPayment, commerce.ToolRefundPayment} {
 		key := newKey("attack-internal")
 		tc := toolkit.ToolCall{Tool: tool, Input: []byte(`{}`), Request: toolkit.Request{RequestID: key, IdempotencyKey: key,
 			Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: "attacker"}, UserID: "u_attacker"}}

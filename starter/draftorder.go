@@ -25,9 +25,11 @@ func (a *app) draftOrderCmd() *cobra.Command {
 total), waits for support staff when compliance is uncertain, waits for the user
 to confirm the exact total (its quote_hash), then creates the draft order once
 per user and idempotency key. Its workflow id is
-draft-order/{user_id}/{idempotency_key}.`,
+draft-order/{user_id}/{idempotency_key}. Once written, the draft holds its stock
+and, with a merchant_id, is charged (order-status, pay, cancel-order).`,
 		a.draftStartCmd(), a.draftConfirmCmd(), a.draftCancelCmd(),
-		a.draftDecideCmd(true), a.draftDecideCmd(false), a.draftStatusCmd())
+		a.draftDecideCmd(true), a.draftDecideCmd(false), a.draftStatusCmd(),
+		a.orderStatusCmd(), a.payCmd(), a.cancelOrderCmd(), a.refundCmd())
 }
 
 func (a *app) draftStartCmd() *cobra.Command {

@@ -47,7 +47,16 @@ refused and why, and its result once it ended.`,
 					return err
 				}
 				// A run that failed: its last state, then why (exit non-zero).
-				a.emit(st, func(w io.Writer) { printStatus(w, args[0], st) })
+				a.emit(st, func(w io.Writer) {
+					printStatus(w, args[0], st)
+					// A written draft: its payment and stock hold too
+					// (order-status prints them alone, and as JSON).
+					if st.Result != nil && st.Result.State == draftorder.StateDraftCreated {
+						if os, oerr := c.OrderStatus(ctx, args[0]); oerr == nil {
+							printOrder(w, args[0], os)
+						}
+					}
+				})
 				return err
 			})
 		},

@@ -105,7 +105,9 @@ func printReconcile(w io.Writer, r evidence.ReconcileReport) {
 	fmt.Fprintf(w, "  snapshot without success audit   %d\n", r.SnapshotWithoutAudit)
 	fmt.Fprintf(w, "  draft row unlike its evidence    %d\n", r.DraftRowsMismatched)
 	fmt.Fprintf(w, "  draft row its chain not backing %d\n", r.DraftRowsUnbacked)
+	fmt.Fprintf(w, "  stock units never returned       %d\n", r.StockNeverReturned)
+	fmt.Fprintf(w, "  stock units taken twice          %d\n", r.StockTakenTwice)
 	for _, v := range r.Violations {
-		fmt.Fprintf(w, "  VIOLATION %s: audit %d snapshot %s %s %s %s %s\n", v.Invariant, v.AuditID, v.SnapshotID, v.Tool, v.CorrelationID, v.WorkflowID, v.DraftOrderID)
+		fmt.Fprintf(w, "  VIOLATION %s: audit %d snapshot %s %s %s %s %s %s\n", v.Invariant, v.AuditID, v.SnapshotID, v.Tool, v.CorrelationID, v.WorkflowID, v.DraftOrderID, v.Detail)
 	}
 }

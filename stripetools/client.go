@@ -13,6 +13,8 @@ import (
 	"github.com/stripe/stripe-go/v76/account"
 	"github.com/stripe/stripe-go/v76/accountlink"
 	"github.com/stripe/stripe-go/v76/loginlink"
+	"github.com/stripe/stripe-go/v76/paymentintent"
+	"github.com/stripe/stripe-go/v76/refund"
 	"go.uber.org/zap"
 )
 
@@ -60,6 +62,8 @@ type Client struct {
 	accounts account.Client
 	links    accountlink.Client
 	logins   loginlink.Client
+	intents  paymentintent.Client
+	refunds  refund.Client
 
 	status  *ttlCache[AccountStatus]
 	statusF group[AccountStatus]
@@ -114,6 +118,8 @@ func NewClient(cfg Config) (*Client, error) {
 		accounts: account.Client{B: backend, Key: cfg.SecretKey},
 		links:    accountlink.Client{B: backend, Key: cfg.SecretKey},
 		logins:   loginlink.Client{B: backend, Key: cfg.SecretKey},
+		intents:  paymentintent.Client{B: backend, Key: cfg.SecretKey},
+		refunds:  refund.Client{B: backend, Key: cfg.SecretKey},
 		status:   newTTLCache[AccountStatus](cfg.StatusCacheTTL, 10000, cfg.Now),
 		relinks:  newTTLCache[createdLink](cfg.RelinkReuseWindow, 10000, cfg.Now),
 	}

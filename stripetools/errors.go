@@ -28,6 +28,8 @@ type operation int
 const (
 	opStatus operation = iota
 	opLink
+	// opPayment: a PaymentIntent call (payments.go).
+	opPayment
 )
 
 // mapError turns a stripe-go or transport error into the closed code set,

@@ -28,6 +28,9 @@ const (
 	RoleSupport    = "support"
 	RoleCompliance = "compliance"
 	RoleAdmin      = "admin"
+	// RoleRefunds decides refunds above the approval threshold
+	// (docs/payments.md#refunds; migration 00262).
+	RoleRefunds = "refunds"
 )
 
 // Identifier shapes: a staff id (the CHECK of migration 00005_staff.sql) and

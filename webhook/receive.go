@@ -75,9 +75,13 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusBadRequest, code, "%s", msg)
 		return
 	}
+	if paymentEvents[string(ev.Type)] {
+		rc.servePayment(w, r.Context(), ev)
+		return
+	}
 	if string(ev.Type) != eventAccountUpdated {
 		rc.log.Info("webhook event type not handled", zap.String("event_id", ev.ID), zap.String("event_type", string(ev.Type)))
-		refuse(w, http.StatusBadRequest, ErrUnsupportedEvent, "event type %q is not handled; subscribe this endpoint to account.updated only", ev.Type)
+		refuse(w, http.StatusBadRequest, ErrUnsupportedEvent, "event type %q is not handled; subscribe this endpoint to account.updated, payment_intent.succeeded and payment_intent.payment_failed only", ev.Type)
 		return
 	}
 	account := accountOf(ev)

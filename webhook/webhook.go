@@ -32,6 +32,9 @@ const (
 type Signaler interface {
 	SignalWithStartWorkflow(ctx context.Context, workflowID string, signalName string, signalArg any,
 		options client.StartWorkflowOptions, workflow any, workflowArgs ...any) (client.WorkflowRun, error)
+	// SignalWorkflow delivers a payment event to a running settle run
+	// (payments.go).
+	SignalWorkflow(ctx context.Context, workflowID string, runID string, signalName string, arg any) error
 }
 
 // Merchants finds the merchant that owns a connected account.

@@ -56,6 +56,17 @@ func (f *fakeSignaler) SignalWithStartWorkflow(_ context.Context, id, signal str
 	return nil, nil
 }
 
+// SignalWorkflow records a payment signal like a SignalWithStart.
+func (f *fakeSignaler) SignalWorkflow(_ context.Context, id, _, signal string, arg any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	f.calls = append(f.calls, signalCall{ID: id, Signal: signal, Arg: arg})
+	return nil
+}
+
 func (f *fakeSignaler) count() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -22,8 +22,11 @@ var (
 // Flow names, the values of CartwrightFlow.
 const (
 	FlowDraftOrder = "draft_order"
-	FlowOnboarding = "onboarding"
-	FlowToolCall   = "tool_call"
+	// FlowOrderSettle: a written draft order's stock hold and payment
+	// (draftorder.DraftOrderSettle).
+	FlowOrderSettle = "order_settle"
+	FlowOnboarding  = "onboarding"
+	FlowToolCall    = "tool_call"
 	// FlowFXRates: the scheduled exchange-rate reads (maintenance.FetchFXRates).
 	FlowFXRates = "fx_rates"
 )

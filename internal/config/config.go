@@ -153,6 +153,20 @@ type Config struct {
 	ConfirmWindow time.Duration `env:"CARTWRIGHT_CONFIRM_WINDOW" envDefault:"30m"`
 	// ApprovalWindow is how long a workflow waits for support staff.
 	ApprovalWindow time.Duration `env:"CARTWRIGHT_APPROVAL_WINDOW" envDefault:"24h"`
+	// HoldWindow is how long a written draft order holds its stock and
+	// waits for payment before the stock goes back (docs/stock.md).
+	HoldWindow time.Duration `env:"CARTWRIGHT_HOLD_WINDOW" envDefault:"24h"`
+	// PlatformFeeBPS is the platform's fee on each charge, in basis points
+	// of the total (docs/payments.md#the-charge); the rest goes to the
+	// merchant's connected account.
+	PlatformFeeBPS int `env:"CARTWRIGHT_PLATFORM_FEE_BPS" envDefault:"300"`
+	// RefundApprovalAbove: a refund of more than this (minor units of the
+	// order's currency) waits for a staff decision (role refunds or admin,
+	// docs/payments.md#refunds).
+	RefundApprovalAbove int64 `env:"CARTWRIGHT_REFUND_APPROVAL_ABOVE" envDefault:"10000"`
+	// PaymentPollEvery: a settle run waiting for a payment asks Stripe
+	// this often, in case a webhook is late or lost (docs/payments.md).
+	PaymentPollEvery time.Duration `env:"CARTWRIGHT_PAYMENT_POLL_EVERY" envDefault:"10m"`
 	// ApprovalConfidence: compliance answers below it go to support staff
 	// (docs/approvals.md#confidence-threshold).
 	ApprovalConfidence float64 `env:"CARTWRIGHT_APPROVAL_CONFIDENCE" envDefault:"0.80"`
@@ -215,6 +229,15 @@ func parse(opts env.Options) (Config, error) {
 	}
 	if c.GRPCCompression != "none" && c.GRPCCompression != "gzip" {
 		return c, fmt.Errorf("CARTWRIGHT_GRPC_COMPRESSION=%q: must be none or gzip", c.GRPCCompression)
+	}
+	if c.PlatformFeeBPS < 0 || c.PlatformFeeBPS > 5000 {
+		return c, fmt.Errorf("CARTWRIGHT_PLATFORM_FEE_BPS=%d: must be 0 to 5000", c.PlatformFeeBPS)
+	}
+	if c.PaymentPollEvery < time.Second {
+		return c, fmt.Errorf("CARTWRIGHT_PAYMENT_POLL_EVERY=%s: must be at least 1s", c.PaymentPollEvery)
+	}
+	if c.HoldWindow < time.Second {
+		return c, fmt.Errorf("CARTWRIGHT_HOLD_WINDOW=%s: must be at least 1s", c.HoldWindow)
 	}
 	if c.FXMaxAge < time.Hour {
 		return c, fmt.Errorf("CARTWRIGHT_FX_MAX_AGE=%s: must be at least 1h", c.FXMaxAge)

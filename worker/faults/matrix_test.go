@@ -32,15 +32,16 @@ type sizes struct {
 	pgOrders          int
 	pgOutages         []time.Duration
 	onboardings       int
+	payments          int
 }
 
 func matrixSizes() (string, sizes) {
 	if os.Getenv("FAULTS") == "long" {
 		return "long", sizes{killOrders: 40, kills: 12, temporalOrders: 12, temporalKills: 2,
-			pgOrders: 10, pgOutages: []time.Duration{60 * time.Second, 5 * time.Minute}, onboardings: 3}
+			pgOrders: 10, pgOutages: []time.Duration{60 * time.Second, 5 * time.Minute}, onboardings: 3, payments: 12}
 	}
 	return "short", sizes{killOrders: 12, kills: 4, temporalOrders: 6, temporalKills: 1,
-		pgOrders: 6, pgOutages: []time.Duration{20 * time.Second}, onboardings: 2}
+		pgOrders: 6, pgOutages: []time.Duration{20 * time.Second}, onboardings: 2, payments: 4}
 }
 
 // TestFaultMatrix is the fault matrix (docs/testing.md#fault-matrix-make-test-faults). Every scenario adds one row; the
@@ -69,6 +70,7 @@ func TestFaultMatrix(t *testing.T) {
 		add(s.postgresOutage(t, sz.pgOrders, d))
 	}
 	add(s.stripeFaults(t, sz.onboardings))
+	add(s.payments(t, sz.payments))
 	add(s.duplicateStarts(t))
 	add(s.badSignals(t))
 	reuse, strict := s.keyReuse(t)

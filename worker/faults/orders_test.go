@@ -62,9 +62,15 @@ type outcome struct {
 // result; every call is retried while the stack is down. afterConfirm runs
 // once the confirm was sent (the draft-order write is then under way).
 func (s *stack) drive(ctx context.Context, key string, afterConfirm func()) outcome {
+	return s.driveOrder(ctx, order(key), afterConfirm)
+}
+
+// driveOrder is drive for an order of the caller's.
+func (s *stack) driveOrder(ctx context.Context, in draftorder.DraftOrderInput, afterConfirm func()) outcome {
+	key := in.Request.IdempotencyKey
 	id := draftID(key)
 	for {
-		_, err := s.client.StartDraftOrder(ctx, order(key))
+		_, err := s.client.StartDraftOrder(ctx, in)
 		if err == nil {
 			break
 		}

@@ -38,12 +38,18 @@ type faultProxy struct {
 	next     int
 	injected map[string]int
 	passed   int
+	// intentKeys are the Idempotency-Keys of PaymentIntent creates per
+	// draft order (metadata[draft_order_id]); paidFirst are the intents
+	// Stripe is to report paid before the order could close them
+	// (payments_test.go).
+	intentKeys map[string]map[string]bool
+	paidFirst  map[string]bool
 }
 
 var faultCycle = []string{fault5xx, fault429, faultTimeout, faultReset}
 
 func newFaultProxy(t *testing.T, upstream string) *faultProxy {
-	p := &faultProxy{upstream: upstream, injected: map[string]int{}}
+	p := &faultProxy{upstream: upstream, injected: map[string]int{}, intentKeys: map[string]map[string]bool{}, paidFirst: map[string]bool{}}
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
 	p.URL = srv.URL
@@ -124,6 +130,9 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (p *faultProxy) forward(w http.ResponseWriter, r *http.Request, complete bool) {
 	body, _ := io.ReadAll(r.Body)
+	if p.intercept(w, r, body) {
+		return
+	}
 	req, err := http.NewRequestWithContext(r.Context(), r.Method, p.upstream+r.URL.RequestURI(), bytes.NewReader(body))
 	if err != nil {
 		w.WriteHeader(http.StatusBadGateway)

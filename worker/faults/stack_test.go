@@ -126,6 +126,9 @@ func newStack(t *testing.T) *stack {
 		"CARTWRIGHT_SEAL_KEYS="+sealtest.Spec(),
 		"CARTWRIGHT_QUOTE_SEAL_KEYS="+quotesealtest.Spec(),
 		"CARTWRIGHT_LOG_LEVEL=warn",
+		// A written order holds its stock this long: the payments scenario
+		// lets holds end while a payment is in flight (payments_test.go).
+		"CARTWRIGHT_HOLD_WINDOW="+holdWindow().String(),
 	)
 	// The test process reads the same configuration (client, audit).
 	for _, kv := range s.env[len(os.Environ()):] {

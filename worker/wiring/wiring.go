@@ -231,9 +231,14 @@ func (d *Deps) buildCommerce(context.Context) error {
 	}
 	deps := commerce.ToolDeps{
 		Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock,
-		QuoteSeals: seals, Snapshots: d.Evidence,
+		QuoteSeals: seals, Snapshots: d.Evidence, HoldWindow: cfg.HoldWindow, PlatformFeeBPS: cfg.PlatformFeeBPS,
 	}
 	d.draftTotals = commerce.DraftTotalCheck(seals, d.Evidence)
+	sc, merchants, err := d.stripeClient()
+	if err != nil {
+		return err
+	}
+	deps.Payments, deps.Merchants, deps.Refunds = sc, merchants, sc
 	// With a feed configured prices use its stored days, never the shipped
 	// table (docs/operators.md#exchange-rates).
 	if cfg.FXFeedURL != "" {
@@ -263,9 +268,12 @@ func (d *Deps) buildSupport(context.Context) error {
 	return support.RegisterTools(d.Registry, d.Pool, seals)
 }
 
-// buildOnboarding makes the Stripe client, the merchant store and the
-// citation index, and registers the five onboarding tools.
-func (d *Deps) buildOnboarding(ctx context.Context) error {
+// stripeClient makes the one Stripe client and merchant store the
+// payment tools (commerce) and the onboarding tools share.
+func (d *Deps) stripeClient() (*stripetools.Client, *merchant.Store, error) {
+	if d.Stripe != nil && d.Merchants != nil {
+		return d.Stripe, d.Merchants, nil
+	}
 	cfg := d.Config
 	merchants := merchant.NewStore(d.Pool)
 	sc, err := stripetools.NewClient(stripetools.Config{
@@ -273,6 +281,17 @@ func (d *Deps) buildOnboarding(ctx context.Context) error {
 		ReturnURL: cfg.OnboardingReturnURL, RefreshURL: cfg.OnboardingRefreshURL,
 		Logger: d.Logger, AccountScope: merchants.CheckAccount,
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	d.Stripe, d.Merchants = sc, merchants
+	return sc, merchants, nil
+}
+
+// buildOnboarding makes the Stripe client, the merchant store and the
+// citation index, and registers the five onboarding tools.
+func (d *Deps) buildOnboarding(ctx context.Context) error {
+	sc, merchants, err := d.stripeClient()
 	if err != nil {
 		return err
 	}

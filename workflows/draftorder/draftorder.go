@@ -71,6 +71,14 @@ type DraftOrderInput struct {
 	// ApprovalConfidence: a compliance confidence below it needs support
 	// staff (default 0.80, docs/approvals.md#confidence-threshold).
 	ApprovalConfidence float64 `json:"approval_confidence,omitempty"`
+	// MerchantID is the merchant (the tenant's merchant row) the order
+	// belongs to: once written, its total is charged to the merchant's
+	// connected account (docs/payments.md). Empty: the written draft
+	// only holds its stock (docs/stock.md).
+	MerchantID string `json:"merchant_id,omitempty"`
+	// PaymentPollEvery: how often the settle run asks Stripe when no
+	// webhook came (default 10 min).
+	PaymentPollEvery time.Duration `json:"payment_poll_every,omitempty"`
 }
 
 // StartDefaults are the windows and threshold a starter fills in when an
@@ -82,6 +90,9 @@ type StartDefaults struct {
 	ApprovalWindow     time.Duration
 	ApprovalConfidence float64
 	OnboardingDeadline time.Duration
+	PaymentPollEvery   time.Duration
+	// RefundApprovalAbove goes into every refund the starter starts.
+	RefundApprovalAbove int64
 }
 
 // ApplyDefaults fills the windows and threshold the caller left empty
@@ -95,6 +106,9 @@ func (in *DraftOrderInput) ApplyDefaults(d StartDefaults) {
 	}
 	if in.ApprovalConfidence == 0 {
 		in.ApprovalConfidence = d.ApprovalConfidence
+	}
+	if in.PaymentPollEvery == 0 {
+		in.PaymentPollEvery = d.PaymentPollEvery
 	}
 }
 

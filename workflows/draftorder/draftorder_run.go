@@ -13,6 +13,11 @@ import (
 // run is the draft order's main line: quote, approval if needed, total,
 // confirmation, creation. Every step that can end the flow returns a result.
 func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
+	// Onboarding gates selling: a merchant that cannot take charges is
+	// refused before anything is quoted (merchant_gate.go).
+	if end, err := d.gateMerchant(ctx); end != nil || err != nil {
+		return d.stop(ctx, end, err)
+	}
 	if end, err := d.quote(ctx, ""); end != nil || err != nil {
 		return d.stop(ctx, end, err)
 	}
@@ -155,6 +160,11 @@ func (d *draftOrder) confirmAndCreate(ctx workflow.Context) (DraftOrderResult, e
 		if err != nil {
 			end, err := d.outcome(err)
 			return d.stop(ctx, end, err)
+		}
+		// The written draft's stock hold and payment run on their own
+		// (settle_start.go).
+		if err := d.startSettle(ctx); err != nil {
+			return DraftOrderResult{}, err
 		}
 		return d.finish(ctx, res)
 	}

@@ -46,6 +46,12 @@ func (in DraftOrderInput) Check() (DraftOrderInput, error) {
 	if err := workflows.CheckIdempotencyKey(r.IdempotencyKey); err != nil {
 		return in, refuse("request.idempotency_key", "%v", err)
 	}
+	if in.MerchantID != "" && !merchantIDPattern.MatchString(in.MerchantID) {
+		return in, refuse("merchant_id", "merchant_id must be a merchant row's id (m_…)")
+	}
+	if in.PaymentPollEvery < 0 {
+		return in, refuse("payment_poll_every", "payment_poll_every must not be negative")
+	}
 	if len(in.Items) == 0 {
 		return in, refuse("items", "items must not be empty")
 	}

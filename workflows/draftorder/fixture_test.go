@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
@@ -55,11 +56,15 @@ func newFixture(t *testing.T) *fixture {
 	id, _ := workflows.DraftOrderID("u_123", "key-0001-abcd")
 	f.Init(t, id, "ev_test_")
 	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.DraftOrder, workflow.RegisterOptions{Name: DraftOrderWorkflowName})
+	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.DraftOrderSettle, workflow.RegisterOptions{Name: SettleWorkflowName})
 	f.FakeTools(map[string]any{
 		commerce.ToolGetQuote: f.getQuote, commerce.ToolCheckCompliance: f.checkCompliance,
 		commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
 		commerce.ToolChooseOrigins: f.chooseOrigins,
 	})
+	// The settle run a written draft order starts (settle_start.go) has
+	// tests of its own (settle_test.go).
+	f.Env.OnWorkflow(SettleWorkflowName, mock.Anything, mock.Anything).Return(SettleResult{}, nil)
 	return f
 }
 

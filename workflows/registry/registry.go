@@ -20,6 +20,8 @@ func Registry(specs []toolkit.Spec) map[string]any {
 	return map[string]any{
 		draftorder.DraftOrderWorkflowName:        draftorder.Flow{Specs: s}.DraftOrder,
 		onboardingflow.WorkflowName:              onboardingflow.Flow{Specs: s}.Run,
+		draftorder.SettleWorkflowName:            draftorder.Flow{Specs: s}.DraftOrderSettle,
+		draftorder.RefundWorkflowName:            draftorder.Flow{Specs: s}.DraftOrderRefund,
 		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
 		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
 		toolcall.WorkflowName:                    toolcall.Flow{Specs: s}.Run,
