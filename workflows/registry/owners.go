@@ -20,7 +20,13 @@ func StepOwners() map[string][]string {
 		commerce.ToolChooseOrigins:    draft,
 		commerce.ToolComputeTotal:     draft,
 		commerce.ToolCreateDraftOrder: draft,
-		support.RecordApprovalTool:    {draftorder.DraftOrderWorkflowName, onboardingflow.WorkflowName},
+		support.RecordApprovalTool:    {draftorder.DraftOrderWorkflowName, onboardingflow.WorkflowName, draftorder.RefundWorkflowName},
+		// The written draft's stock and payment are its settle run's; a
+		// refund is the refund run's (docs/backend.md).
+		commerce.ToolSettleStock:   {draftorder.SettleWorkflowName},
+		commerce.ToolCreatePayment: {draftorder.SettleWorkflowName},
+		commerce.ToolCancelPayment: {draftorder.SettleWorkflowName},
+		commerce.ToolRefundPayment: {draftorder.RefundWorkflowName},
 	}
 }
 
