@@ -168,6 +168,21 @@ type Config struct {
 	MCPDirectReads bool `env:"CARTWRIGHT_MCP_DIRECT_READS" envDefault:"true"`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
+
+	// OIDC is this program's own client at the organisation's OpenID
+	// Connect provider (docs/operators.md#sign-in-on-the-cluster).
+	OIDC OIDCClient
+}
+
+// OIDCClient is a program's client-credentials client: with it, every call
+// to Temporal carries the program's access token, fetched from TokenURL and
+// refreshed before it expires. All empty: no token (the dev server, and a
+// cluster without the authorizer).
+type OIDCClient struct {
+	TokenURL         string   `env:"CARTWRIGHT_OIDC_TOKEN_URL"`
+	ClientID         string   `env:"CARTWRIGHT_OIDC_CLIENT_ID"`
+	ClientSecretFile string   `env:"CARTWRIGHT_OIDC_CLIENT_SECRET_FILE"`
+	Scopes           []string `env:"CARTWRIGHT_OIDC_SCOPES" envSeparator:","`
 }
 
 // Load reads the environment and checks the values that have a floor.
@@ -202,6 +217,9 @@ func parse(opts env.Options) (Config, error) {
 		if u, err := url.Parse(c.FXFeedURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return c, fmt.Errorf("CARTWRIGHT_FX_FEED_URL: must be an http(s) URL")
 		}
+	}
+	if o := c.OIDC; (o.TokenURL == "") != (o.ClientID == "") || (o.TokenURL == "") != (o.ClientSecretFile == "") {
+		return c, fmt.Errorf("CARTWRIGHT_OIDC_TOKEN_URL, _CLIENT_ID and _CLIENT_SECRET_FILE: set all three or none")
 	}
 	if c.ApprovalConfidence <= 0 || c.ApprovalConfidence > 1 {
 		return c, fmt.Errorf("CARTWRIGHT_APPROVAL_CONFIDENCE=%v: must be in (0,1]", c.ApprovalConfidence)
