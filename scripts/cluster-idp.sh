@@ -110,8 +110,9 @@ idp_up() {
 		(hydra_exports && "$BIN/hydra" migrate sql up --read-from-env --yes >>"$LOG_DIR/hydra-migrate.log" 2>&1) ||
 			die "hydra migrate failed; see $LOG_DIR/hydra-migrate.log"
 		# --dev: the issuer is plain http on 127.0.0.1 (the cluster's
-		# other endpoints are too, but for Temporal's mTLS).
-		(hydra_exports && start_bg hydra "$BIN/hydra" serve all --dev --config "$ROOT/deploy/hydra/hydra.yaml")
+		# other endpoints are too, but for Temporal's mTLS); --sqa-opt-out:
+		# Hydra sends no usage reports anywhere.
+		(hydra_exports && start_bg hydra "$BIN/hydra" serve all --dev --sqa-opt-out --config "$ROOT/deploy/hydra/hydra.yaml")
 	fi
 	wait_until 90 "Hydra ($IDP_ISSUER)" hydra_ready || { tail -n 20 "$LOG_DIR/hydra.log" >&2; die "Hydra did not come up; log above"; }
 	if pid_alive idp-login "$BIN/cartwright-idp-login"; then
