@@ -48,22 +48,32 @@ type tokenFunc func() (*oauth2.Token, error)
 
 func (f tokenFunc) Token() (*oauth2.Token, error) { return f() }
 
+// Credentials are the SDK credentials that send the program's token with
+// every call; nil when o names no client.
+func Credentials(o config.OIDCClient) (sdkclient.Credentials, error) {
+	ts, err := TokenSource(o)
+	if err != nil || ts == nil {
+		return nil, err
+	}
+	return sdkclient.NewAPIKeyDynamicCredentials(func(context.Context) (string, error) {
+		t, err := ts.Token()
+		if err != nil {
+			return "", fmt.Errorf("access token from %s: %w", o.TokenURL, err)
+		}
+		return t.AccessToken, nil
+	}), nil
+}
+
 // applyToken gives so the program's token credentials when the
 // configuration names a client and so has no credentials of its own.
 func applyToken(so *sdkclient.Options, o config.OIDCClient) error {
 	if so.Credentials != nil {
 		return nil
 	}
-	ts, err := TokenSource(o)
-	if err != nil || ts == nil {
+	creds, err := Credentials(o)
+	if err != nil {
 		return err
 	}
-	so.Credentials = sdkclient.NewAPIKeyDynamicCredentials(func(context.Context) (string, error) {
-		t, err := ts.Token()
-		if err != nil {
-			return "", fmt.Errorf("access token from %s: %w", o.TokenURL, err)
-		}
-		return t.AccessToken, nil
-	})
+	so.Credentials = creds
 	return nil
 }

@@ -21,5 +21,12 @@ go test -count=1 -v ./worker/clustertest/
 	export CARTWRIGHT_INTEGRATION=1 CARTWRIGHT_TEST_TEMPORAL_ADDRESS="$TEMPORAL_ADDRESS" \
 		CARTWRIGHT_TEST_STRIPE_API_BASE="$STRIPE_API_BASE" \
 		CARTWRIGHT_TEST_PG_DSN="postgres://cartwright_admin:cartwright_admin@127.0.0.1:${CARTWRIGHT_PG_PORT:-5432}/postgres?sslmode=disable"
+	# With the provider (docs/operators.md#who-may-do-what-on-the-cluster):
+	# the rollout's workers are the worker's identity, its orders the backend's.
+	if idp_on; then
+		eval "$(idp_client_env cartwright-worker)"
+		export CARTWRIGHT_TEST_STARTER_OIDC_CLIENT_ID=cartwright-backend \
+			CARTWRIGHT_TEST_STARTER_OIDC_CLIENT_SECRET_FILE="$IDP_DIR/cartwright-backend.secret"
+	fi
 	go test -count=1 -v -run '^TestDeployBesideRunningBuild$' ./worker/scaletest/
 )

@@ -10,8 +10,10 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
 
+	cwclient "github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
@@ -34,6 +36,15 @@ func DialAt(t testing.TB, address string) client.Client {
 	}
 	opts.ConnectionOptions.TLS = tlsCfg
 	codec.Apply(&opts, codectest.Codec())
+	// On a cluster that authorizes calls, the identity the environment
+	// names (docs/operators.md#sign-in-on-the-cluster).
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Credentials, err = cwclient.Credentials(cfg.OIDC); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(testenv.Deadline(45 * time.Second))
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

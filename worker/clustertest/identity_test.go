@@ -23,7 +23,11 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
+	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
 func permissionDenied(err error) bool {
@@ -72,13 +76,26 @@ func TestSupportCannotTerminateOrReset(t *testing.T) {
 	c := load(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
-	backend := c.dialAs(t, c.serviceToken(t, "cartwright-backend"))
-	id := "identity-attack-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	// A run no worker takes (a queue of the test's own): only its
-	// existence matters here.
-	if _, err := backend.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id, TaskQueue: "identity-attack"}, "DraftOrder"); err != nil {
+	// The backend (the environment's identity) starts an order, which
+	// waits for its user.
+	opts, err := client.OptionsFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := client.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	h, err := cl.StartDraftOrder(ctx, orderInput("identity-"+strconv.FormatInt(time.Now().UnixNano(), 36)))
+	if err != nil {
 		t.Fatalf("the backend starting a draft order: %v", err)
 	}
+	id := h.WorkflowID
+	if _, err := cl.WaitForAction(ctx, id, time.Now().Add(testenv.Deadline(time.Minute))); err != nil {
+		t.Fatalf("the order does not wait for its user: %v", err)
+	}
+	backend := c.dialAs(t, c.serviceToken(t, "cartwright-backend"))
 	support := c.dialAs(t, c.staffToken(t, "sam.support"))
 	if _, err := support.DescribeWorkflowExecution(ctx, id, ""); err != nil {
 		t.Fatalf("support reading the order: %v", err)
@@ -86,12 +103,12 @@ func TestSupportCannotTerminateOrReset(t *testing.T) {
 	if err := support.TerminateWorkflow(ctx, id, "", "support tries"); !permissionDenied(err) {
 		t.Errorf("support terminating: %v, want PermissionDenied", err)
 	}
-	_, err := support.ResetWorkflowExecution(ctx, &workflowservice.ResetWorkflowExecutionRequest{Namespace: "default",
+	_, err = support.ResetWorkflowExecution(ctx, &workflowservice.ResetWorkflowExecutionRequest{Namespace: "default",
 		WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: id}, WorkflowTaskFinishEventId: 3, RequestId: id})
 	if !permissionDenied(err) {
 		t.Errorf("support resetting: %v, want PermissionDenied", err)
 	}
-	if _, err := support.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id + "-s", TaskQueue: "identity-attack"}, "DraftOrder"); !permissionDenied(err) {
+	if _, err := support.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: id + "-s", TaskQueue: "cartwright"}, "DraftOrder"); !permissionDenied(err) {
 		t.Errorf("support starting an order: %v, want PermissionDenied", err)
 	}
 	if err := backend.TerminateWorkflow(ctx, id, "", "the backend tries"); !permissionDenied(err) {
@@ -165,5 +182,15 @@ func TestWebUIAPIWithoutSignInIs401(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("the Web UI's API without sign-in: %s, want 401", resp.Status)
+	}
+}
+
+func orderInput(key string) draftorder.DraftOrderInput {
+	return draftorder.DraftOrderInput{
+		Request: toolkit.Request{UserID: "u_cluster", IdempotencyKey: key, Currency: "EUR",
+			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_cluster"},
+			Client: toolkit.Client{App: "backend", Version: "clustertest"}},
+		Items:  []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}},
+		ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"},
 	}
 }

@@ -2,6 +2,7 @@ package authz
 
 import (
 	"context"
+	"path"
 	"slices"
 	"strings"
 
@@ -112,28 +113,35 @@ func (a *Authorizer) decide(g grants, t *authorization.CallTarget) bool {
 	}
 	switch r := t.Request.(type) {
 	case *workflowservice.StartWorkflowExecutionRequest:
-		return g.start(typeName(r.GetWorkflowType()))
+		return a.startOK(g, r)
 	case *workflowservice.SignalWithStartWorkflowExecutionRequest:
-		return g.start(typeName(r.GetWorkflowType())) && g.signal(r.GetSignalName())
+		return g.start(typeName(r.GetWorkflowType())) && a.cartwrightQueue(r.GetTaskQueue().GetName()) && g.signal(r.GetSignalName())
 	case *workflowservice.SignalWorkflowExecutionRequest:
 		return g.signal(r.GetSignalName())
 	case *workflowservice.UpdateWorkflowExecutionRequest:
 		return g.update(r.GetRequest().GetInput().GetName())
 	case *workflowservice.ExecuteMultiOperationRequest:
-		return multiOperation(g, r)
+		return a.multiOperation(g, r)
 	}
 	return false
 }
 
+// startOK: a start names a workflow type the identity may start, on one
+// of cartwright's queues (a run on a queue of the caller's own would be
+// run by the caller's own code).
+func (a *Authorizer) startOK(g grants, r *workflowservice.StartWorkflowExecutionRequest) bool {
+	return g.start(typeName(r.GetWorkflowType())) && a.cartwrightQueue(r.GetTaskQueue().GetName())
+}
+
 // multiOperation: update-with-start needs both the start and the update.
-func multiOperation(g grants, r *workflowservice.ExecuteMultiOperationRequest) bool {
+func (a *Authorizer) multiOperation(g grants, r *workflowservice.ExecuteMultiOperationRequest) bool {
 	if len(r.GetOperations()) == 0 {
 		return false
 	}
 	for _, op := range r.GetOperations() {
 		switch {
 		case op.GetStartWorkflow() != nil:
-			if !g.start(typeName(op.GetStartWorkflow().GetWorkflowType())) {
+			if !a.startOK(g, op.GetStartWorkflow()) {
 				return false
 			}
 		case op.GetUpdateWorkflow() != nil:
@@ -166,6 +174,15 @@ func pollQueue(req any) string {
 	return tq.GetName()
 }
 
+// cartwrightQueue: q matches one of the policy's queue patterns.
 func (a *Authorizer) cartwrightQueue(q string) bool {
-	return q != "" && slices.Contains(a.policy.TaskQueues, q)
+	if q == "" {
+		return false
+	}
+	for _, p := range a.policy.TaskQueues {
+		if ok, _ := path.Match(p, q); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -114,7 +114,8 @@ func poll(queue string) *workflowservice.PollWorkflowTaskQueueRequest {
 }
 
 func start(wfType string) *workflowservice.StartWorkflowExecutionRequest {
-	return &workflowservice.StartWorkflowExecutionRequest{Namespace: "default", WorkflowType: &commonpb.WorkflowType{Name: wfType}}
+	return &workflowservice.StartWorkflowExecutionRequest{Namespace: "default", WorkflowType: &commonpb.WorkflowType{Name: wfType},
+		TaskQueue: &taskqueuepb.TaskQueue{Name: "cartwright"}}
 }
 
 func update(name string) *workflowservice.UpdateWorkflowExecutionRequest {
@@ -160,6 +161,11 @@ func TestServicesStartAndSendOnlyTheirOwn(t *testing.T) {
 	gw := bearer(f.token(f.key, service("cartwright-mcp-gateway")))
 	if !f.decide(gw, "StartWorkflowExecution", start("DraftOrder")) || !f.decide(gw, "UpdateWorkflowExecution", update("confirm_total")) {
 		t.Fatal("the gateway may not start a draft order or confirm it")
+	}
+	elsewhere := start("DraftOrder")
+	elsewhere.TaskQueue.Name = "my-own-queue"
+	if f.decide(gw, "StartWorkflowExecution", elsewhere) {
+		t.Fatal("the gateway starts a draft order on a queue of its own")
 	}
 	for _, c := range []struct {
 		method string

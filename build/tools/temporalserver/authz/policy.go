@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	pathpkg "path"
 	"slices"
 
 	"gopkg.in/yaml.v3"
@@ -20,8 +21,9 @@ import (
 // Policy is the authorization file: which task queues are cartwright's,
 // what each service client may start and send, what each staff group may do.
 type Policy struct {
-	// TaskQueues are cartwright's queues: only an identity with Poll polls
-	// them (a sticky queue counts as its normal queue's).
+	// TaskQueues are cartwright's queues (path.Match patterns): only an
+	// identity with Poll polls them (a sticky queue counts as its normal
+	// queue's), nobody polls any other, and runs are started on them only.
 	TaskQueues []string `yaml:"taskQueues"`
 	// Services are the client-credentials clients, by client id (the
 	// token's sub and client_id).
@@ -66,6 +68,11 @@ func LoadPolicy(path string) (*Policy, error) {
 	}
 	if len(p.TaskQueues) == 0 {
 		return nil, fmt.Errorf("authorization policy %s: no taskQueues", path)
+	}
+	for _, q := range p.TaskQueues {
+		if _, err := pathpkg.Match(q, ""); err != nil {
+			return nil, fmt.Errorf("authorization policy %s: task queue pattern %q: %w", path, q, err)
+		}
 	}
 	return &p, nil
 }
