@@ -127,11 +127,17 @@ func TestTokensNotTheProvidersAreRefused(t *testing.T) {
 	c := load(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
+	// One connection, dialled with a good token; each call then carries
+	// the token under test (the claim mapper refuses a bad one before any
+	// authorizer runs, so a dial with it fails already).
+	good := c.staffToken(t, "sam.support")
+	current := good
+	tc := c.dialWith(t, sdkclient.NewAPIKeyDynamicCredentials(func(context.Context) (string, error) { return current, nil }))
 	list := func(tok string) error {
-		_, err := c.dialAs(t, tok).ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", PageSize: 1})
+		current = tok
+		_, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", PageSize: 1})
 		return err
 	}
-	good := c.staffToken(t, "sam.support")
 	if err := list(good); err != nil {
 		t.Fatalf("support's own token: %v", err)
 	}

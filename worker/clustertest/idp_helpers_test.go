@@ -169,12 +169,19 @@ func randomString(t *testing.T) string {
 // ("" sends none).
 func (c cluster) dialAs(t *testing.T, token string) sdkclient.Client {
 	t.Helper()
-	opts := sdkclient.Options{HostPort: c.address, Namespace: "default", Logger: quiet{},
+	var creds sdkclient.Credentials
+	if token != "" {
+		creds = sdkclient.NewAPIKeyStaticCredentials(token)
+	}
+	return c.dialWith(t, creds)
+}
+
+// dialWith is an SDK client with the cluster's client certificate and creds.
+func (c cluster) dialWith(t *testing.T, creds sdkclient.Credentials) sdkclient.Client {
+	t.Helper()
+	opts := sdkclient.Options{HostPort: c.address, Namespace: "default", Logger: quiet{}, Credentials: creds,
 		ConnectionOptions: sdkclient.ConnectionOptions{TLS: &tls.Config{RootCAs: c.pool(t, "ca"),
 			ServerName: "temporal-frontend", Certificates: []tls.Certificate{c.keyPair(t, "client")}}}}
-	if token != "" {
-		opts.Credentials = sdkclient.NewAPIKeyStaticCredentials(token)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	tc, err := sdkclient.DialContext(ctx, opts)
