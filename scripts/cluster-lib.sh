@@ -569,12 +569,19 @@ start_ui() {
 		codec:
 		  endpoint: http://localhost:$CODEC_PORT/codec
 		  includeCredentials: true
+		$(ui_codec_token)
 		$(ui_auth)
 	EOT
 	chmod 600 "$CONF_DIR/ui/cluster.yaml" # holds the UI's client secret
 	start_bg ui "$BIN/temporal-ui-server" --root "$CONF_DIR" --config ui --env cluster start
 	wait_until 60 "Web UI (http://localhost:$UI_PORT)" curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$UI_PORT/" ||
 		{ tail -n 20 "$LOG_DIR/ui.log" >&2; die "the Web UI did not come up; log above"; }
+}
+
+# ui_codec_token: with the provider, the Web UI passes the staff member's
+# access token to the codec server, which verifies it (no second sign-in).
+ui_codec_token() {
+	! idp_on || echo '  passAccessToken: true'
 }
 
 # ui_auth: staff sign in to the Web UI through the provider (the UI

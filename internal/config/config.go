@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -172,6 +173,28 @@ type Config struct {
 	// OIDC is this program's own client at the organisation's OpenID
 	// Connect provider (docs/operators.md#sign-in-on-the-cluster).
 	OIDC OIDCClient
+	// Provider is that provider as the codec server verifies staff
+	// members' access tokens on it.
+	Provider OIDCProvider
+}
+
+// OIDCProvider is the organisation's OpenID Connect provider, for
+// verifying its tokens: Issuer "" verifies none (the codec server then
+// knows only cartwright's staff tokens).
+type OIDCProvider struct {
+	Issuer string `env:"CARTWRIGHT_OIDC_ISSUER"`
+	// JWKSURL is where its keys are; "" means Issuer/.well-known/jwks.json.
+	JWKSURL string `env:"CARTWRIGHT_OIDC_JWKS_URL"`
+	// GroupsClaim names the access-token claim holding a staff member's groups.
+	GroupsClaim string `env:"CARTWRIGHT_OIDC_GROUPS_CLAIM" envDefault:"groups"`
+}
+
+// JWKS is where the provider's keys are.
+func (p OIDCProvider) JWKS() string {
+	if p.JWKSURL != "" {
+		return p.JWKSURL
+	}
+	return strings.TrimSuffix(p.Issuer, "/") + "/.well-known/jwks.json"
 }
 
 // OIDCClient is a program's client-credentials client: with it, every call
