@@ -14,6 +14,12 @@ load_cluster
 [ -f "$ENV_FILE" ] || die "no $ENV_FILE; run make cluster first"
 cd "$ROOT"
 export CARTWRIGHT_CLUSTER_ENV="$ENV_FILE"
+# The browser test on the cluster (worker/clustertest TestStaffSignInAndDecideInTheBrowser):
+# Debian's chromium and scripts/ui's packages, as make test-ui installs them.
+if idp_on; then
+	"$ROOT/scripts/test-ui.sh" setup
+	export CARTWRIGHT_CLUSTER_UI_TEST=1
+fi
 go test -count=1 -v ./worker/clustertest/
 # shellcheck disable=SC1090 # generated file
 (
