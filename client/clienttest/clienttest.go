@@ -10,10 +10,10 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/converter"
 
-	cwclient "github.com/cartwright-dev/cartwright/client"
 	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/servicetoken"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
@@ -42,7 +42,7 @@ func DialAt(t testing.TB, address string) client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.Credentials, err = cwclient.Credentials(cfg.OIDC); err != nil {
+	if opts.Credentials, err = servicetoken.Credentials(cfg.OIDC); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(testenv.Deadline(45 * time.Second))
