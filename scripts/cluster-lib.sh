@@ -231,6 +231,9 @@ ensure_certs() {
 	cert internode internode-ca temporal-internode "DNS:temporal-internode,DNS:localhost,IP:127.0.0.1" both
 	cert client ca cartwright-client "" client
 	cert ui ca temporal-ui "" client
+	# The codec server's HTTPS (the Web UI passes staff tokens only to an
+	# https:// codec endpoint; docs/operators.md#sign-in-on-the-cluster).
+	cert codec-server ca localhost "DNS:localhost,IP:127.0.0.1" server
 }
 
 # ------------------------------------------------------- server config
@@ -465,6 +468,9 @@ write_cluster_env() {
 		cat >>"$ENV_FILE" <<-EOT
 			export CARTWRIGHT_OIDC_ISSUER='$IDP_ISSUER'
 			export CARTWRIGHT_OIDC_GROUPS_CLAIM='$IDP_GROUPS_CLAIM'
+			export CARTWRIGHT_CODEC_TLS_CERT='$TLS_DIR/codec-server.crt'
+			export CARTWRIGHT_CODEC_TLS_KEY='$TLS_DIR/codec-server.key'
+			export CARTWRIGHT_CODEC_URL='https://localhost:$CODEC_PORT/codec'
 		EOT
 	fi
 	# The fault tests put a proxy of theirs before stripe-mock.
@@ -567,7 +573,7 @@ start_ui() {
 		  serverName: temporal-frontend
 		  enableHostVerification: true
 		codec:
-		  endpoint: http://localhost:$CODEC_PORT/codec
+		  endpoint: $(codec_scheme)://localhost:$CODEC_PORT/codec
 		  includeCredentials: true
 		$(ui_codec_token)
 		$(ui_auth)
@@ -576,6 +582,12 @@ start_ui() {
 	start_bg ui "$BIN/temporal-ui-server" --root "$CONF_DIR" --config ui --env cluster start
 	wait_until 60 "Web UI (http://localhost:$UI_PORT)" curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$UI_PORT/" ||
 		{ tail -n 20 "$LOG_DIR/ui.log" >&2; die "the Web UI did not come up; log above"; }
+}
+
+# codec_scheme: https with the provider (the codec server then serves
+# TLS), http without.
+codec_scheme() {
+	if idp_on; then echo https; else echo http; fi
 }
 
 # ui_codec_token: with the provider, the Web UI passes the staff member's

@@ -84,6 +84,11 @@ type Config struct {
 	// CodecAddr is where the worker serves the codec server the Web UI and
 	// `temporal --codec-endpoint` call ("off" = not served).
 	CodecAddr string `env:"CARTWRIGHT_CODEC_ADDR" envDefault:"127.0.0.1:8089"`
+	// CodecTLSCert and CodecTLSKey serve the codec server over HTTPS (both
+	// or neither): the Web UI passes a staff member's access token only to
+	// an https:// endpoint (docs/operators.md#sign-in-on-the-cluster).
+	CodecTLSCert string `env:"CARTWRIGHT_CODEC_TLS_CERT"`
+	CodecTLSKey  string `env:"CARTWRIGHT_CODEC_TLS_KEY"`
 	// CodecCORSOrigins are the Web UI origins allowed to call it; a browser
 	// request from any other origin is refused (docs/support.md#codec-server-sign-in).
 	CodecCORSOrigins []string `env:"CARTWRIGHT_CODEC_CORS_ORIGINS" envSeparator:"," envDefault:"http://localhost:8233,http://127.0.0.1:8233"`
@@ -240,6 +245,9 @@ func parse(opts env.Options) (Config, error) {
 		if u, err := url.Parse(c.FXFeedURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return c, fmt.Errorf("CARTWRIGHT_FX_FEED_URL: must be an http(s) URL")
 		}
+	}
+	if (c.CodecTLSCert == "") != (c.CodecTLSKey == "") {
+		return c, fmt.Errorf("CARTWRIGHT_CODEC_TLS_CERT and _KEY: set both or neither")
 	}
 	if o := c.OIDC; (o.TokenURL == "") != (o.ClientID == "") || (o.TokenURL == "") != (o.ClientSecretFile == "") {
 		return c, fmt.Errorf("CARTWRIGHT_OIDC_TOKEN_URL, _CLIENT_ID and _CLIENT_SECRET_FILE: set all three or none")

@@ -24,12 +24,18 @@ const browser = await puppeteer.launch({
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    `--user-data-dir=${profile}`],
+    `--user-data-dir=${profile}`,
+    // The codec server's certificate is the cluster CA's; trust its key only.
+    ...(process.env.CODEC_SPKI ? [`--ignore-certificate-errors-spki-list=${process.env.CODEC_SPKI}`] : [])],
 });
 const page = await browser.newPage();
 page.setDefaultTimeout(scaled(30000));
 await page.setViewport({ width: 1400, height: 1150 });
 const h = helpers(page, SHOTS);
+// What the codec server answered, for the failure message.
+const codecCalls = [];
+page.on('response', (r) => { if (new URL(r.url()).pathname.startsWith('/codec/')) codecCalls.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); });
+page.on('requestfailed', (r) => { if (new URL(r.url()).pathname.startsWith('/codec/')) codecCalls.push(`${r.request().method()} ${new URL(r.url()).pathname} failed ${r.failure() && r.failure().errorText}`); });
 const listPath = `/namespaces/default/workflows?query=${encodeURIComponent('AwaitingApproval = true')}`;
 const wf = `${UI}/namespaces/default/workflows/${encodeURIComponent(WID)}/${RUN}`;
 try {
@@ -54,7 +60,7 @@ try {
   await sendApproval(page, h, wf, [`{"approval_id": "${APPROVAL}", "decision": "approve", "reason": "`, { type: 'checked by compliance' }, '"}'],
     'c3-signal-form.png');
   await h.shot('c4-signaled.png');
-  step('   Workflow signaled');
+  step(`   Workflow signaled (codec server: ${[...new Set(codecCalls)].join('; ')})`);
 } catch (err) {
   await page.screenshot({ path: FAILURE_SHOT, fullPage: true }).catch(() => null);
   console.error(`FAILED at ${page.url()}: ${err.message}\nscreenshot of the page: ${FAILURE_SHOT}`);

@@ -2,6 +2,10 @@ package clustertest
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,7 +70,10 @@ func TestStaffSignInAndDecideInTheBrowser(t *testing.T) {
 	node.Env = append(os.Environ(), "UI_URL=http://localhost:"+strings.TrimPrefix(c.port(t, 15), "127.0.0.1:"),
 		"ISSUER_URL="+c.issuer(t), "STAFF_USER="+officer.Username, "STAFF_PASSWORD="+officer.Password,
 		"WORKFLOW_ID="+h.WorkflowID, "RUN_ID="+h.RunID, "APPROVAL_ID="+st.Approvals.Pending.ApprovalID,
-		"SHOTS_DIR="+shots, "FAILURE_SHOT="+filepath.Join(shots, "failure.png"))
+		"SHOTS_DIR="+shots, "FAILURE_SHOT="+filepath.Join(shots, "failure.png"),
+		// Chromium trusts the codec server's key alone (the cluster's CA is
+		// no browser's).
+		"CODEC_SPKI="+spkiOf(t, filepath.Join(c.tlsDir, "codec-server.crt")))
 	out, err := node.CombinedOutput()
 	t.Logf("browser:\n%s", out)
 	if err != nil {
@@ -76,4 +83,24 @@ func TestStaffSignInAndDecideInTheBrowser(t *testing.T) {
 	if err != nil || next.Confirmation == nil {
 		t.Fatalf("the order approved in the browser does not go on to its total: %+v %v", next, err)
 	}
+}
+
+// spkiOf is the base64 SHA-256 of a certificate's public key, as Chromium's
+// --ignore-certificate-errors-spki-list takes it.
+func spkiOf(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		t.Fatalf("%s holds no PEM", path)
+	}
+	cert, err := x509.ParseCertificate(blk.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
+	return base64.StdEncoding.EncodeToString(sum[:])
 }

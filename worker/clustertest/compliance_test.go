@@ -3,6 +3,7 @@ package clustertest
 import (
 	"context"
 	"crypto/tls"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -69,10 +70,11 @@ func TestComplianceReviewFollowsTheProvidersGroups(t *testing.T) {
 		st, err := backend.Status(ctx, h.WorkflowID)
 		return err == nil && st.State == draftorder.StateAwaitingApproval && st.Approvals.Pending != nil, err
 	})
-	codecURL := "http://" + c.port(t, 16) + "/codec"
+	codecURL := c.env["CARTWRIGHT_CODEC_URL"]
+	codecHTTP := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.pool(t, "ca")}}}
 	decide := func(token string) error {
 		_, err := c.staffClient(ctx, t, token).Decide(ctx, h.WorkflowID, "approve", client.ApprovalDecision{
-			Reason: "datasheet checked", Sealer: codecserver.SealClient{Endpoint: codecURL, Token: token}})
+			Reason: "datasheet checked", Sealer: codecserver.SealClient{Endpoint: codecURL, Token: token, HTTP: codecHTTP}})
 		return err
 	}
 

@@ -139,5 +139,5 @@ func authorizerOf(ac *config.Authorization, logger log.Logger) (authorization.Au
 		InternodeCN:       os.Getenv("CARTWRIGHT_TEMPORAL_INTERNODE_CN"),
 		InternodeIssuerCN: os.Getenv("CARTWRIGHT_TEMPORAL_INTERNODE_CA_CN"),
 	})
-	return authz.NewAuthorizer(policy), cm, nil
+	return authz.NewAuthorizer(policy, logger), cm, nil
 }

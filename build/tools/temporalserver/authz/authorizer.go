@@ -12,6 +12,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/server/common/api"
 	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/log/tag"
 )
 
 // Authorizer decides each frontend call by the caller's Identity and the
@@ -19,10 +21,20 @@ import (
 // rest is granted per API below, and everything else is PermissionDenied.
 type Authorizer struct {
 	policy *Policy
+	logger log.Logger
 }
 
-// NewAuthorizer is the authorizer of one policy.
-func NewAuthorizer(p *Policy) *Authorizer { return &Authorizer{policy: p} }
+// NewAuthorizer is the authorizer of one policy; logger (may be nil) gets
+// every refusal.
+func NewAuthorizer(p *Policy, logger log.Logger) *Authorizer {
+	return &Authorizer{policy: p, logger: logger}
+}
+
+// readOnlyOperatorAPIs are the operator service's reads (its metadata
+// marks none read-only): the Web UI lists the search attributes.
+var readOnlyOperatorAPIs = []string{
+	api.OperatorServicePrefix + "ListSearchAttributes",
+}
 
 var _ authorization.Authorizer = (*Authorizer)(nil)
 
@@ -77,13 +89,20 @@ func (a *Authorizer) Authorize(_ context.Context, c *authorization.Claims, t *au
 		return allow, nil
 	}
 	g := a.policy.grantsOf(id)
-	if len(g) == 0 {
-		return deny, nil
-	}
-	if a.decide(g, t) {
+	if len(g) > 0 && a.decide(g, t) {
 		return allow, nil
 	}
-	return deny, nil
+	// The caller learns what was refused to whom (its own call, nothing
+	// more); the operator finds it in the frontend's log too.
+	who := id.Subject
+	if id.Service == "" {
+		who += " (groups " + strings.Join(id.Groups, ",") + ")"
+	}
+	reason := who + " may not call " + api.MethodName(t.APIName)
+	if a.logger != nil {
+		a.logger.Warn("cartwright authorizer: refused", tag.NewStringTag("reason", reason))
+	}
+	return authorization.Result{Decision: authorization.DecisionDeny, Reason: reason}, nil
 }
 
 func (a *Authorizer) decide(g grants, t *authorization.CallTarget) bool {
@@ -91,6 +110,9 @@ func (a *Authorizer) decide(g grants, t *authorization.CallTarget) bool {
 	method := api.MethodName(t.APIName)
 	isWorkflowService := strings.HasPrefix(t.APIName, api.WorkflowServicePrefix)
 	if isWorkflowService && md.Access == api.AccessReadOnly {
+		return true
+	}
+	if slices.Contains(readOnlyOperatorAPIs, t.APIName) {
 		return true
 	}
 	if !isWorkflowService {

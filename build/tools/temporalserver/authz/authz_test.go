@@ -67,7 +67,7 @@ func newFixture(t *testing.T) *fixture {
 	m := NewClaimMapper(authorization.NewDefaultJWTClaimMapper(keys{&key.PublicKey}, ac, log.NewNoopLogger()),
 		MapperConfig{Issuer: issuer, GroupsClaim: "groups", InternodeCN: "temporal-internode",
 			InternodeIssuerCN: "cartwright cluster internode CA"})
-	return &fixture{t: t, key: key, mapper: m, authz: NewAuthorizer(p)}
+	return &fixture{t: t, key: key, mapper: m, authz: NewAuthorizer(p, nil)}
 }
 
 // token signs claims with key (the provider's unless the test forges).
