@@ -11,7 +11,11 @@ import (
 // (its client at the organisation's provider, docs/operators.md#sign-in-on-the-cluster)
 // with every call; nil when o names no client.
 func Credentials(o config.OIDCClient) (sdkclient.Credentials, error) {
-	return servicetoken.Credentials(o)
+	f, err := servicetoken.Func(o)
+	if err != nil || f == nil {
+		return nil, err
+	}
+	return sdkclient.NewAPIKeyDynamicCredentials(f), nil
 }
 
 // applyToken gives so the program's token credentials when the
@@ -20,7 +24,7 @@ func applyToken(so *sdkclient.Options, o config.OIDCClient) error {
 	if so.Credentials != nil {
 		return nil
 	}
-	creds, err := servicetoken.Credentials(o)
+	creds, err := Credentials(o)
 	if err != nil {
 		return err
 	}

@@ -42,8 +42,12 @@ func DialAt(t testing.TB, address string) client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.Credentials, err = servicetoken.Credentials(cfg.OIDC); err != nil {
+	token, err := servicetoken.Func(cfg.OIDC)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if token != nil {
+		opts.Credentials = client.NewAPIKeyDynamicCredentials(token)
 	}
 	deadline := time.Now().Add(testenv.Deadline(45 * time.Second))
 	for {

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	sdkclient "go.temporal.io/sdk/client"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -47,18 +46,19 @@ type tokenFunc func() (*oauth2.Token, error)
 
 func (f tokenFunc) Token() (*oauth2.Token, error) { return f() }
 
-// Credentials are the SDK credentials that send the program's token with
-// every call; nil when o names no client.
-func Credentials(o config.OIDCClient) (sdkclient.Credentials, error) {
+// Func is the program's current access token, refreshed before it
+// expires (what the SDK's dynamic API-key credentials call per request);
+// nil when o names no client.
+func Func(o config.OIDCClient) (func(context.Context) (string, error), error) {
 	ts, err := TokenSource(o)
 	if err != nil || ts == nil {
 		return nil, err
 	}
-	return sdkclient.NewAPIKeyDynamicCredentials(func(context.Context) (string, error) {
+	return func(context.Context) (string, error) {
 		t, err := ts.Token()
 		if err != nil {
 			return "", fmt.Errorf("access token from %s: %w", o.TokenURL, err)
 		}
 		return t.AccessToken, nil
-	}), nil
+	}, nil
 }

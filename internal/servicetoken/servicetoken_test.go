@@ -35,9 +35,9 @@ func TestTokenIsRefreshedBeforeItExpires(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("s3cret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	creds, err := Credentials(config.OIDCClient{TokenURL: srv.URL, ClientID: "cartwright-worker", ClientSecretFile: secret})
+	creds, err := Func(config.OIDCClient{TokenURL: srv.URL, ClientID: "cartwright-worker", ClientSecretFile: secret})
 	if err != nil || creds == nil {
-		t.Fatalf("credentials: %v %v", creds, err)
+		t.Fatalf("token func: %v", err)
 	}
 	ts, _ := TokenSource(config.OIDCClient{TokenURL: srv.URL, ClientID: "cartwright-worker", ClientSecretFile: secret})
 	a, _ := ts.Token()
@@ -51,8 +51,8 @@ func TestTokenIsRefreshedBeforeItExpires(t *testing.T) {
 	if c.AccessToken != d.AccessToken {
 		t.Fatalf("a token with 10 minutes left was fetched again: %s, %s", c.AccessToken, d.AccessToken)
 	}
-	if none, err := Credentials(config.OIDCClient{}); none != nil || err != nil {
-		t.Fatalf("no client configured: %v %v", none, err)
+	if none, err := Func(config.OIDCClient{}); none != nil || err != nil {
+		t.Fatalf("no client configured: %v", err)
 	}
 	bad, _ := TokenSource(config.OIDCClient{TokenURL: srv.URL, ClientID: "someone-else", ClientSecretFile: secret})
 	if _, err := bad.Token(); err == nil {
