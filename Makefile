@@ -62,16 +62,29 @@ LDFLAGS := -X github.com/cartwright-dev/cartwright/toolkit.build=$(BUILD_HASH)
 # too, for `make cluster` only: `make tools` stays as light as it was.
 # Three builds (two of the packages are named main "server"); most of the
 # server's packages are the CLI's, already in the build cache.
+# temporal-server is Temporal's server with cartwright's claim mapper and
+# authorizer linked in (build/tools/temporalserver, docs/operators.md#who-may-do-what-on-the-cluster).
 CLUSTER_TOOL_BINS := $(BIN)/temporal-server $(BIN)/temporal-sql-tool $(BIN)/temporal-ui-server
-cluster-tools: $(CLUSTER_TOOL_BINS) ## build Temporal's server, sql tool and Web UI server into .bin/
+# The cluster's OpenID Connect provider: Ory Hydra from its Go module and
+# the login and consent app, in a module of their own (build/hydra: Hydra's
+# dependencies never meet Temporal's).
+IDP_BINS := $(BIN)/hydra $(BIN)/cartwright-idp-login
+cluster-tools: $(CLUSTER_TOOL_BINS) $(IDP_BINS) ## build Temporal's server, sql tool, Web UI server and the OpenID provider into .bin/
 
-$(CLUSTER_TOOL_BINS) &: build/tools/go.mod build/tools/go.sum
+$(CLUSTER_TOOL_BINS) &: build/tools/go.mod build/tools/go.sum $(wildcard build/tools/temporalserver/*.go build/tools/temporalserver/*/*.go)
 	@echo "==> building Temporal's server, sql tool and Web UI server into $(BIN)/"
 	@mkdir -p $(BIN)
-	cd build/tools && go build -o ../../$(BIN)/temporal-server go.temporal.io/server/cmd/server
+	cd build/tools && go build -o ../../$(BIN)/temporal-server ./temporalserver
 	cd build/tools && go build -o ../../$(BIN)/temporal-sql-tool go.temporal.io/server/cmd/tools/sql
 	cd build/tools && go build -o ../../$(BIN)/temporal-ui-server github.com/temporalio/ui-server/v2/cmd/server
 	@touch $(CLUSTER_TOOL_BINS)
+
+$(IDP_BINS) &: build/hydra/go.mod build/hydra/go.sum $(wildcard build/hydra/loginapp/*.go)
+	@echo "==> building Ory Hydra and the login app into $(BIN)/ (Hydra's first build takes minutes)"
+	@mkdir -p $(BIN)
+	cd build/hydra && go build -o ../../$(BIN)/hydra github.com/ory/hydra/v2
+	cd build/hydra && go build -o ../../$(BIN)/cartwright-idp-login ./loginapp
+	@touch $(IDP_BINS)
 
 # Temporal's real topology (docs/operators.md#a-temporal-cluster-make-cluster): four
 # temporal-server processes on PostgreSQL with mTLS, our worker, gateway and

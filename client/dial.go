@@ -47,6 +47,9 @@ func SDKOptions(cfg config.Config, logger *zap.Logger) (sdkclient.Options, error
 		return sdkclient.Options{}, err
 	}
 	codec.Apply(&opts, c)
+	if err := applyToken(&opts, cfg.OIDC); err != nil {
+		return sdkclient.Options{}, err
+	}
 	opts.ConnectionOptions.GrpcCompression = grpcCompression(cfg.GRPCCompression)
 	if err := instrumentGlobal(&opts); err != nil {
 		return sdkclient.Options{}, err
@@ -85,15 +88,19 @@ func hostPort(o sdkclient.Options) string {
 }
 
 // ensureCodec gives SDK options built by hand (without SDKOptions) the
-// configured payload codec: no client of the project writes payloads in
-// clear, however its options were made.
+// configured payload codec and the program's token: no client of the
+// project writes payloads in clear, or calls without its identity, however
+// its options were made.
 func ensureCodec(so *sdkclient.Options) error {
-	if so.DataConverter != nil {
-		return nil
-	}
 	cfg, err := config.Load()
 	if err != nil {
 		return err
+	}
+	if err := applyToken(so, cfg.OIDC); err != nil {
+		return err
+	}
+	if so.DataConverter != nil {
+		return nil
 	}
 	c, err := codec.FromConfig(cfg)
 	if err != nil {

@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # The Temporal cluster of scripts/cluster.sh (docs/operators.md#a-temporal-cluster-make-cluster).
 # Sourced after lib.sh, never executed.
+# shellcheck source=scripts/cluster-idp.sh
+. "$(dirname "${BASH_SOURCE[0]}")/cluster-idp.sh"
 
 # The four services of Temporal's server, each its own process.
 TEMPORAL_SERVICES=(history matching frontend worker)
@@ -17,6 +19,8 @@ SQL_VIS_SCHEMA=postgresql/v12/visibility
 #   13 private PostgreSQL       14 stripe-mock            15 Web UI
 #   16 codec server             17 MCP gateway            18 Stripe webhook
 #   19 worker metrics           20 MCP metrics            21 worker health
+#   22 OpenID provider (Hydra public, the issuer)          23 Hydra admin
+#   24 the provider's login and consent app (cluster-idp.sh)
 load_cluster() {
 	PROFILE=cluster
 	DATA_DIR=${CLUSTER_DIR:-$ROOT/.data/cluster}
@@ -64,6 +68,7 @@ load_cluster() {
 	PID_DIR="$DATA_DIR/pids" LOG_DIR="$DATA_DIR/logs" ENV_FILE="$DATA_DIR/env"
 	TLS_DIR="$DATA_DIR/tls" CONF_DIR="$DATA_DIR/config" CBIN="$DATA_DIR/bin"
 	mkdir -p "$PID_DIR" "$LOG_DIR" "$CONF_DIR" "$CBIN"
+	idp_load
 	# The private PostgreSQL runs as the postgres OS user and must reach
 	# its folder: the cluster folder is traversable (711), every secret in
 	# it owner-only (600), the certificate folder 700.
@@ -239,6 +244,9 @@ ensure_certs() {
 	cert internode internode-ca temporal-internode "DNS:temporal-internode,DNS:localhost,IP:127.0.0.1" both
 	cert client ca cartwright-client "" client
 	cert ui ca temporal-ui "" client
+	# The codec server's HTTPS (the Web UI passes staff tokens only to an
+	# https:// codec endpoint; docs/operators.md#sign-in-on-the-cluster).
+	cert codec-server ca localhost "DNS:localhost,IP:127.0.0.1" server
 }
 
 # ------------------------------------------------------- server config
@@ -290,6 +298,7 @@ write_server_config() {
 			      framework: tally
 			      timerType: histogram
 			      listenAddress: 127.0.0.1:${PROM_PORT[$svc]}
+			$(server_authorization)
 			  tls:
 			    internode:
 			      server:
@@ -352,6 +361,15 @@ write_server_config() {
 	chmod 600 "$dir/cluster.yaml" # holds the database password
 }
 
+# server_authorization: the authorization section of the services' global
+# config: cartwright's authorizer (build/tools/temporalserver) with the
+# provider's JWKS, unless CLUSTER_AUTH=0.
+server_authorization() {
+	idp_on || return 0
+	printf '  authorization:\n    authorizer: cartwright\n    claimMapper: default\n'
+	printf '    jwtKeyProvider:\n      keySourceURIs: [%s]\n      refreshInterval: 1m\n' "$IDP_JWKS"
+}
+
 # write_dynamic_config: the dev server's knobs (lib.sh TEMPORAL_DYNAMIC_CONFIG,
 # docs/performance.md#dev-server-knobs) and the two it sets itself, so the
 # cluster and the dev server are measured alike.
@@ -381,10 +399,14 @@ write_dynamic_config() {
 
 # ------------------------------------------------------------ processes
 
-# tctl ARGS...: the temporal CLI on this cluster, with mTLS.
+# tctl ARGS...: the temporal CLI on this cluster, with mTLS. With the
+# authorizer on, the operator's bootstrap (namespace, search attributes)
+# goes with the internode certificate, the cluster's own identity.
 tctl() {
-	"$BIN/temporal" --address "127.0.0.1:$FRONTEND_PORT" --tls-cert-path "$TLS_DIR/client.crt" \
-		--tls-key-path "$TLS_DIR/client.key" --tls-ca-path "$TLS_DIR/ca.crt" --tls-server-name temporal-frontend \
+	local cert=client
+	! idp_on || cert=internode
+	"$BIN/temporal" --address "127.0.0.1:$FRONTEND_PORT" --tls-cert-path "$TLS_DIR/$cert.crt" \
+		--tls-key-path "$TLS_DIR/$cert.key" --tls-ca-path "$TLS_DIR/ca.crt" --tls-server-name temporal-frontend \
 		--command-timeout 5s "$@"
 }
 
@@ -405,7 +427,11 @@ start_temporal_service() {
 		return 0
 	fi
 	write_server_config "$svc"
-	start_bg "$svc" "$BIN/temporal-server" --root "$CONF_DIR" --config "$svc" --env cluster --allow-no-auth start --service "$svc"
+	if idp_on; then
+		(idp_server_exports && start_bg "$svc" "$BIN/temporal-server" --root "$CONF_DIR" --config "$svc" --env cluster start --service "$svc")
+	else
+		start_bg "$svc" "$BIN/temporal-server" --root "$CONF_DIR" --config "$svc" --env cluster --allow-no-auth start --service "$svc"
+	fi
 }
 
 # ensure_namespace: the default namespace (the server makes none itself),
@@ -449,6 +475,18 @@ write_cluster_env() {
 		export CARTWRIGHT_CLUSTER_PG_ADMIN_DSN='$(cluster_admin_dsn)'
 		export CARTWRIGHT_PG_MAX_CONNS='$APP_CONNS'
 	EOT
+	# A shell that sources it is the backend (starter, Go client); the
+	# worker and the gateway get their own identity at their start.
+	if idp_on; then
+		idp_client_env cartwright-backend >>"$ENV_FILE"
+		cat >>"$ENV_FILE" <<-EOT
+			export CARTWRIGHT_OIDC_ISSUER='$IDP_ISSUER'
+			export CARTWRIGHT_OIDC_GROUPS_CLAIM='$IDP_GROUPS_CLAIM'
+			export CARTWRIGHT_CODEC_TLS_CERT='$TLS_DIR/codec-server.crt'
+			export CARTWRIGHT_CODEC_TLS_KEY='$TLS_DIR/codec-server.key'
+			export CARTWRIGHT_CODEC_URL='https://localhost:$CODEC_PORT/codec'
+		EOT
+	fi
 	# The fault tests put a proxy of theirs before stripe-mock.
 	if [ -n "${CLUSTER_STRIPE_API_BASE:-}" ]; then
 		echo "export STRIPE_API_BASE='$CLUSTER_STRIPE_API_BASE'" >>"$ENV_FILE"
@@ -513,7 +551,7 @@ start_cartwright_worker() {
 	fi
 	# Its own file (docs/operators.md#keys-and-grants-per-process).
 	# shellcheck disable=SC1091 # generated file
-	(. "$DATA_DIR/worker.env" && start_bg cartwright-worker "$CBIN/cartwright-worker")
+	(. "$DATA_DIR/worker.env" && eval "$(idp_client_env cartwright-worker)" && start_bg cartwright-worker "$CBIN/cartwright-worker")
 	echo "$sum" >"$PID_DIR/cartwright-worker.sha256"
 	if ! wait_until 90 "cartwright worker (readyz on $HEALTH_ADDR)" readyz; then
 		tail -n 30 "$LOG_DIR/cartwright-worker.log" >&2
@@ -542,7 +580,7 @@ start_cluster_mcp() {
 	cp "$BIN/starter" "$CBIN/mcp-gateway"
 	# Its own file: no seal ring, codec secret or issuing DSN.
 	# shellcheck disable=SC1091 # generated file
-	(. "$DATA_DIR/gateway.env" && start_bg mcp "$CBIN/mcp-gateway" mcp serve --timeout 60s)
+	(. "$DATA_DIR/gateway.env" && eval "$(idp_client_env cartwright-mcp-gateway)" && start_bg mcp "$CBIN/mcp-gateway" mcp serve --timeout 60s)
 	echo "$sum" >"$PID_DIR/mcp.sha256"
 	wait_until 90 "MCP gateway (http://$MCP_ADDR/mcp)" port_open "${MCP_ADDR%:*}" "${MCP_ADDR##*:}" ||
 		{ tail -n 30 "$LOG_DIR/mcp.log" >&2; die "the MCP gateway did not come up; log above"; }
@@ -576,12 +614,46 @@ start_ui() {
 		  serverName: temporal-frontend
 		  enableHostVerification: true
 		codec:
-		  endpoint: http://localhost:$CODEC_PORT/codec
+		  endpoint: $(codec_scheme)://localhost:$CODEC_PORT/codec
 		  includeCredentials: true
+		$(ui_codec_token)
+		$(ui_auth)
 	EOT
+	chmod 600 "$CONF_DIR/ui/cluster.yaml" # holds the UI's client secret
 	start_bg ui "$BIN/temporal-ui-server" --root "$CONF_DIR" --config ui --env cluster start
 	wait_until 60 "Web UI (http://localhost:$UI_PORT)" curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$UI_PORT/" ||
 		{ tail -n 20 "$LOG_DIR/ui.log" >&2; die "the Web UI did not come up; log above"; }
+}
+
+# codec_scheme: https with the provider (the codec server then serves
+# TLS), http without.
+codec_scheme() {
+	if idp_on; then echo https; else echo http; fi
+}
+
+# ui_codec_token: with the provider, the Web UI passes the staff member's
+# access token to the codec server, which verifies it (no second sign-in).
+ui_codec_token() {
+	! idp_on || echo '  passAccessToken: true'
+}
+
+# ui_auth: staff sign in to the Web UI through the provider (the UI
+# forwards the access token to the frontend), unless CLUSTER_AUTH=0.
+ui_auth() {
+	idp_on || return 0
+	cat <<-EOT
+		auth:
+		  enabled: true
+		  providers:
+		    - label: organisation sign-in
+		      type: oidc
+		      providerUrl: $IDP_ISSUER
+		      issuerUrl: $IDP_ISSUER
+		      clientId: cartwright-web-ui
+		      clientSecret: $(cat "$IDP_DIR/cartwright-web-ui.secret")
+		      scopes: [openid, profile, email]
+		      callbackUrl: http://localhost:$UI_PORT/auth/sso/callback
+	EOT
 }
 
 # ------------------------------------------------------------- commands
@@ -605,6 +677,7 @@ cluster_up() {
 	check_pg_budget
 	temporal_schemas
 	ensure_certs
+	idp_up
 	write_dynamic_config
 	local svc
 	# One at a time, each until its membership port answers: on a fresh
@@ -668,6 +741,7 @@ cluster_down() {
 	for svc in frontend worker matching history; do
 		stop_pid "$svc" "$BIN/temporal-server"
 	done
+	idp_down
 	if [ "$CLUSTER_PG" = private ]; then
 		private_pg_down
 	else
@@ -685,6 +759,7 @@ cluster_status() {
 		b=${n#*:} n=${n%%:*}
 		if pid_alive "$n" "$b"; then echo "$n: running (pid $(cat "$PID_DIR/$n.pid"))"; else echo "$n: down"; fi
 	done
+	idp_status
 	if pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; then echo "postgres ($CLUSTER_PG): up on :$PG_PORT"; else echo "postgres ($CLUSTER_PG): down"; fi
 }
 

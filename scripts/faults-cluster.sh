@@ -19,7 +19,8 @@ long) limit=60m ;;
 esac
 export FAULTS="$form" CARTWRIGHT_CLUSTER_SCRIPT="$ROOT/scripts/cluster.sh" \
 	CLUSTER_DIR="${FAULTS_CLUSTER_DIR:-$ROOT/.data/cluster-faults}" CLUSTER_PORT_BASE="${FAULTS_CLUSTER_PORT_BASE:-7450}" \
-	CLUSTER_PG=private FAULTS_TABLE="${FAULTS_TABLE:-$ROOT/.data/faults-cluster-$form.md}"
+	CLUSTER_PG=private FAULTS_TABLE="${FAULTS_TABLE:-$ROOT/.data/faults-cluster-$form.md}" \
+	CLUSTER_AUTH="${CLUSTER_AUTH:-0}" # the matrix's clients use the client certificate alone (no provider)
 log "fault matrix on a Temporal cluster ($form form, $CLUSTER_DIR, ports from $CLUSTER_PORT_BASE); table in $FAULTS_TABLE"
 cd "$ROOT"
 go test -count=1 -timeout "$limit" -run '^TestFaultMatrixCluster$' -v ./worker/faults/

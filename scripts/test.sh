@@ -119,7 +119,7 @@ start_bench_dev_server() {
 # certificate (TEMPORAL_TLS_*).
 start_bench_cluster() {
 	export CLUSTER_DIR="$ROOT/.data/cluster-bench" CLUSTER_PORT_BASE="$BENCH_CLUSTER_BASE" \
-		CLUSTER_PG=private CLUSTER_UI=0 CLUSTER_APPS=0
+		CLUSTER_PG=private CLUSTER_UI=0 CLUSTER_APPS=0 CLUSTER_AUTH="${BENCH_CLUSTER_AUTH:-0}"
 	trap 'stop_bench_cluster; release_stack' EXIT
 	"$ROOT/scripts/cluster.sh" up >"$1/cluster-up.log" 2>&1 ||
 		{ tail -n 30 "$1/cluster-up.log" >&2; die "the bench's cluster did not come up; log $1/cluster-up.log"; }

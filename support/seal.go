@@ -42,6 +42,12 @@ type Seal struct {
 	IssuedAt string `json:"issued_at"`
 	// MAC is the hex HMAC-SHA256 over the decision (macOf).
 	MAC string `json:"mac"`
+	// Groups are the approver's groups as the organisation's OpenID
+	// Connect provider signed them into the access token the codec server
+	// verified (docs/operators.md#sign-in-on-the-cluster); the MAC covers
+	// them, and support.record_approval decides the approver's role from
+	// them instead of the staff roster. Empty: a roster member's seal.
+	Groups []string `json:"groups,omitempty"`
 }
 
 // ReasonSHA256 is the hex SHA-256 of a reason as staff wrote it. The MAC
@@ -147,6 +153,23 @@ func (r *SealRing) String() string { return r.keys.String() }
 // member: the caller vouches for that (the codec server after checking
 // the credential).
 func (r *SealRing) Seal(staffID string, d Decision) (SealedDecision, error) {
+	return r.SealWithGroups(staffID, nil, d)
+}
+
+// maxSealGroups bounds the groups a seal carries.
+const maxSealGroups = 16
+
+// SealWithGroups seals d by staffID whose groups the caller verified (the
+// codec server, on the provider's token); nil groups is Seal.
+func (r *SealRing) SealWithGroups(staffID string, groups []string, d Decision) (SealedDecision, error) {
+	if len(groups) > maxSealGroups {
+		return SealedDecision{}, toolkit.Errorf(toolkit.InvalidArgument, "%d groups: at most %d travel in a seal", len(groups), maxSealGroups)
+	}
+	for _, g := range groups {
+		if !StaffIDPattern.MatchString(g) {
+			return SealedDecision{}, toolkit.Errorf(toolkit.InvalidArgument, "group %q is not a group name", g)
+		}
+	}
 	if problem := decisionProblem(d); problem != "" {
 		return SealedDecision{}, toolkit.Errorf(toolkit.InvalidArgument, "%s", problem)
 	}
@@ -155,8 +178,8 @@ func (r *SealRing) Seal(staffID string, d Decision) (SealedDecision, error) {
 	}
 	s := SealedDecision{ApprovalID: d.ApprovalID, Decision: d.Decision, Approver: staffID, Reason: d.Reason}
 	keyID, key := r.keys.Current()
-	seal := Seal{KeyID: keyID, IssuedAt: r.now().UTC().Format(time.RFC3339)}
-	seal.MAC = macOf(key, s.ApprovalID, s.Decision, ReasonSHA256(s.Reason), s.Approver, seal.IssuedAt)
+	seal := Seal{KeyID: keyID, IssuedAt: r.now().UTC().Format(time.RFC3339), Groups: groups}
+	seal.MAC = macOf(key, s.ApprovalID, s.Decision, ReasonSHA256(s.Reason), s.Approver, seal.IssuedAt, groups)
 	s.Seal = &seal
 	return s, nil
 }
@@ -247,7 +270,7 @@ func (r *SealRing) verifyMAC(s *Seal, approvalID, decision, reasonSHA256, approv
 	if err != nil || len(got) != sha256.Size {
 		return &SealError{SealMalformed, "seal mac is not 64 hex digits"}
 	}
-	want, _ := hex.DecodeString(macOf(key, approvalID, decision, reasonSHA256, approver, s.IssuedAt))
+	want, _ := hex.DecodeString(macOf(key, approvalID, decision, reasonSHA256, approver, s.IssuedAt, s.Groups))
 	if !hmac.Equal(got, want) {
 		return &SealError{SealMismatch, fmt.Sprintf("seal %s does not seal this decision (another approval, decision, reason or approver, or another key)", s.ID())}
 	}
@@ -255,9 +278,14 @@ func (r *SealRing) verifyMAC(s *Seal, approvalID, decision, reasonSHA256, approv
 }
 
 // macOf is the hex HMAC-SHA256 of the decision's fields as one JSON array
-// (unambiguous), the reason by its digest.
-func macOf(key []byte, approvalID, decision, reasonSHA256, approver, issuedAt string) string {
-	msg, _ := json.Marshal([]string{sealDomain, approvalID, decision, reasonSHA256, approver, issuedAt})
+// (unambiguous), the reason by its digest; the groups, when there are any,
+// as one more element (a seal without groups is what it always was).
+func macOf(key []byte, approvalID, decision, reasonSHA256, approver, issuedAt string, groups []string) string {
+	fields := []any{sealDomain, approvalID, decision, reasonSHA256, approver, issuedAt}
+	if len(groups) > 0 {
+		fields = append(fields, groups)
+	}
+	msg, _ := json.Marshal(fields)
 	m := hmac.New(sha256.New, key)
 	m.Write(msg)
 	return hex.EncodeToString(m.Sum(nil))

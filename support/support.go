@@ -176,6 +176,9 @@ func RecordApprovalHandler(roster Roster, seals *SealRing) toolkit.Handler {
 		if err := seals.Verify(sealed); err != nil {
 			return nil, unauthenticated(in, err)
 		}
+		if len(in.Seal.Groups) > 0 {
+			return groupDecision(in)
+		}
 		m, found, err := roster.Lookup(ctx, in.Approver)
 		if err != nil {
 			return nil, toolkit.FromUpstream("db_error", "check approver: %v", err).WithCause(err)
@@ -202,6 +205,32 @@ func RecordApprovalHandler(roster Roster, seals *SealRing) toolkit.Handler {
 			Seal: &RecordedSeal{Seal: *in.Seal, SealID: in.Seal.ID(), ReasonSHA256: ReasonSHA256(in.Reason)},
 		}}, nil
 	}
+}
+
+// groupDecision records a decision whose seal carries the approver's
+// groups from the organisation's provider (docs/operators.md#sign-in-on-the-cluster):
+// the provider is the directory, so the role is the first staff role among
+// the sealed groups that may decide; a member outside them is refused, and
+// is let in once the provider puts them in the group (the next token).
+func groupDecision(in RecordApprovalArgs) (*toolkit.Output, error) {
+	role := ""
+	for _, g := range in.Seal.Groups {
+		if (g == RoleSupport || g == RoleCompliance || g == RoleAdmin) && roleAllowed(g, in.AllowedRoles) {
+			role = g
+			break
+		}
+	}
+	if role == "" {
+		return nil, toolkit.Errorf(toolkit.Forbidden, "%s is in the groups %s of the sign-in, none of which may decide this request (roles: %s)",
+			in.Approver, strings.Join(in.Seal.Groups, ", "), strings.Join(in.AllowedRoles, ", ")).
+			WithDetail("approver", in.Approver).WithDetail("allowed_roles", in.AllowedRoles).
+			WithRecovery("ask a member of " + strings.Join(in.AllowedRoles, " or ") + " to sign in and decide")
+	}
+	return &toolkit.Output{Data: ApprovalRecord{
+		Flow: in.Flow, Subject: in.Subject, ApprovalID: in.ApprovalID, Decision: in.Decision,
+		Approver: in.Approver, ApproverRole: role, Reason: in.Reason, StaffVerified: true,
+		Seal: &RecordedSeal{Seal: *in.Seal, SealID: in.Seal.ID(), ReasonSHA256: ReasonSHA256(in.Reason)},
+	}}, nil
 }
 
 // unauthenticated is the refusal of a decision whose seal does not verify:

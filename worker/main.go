@@ -169,8 +169,17 @@ func serveCodec(d *wiring.Deps) (func(), error) {
 		return nil, fmt.Errorf("codec server: listen on %s: %w", addr, err)
 	}
 	srv := &http.Server{Handler: d.Codec, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
+	// HTTPS when configured: the Web UI passes staff access tokens only to
+	// an https:// codec endpoint (docs/operators.md#sign-in-on-the-cluster).
+	cert, key := d.Config.CodecTLSCert, d.Config.CodecTLSKey
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		var err error
+		if cert != "" {
+			err = srv.ServeTLS(ln, cert, key)
+		} else {
+			err = srv.Serve(ln)
+		}
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			d.Logger.Error("codec server stopped", zap.Error(err))
 		}
 	}()

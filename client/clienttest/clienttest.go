@@ -12,6 +12,8 @@ import (
 
 	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
+	"github.com/cartwright-dev/cartwright/internal/config"
+	"github.com/cartwright-dev/cartwright/internal/servicetoken"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 )
 
@@ -34,6 +36,19 @@ func DialAt(t testing.TB, address string) client.Client {
 	}
 	opts.ConnectionOptions.TLS = tlsCfg
 	codec.Apply(&opts, codectest.Codec())
+	// On a cluster that authorizes calls, the identity the environment
+	// names (docs/operators.md#sign-in-on-the-cluster).
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := servicetoken.Func(cfg.OIDC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != nil {
+		opts.Credentials = client.NewAPIKeyDynamicCredentials(token)
+	}
 	deadline := time.Now().Add(testenv.Deadline(45 * time.Second))
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -107,6 +108,11 @@ type Config struct {
 	// CodecAddr is where the worker serves the codec server the Web UI and
 	// `temporal --codec-endpoint` call ("off" = not served).
 	CodecAddr string `env:"CARTWRIGHT_CODEC_ADDR" envDefault:"127.0.0.1:8089"`
+	// CodecTLSCert and CodecTLSKey serve the codec server over HTTPS (both
+	// or neither): the Web UI passes a staff member's access token only to
+	// an https:// endpoint (docs/operators.md#sign-in-on-the-cluster).
+	CodecTLSCert string `env:"CARTWRIGHT_CODEC_TLS_CERT"`
+	CodecTLSKey  string `env:"CARTWRIGHT_CODEC_TLS_KEY"`
 	// CodecCORSOrigins are the Web UI origins allowed to call it; a browser
 	// request from any other origin is refused (docs/support.md#codec-server-sign-in).
 	CodecCORSOrigins []string `env:"CARTWRIGHT_CODEC_CORS_ORIGINS" envSeparator:"," envDefault:"http://localhost:8233,http://127.0.0.1:8233"`
@@ -206,6 +212,43 @@ type Config struct {
 	MCPDirectReads bool `env:"CARTWRIGHT_MCP_DIRECT_READS" envDefault:"true"`
 	// OnboardingDeadline ends an onboarding that never completes.
 	OnboardingDeadline time.Duration `env:"CARTWRIGHT_ONBOARDING_DEADLINE" envDefault:"720h"`
+
+	// OIDC is this program's own client at the organisation's OpenID
+	// Connect provider (docs/operators.md#sign-in-on-the-cluster).
+	OIDC OIDCClient
+	// Provider is that provider as the codec server verifies staff
+	// members' access tokens on it.
+	Provider OIDCProvider
+}
+
+// OIDCProvider is the organisation's OpenID Connect provider, for
+// verifying its tokens: Issuer "" verifies none (the codec server then
+// knows only cartwright's staff tokens).
+type OIDCProvider struct {
+	Issuer string `env:"CARTWRIGHT_OIDC_ISSUER"`
+	// JWKSURL is where its keys are; "" means Issuer/.well-known/jwks.json.
+	JWKSURL string `env:"CARTWRIGHT_OIDC_JWKS_URL"`
+	// GroupsClaim names the access-token claim holding a staff member's groups.
+	GroupsClaim string `env:"CARTWRIGHT_OIDC_GROUPS_CLAIM" envDefault:"groups"`
+}
+
+// JWKS is where the provider's keys are.
+func (p OIDCProvider) JWKS() string {
+	if p.JWKSURL != "" {
+		return p.JWKSURL
+	}
+	return strings.TrimSuffix(p.Issuer, "/") + "/.well-known/jwks.json"
+}
+
+// OIDCClient is a program's client-credentials client: with it, every call
+// to Temporal carries the program's access token, fetched from TokenURL and
+// refreshed before it expires. All empty: no token (the dev server, and a
+// cluster without the authorizer).
+type OIDCClient struct {
+	TokenURL         string   `env:"CARTWRIGHT_OIDC_TOKEN_URL"`
+	ClientID         string   `env:"CARTWRIGHT_OIDC_CLIENT_ID"`
+	ClientSecretFile string   `env:"CARTWRIGHT_OIDC_CLIENT_SECRET_FILE"`
+	Scopes           []string `env:"CARTWRIGHT_OIDC_SCOPES" envSeparator:","`
 }
 
 // Load reads the environment and checks the values that have a floor.
@@ -249,6 +292,12 @@ func parse(opts env.Options) (Config, error) {
 		if u, err := url.Parse(c.FXFeedURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return c, fmt.Errorf("CARTWRIGHT_FX_FEED_URL: must be an http(s) URL")
 		}
+	}
+	if (c.CodecTLSCert == "") != (c.CodecTLSKey == "") {
+		return c, fmt.Errorf("CARTWRIGHT_CODEC_TLS_CERT and _KEY: set both or neither")
+	}
+	if o := c.OIDC; (o.TokenURL == "") != (o.ClientID == "") || (o.TokenURL == "") != (o.ClientSecretFile == "") {
+		return c, fmt.Errorf("CARTWRIGHT_OIDC_TOKEN_URL, _CLIENT_ID and _CLIENT_SECRET_FILE: set all three or none")
 	}
 	if c.ApprovalConfidence <= 0 || c.ApprovalConfidence > 1 {
 		return c, fmt.Errorf("CARTWRIGHT_APPROVAL_CONFIDENCE=%v: must be in (0,1]", c.ApprovalConfidence)

@@ -133,7 +133,7 @@ async function payloadsFit(page, approval) {
 // (typed brackets would be auto-closed by the editor), {type} parts are
 // typed key by key. With failed set (a condition on the page) it presses
 // Submit until that holds instead of waiting for "Workflow signaled".
-async function sendApproval(page, h, wf, parts, shotName, failed) {
+export async function sendApproval(page, h, wf, parts, shotName, failed) {
   await page.goto(`${wf}/history`, { waitUntil: 'networkidle2' });
   await h.waitText('More Actions');
   await h.clickText('More Actions');

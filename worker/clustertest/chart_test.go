@@ -10,9 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cartwright-dev/cartwright/client"
+	"github.com/cartwright-dev/cartwright/internal/config"
 )
 
 // TestChartValuesReachTheCluster renders the Helm chart with the values for
@@ -52,10 +56,19 @@ func TestChartValuesReachTheCluster(t *testing.T) {
 		}
 	}
 	env["TEMPORAL_ADDRESS"], env["TEMPORAL_NAMESPACE"] = c.address, "default"
+	// The worker's own client at the provider (docs/operators.md#sign-in-on-the-cluster):
+	// its id, and its secret alone where the chart mounts it.
+	if iss := c.env["CARTWRIGHT_OIDC_ISSUER"]; iss != "" {
+		if env["CARTWRIGHT_OIDC_CLIENT_ID"] != "cartwright-worker" || env["CARTWRIGHT_OIDC_CLIENT_SECRET_FILE"] == "" {
+			t.Fatalf("the rendered worker does not name its own provider client: %v", env)
+		}
+		env["CARTWRIGHT_OIDC_TOKEN_URL"] = iss + "/oauth2/token"
+		env["CARTWRIGHT_OIDC_CLIENT_SECRET_FILE"] = filepath.Join(c.dir, "idp", "cartwright-worker.secret")
+	}
 
 	dial := func(env map[string]string) error {
 		for _, kv := range os.Environ() {
-			if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "TEMPORAL_") {
+			if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "TEMPORAL_") || strings.HasPrefix(k, "CARTWRIGHT_OIDC_") {
 				t.Setenv(k, "")
 				os.Unsetenv(k)
 			}
@@ -68,6 +81,13 @@ func TestChartValuesReachTheCluster(t *testing.T) {
 			return err
 		}
 		opts.Logger = quiet{}
+		cfg, err := config.Load()
+		if err != nil {
+			return err
+		}
+		if opts.Credentials, err = client.Credentials(cfg.OIDC); err != nil {
+			return err
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		tc, err := sdkclient.DialContext(ctx, opts)
@@ -75,7 +95,12 @@ func TestChartValuesReachTheCluster(t *testing.T) {
 			return err
 		}
 		defer tc.Close()
-		_, err = tc.CheckHealth(ctx, &sdkclient.CheckHealthRequest{})
+		if _, err = tc.CheckHealth(ctx, &sdkclient.CheckHealthRequest{}); err != nil {
+			return err
+		}
+		// A call the authorizer decides (every identity may describe
+		// the namespace).
+		_, err = tc.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: "default"})
 		return err
 	}
 	if err := dial(env); err != nil {
@@ -129,7 +154,7 @@ func workerTemporalEnv(t *testing.T, rendered []byte) map[string]string {
 		}
 		env := map[string]string{}
 		for _, e := range doc.Spec.Template.Spec.Containers[0].Env {
-			if strings.HasPrefix(e.Name, "TEMPORAL_") && e.Value != "" {
+			if (strings.HasPrefix(e.Name, "TEMPORAL_") || strings.HasPrefix(e.Name, "CARTWRIGHT_OIDC_")) && e.Value != "" {
 				env[e.Name] = e.Value
 			}
 		}

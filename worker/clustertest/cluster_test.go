@@ -279,9 +279,15 @@ func TestDraftOrderThroughTheCluster(t *testing.T) {
 		return err == nil && len(resp.GetExecutions()) == 1, err
 	})
 
-	// The Web UI server, over mTLS to the frontend, lists the run and
-	// hands the browser the codec endpoint.
+	// The Web UI server, over mTLS to the frontend, lists the run for a
+	// signed-in support member (the browser sends the member's access token;
+	// docs/operators.md#sign-in-on-the-cluster) and hands the browser the
+	// codec endpoint.
 	ui := "http://" + c.port(t, 15)
+	if c.env["CARTWRIGHT_OIDC_ISSUER"] != "" {
+		uiToken = c.staffToken(t, "sam.support")
+	}
+	defer func() { uiToken = "" }()
 	var listed struct {
 		Executions []struct {
 			Execution struct {
@@ -297,15 +303,29 @@ func TestDraftOrderThroughTheCluster(t *testing.T) {
 		Codec struct{ Endpoint string } `json:"Codec"`
 	}
 	getJSON(t, ui+"/api/v1/settings", &settings)
-	if want := "http://localhost:" + strings.TrimPrefix(c.port(t, 16), "127.0.0.1:") + "/codec"; settings.Codec.Endpoint != want {
+	scheme := "http"
+	if c.env["CARTWRIGHT_OIDC_ISSUER"] != "" {
+		scheme = "https" // the UI passes staff tokens to an https endpoint only
+	}
+	if want := scheme + "://localhost:" + strings.TrimPrefix(c.port(t, 16), "127.0.0.1:") + "/codec"; settings.Codec.Endpoint != want {
 		t.Fatalf("the Web UI's codec endpoint is %q, want %q", settings.Codec.Endpoint, want)
 	}
 	t.Logf("%s: DRAFT_CREATED, one row, in SQL visibility and the Web UI (codec %s)", h.WorkflowID, settings.Codec.Endpoint)
 }
 
+// uiToken is the access token getJSON sends ("" none).
+var uiToken string
+
 func getJSON(t *testing.T, u string, into any) {
 	t.Helper()
-	resp, err := http.Get(u)
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uiToken != "" {
+		req.Header.Set("Authorization", "Bearer "+uiToken)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package scaletest
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -42,7 +43,10 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(5*time.Minute))
 	defer cancel()
 	ws := wiringtest.Start(t)
-	tq := testenv.TaskQueue(t)
+	// A further deployment of cartwright: on a cluster that authorizes
+	// calls, only cartwright's queues (cartwright-*) may be polled
+	// (docs/operators.md#who-may-do-what-on-the-cluster).
+	tq := "cartwright-" + testenv.TaskQueue(t)
 	deployment := "cw-test-" + randomHex(4)
 	startBuild := func(build string, registerWorkflows func(worker.Registry)) {
 		w := worker.New(ws.Temporal, tq, worker.Options{DeploymentOptions: worker.DeploymentOptions{
@@ -59,6 +63,12 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	}
 	t.Setenv("TEMPORAL_ADDRESS", testenv.TemporalAddress())
 	t.Setenv("TEMPORAL_NAMESPACE", "default")
+	// The workers above are the worker's identity; the orders come from
+	// the backend's (make test-cluster names it).
+	if id := os.Getenv("CARTWRIGHT_TEST_STARTER_OIDC_CLIENT_ID"); id != "" {
+		t.Setenv("CARTWRIGHT_OIDC_CLIENT_ID", id)
+		t.Setenv("CARTWRIGHT_OIDC_CLIENT_SECRET_FILE", os.Getenv("CARTWRIGHT_TEST_STARTER_OIDC_CLIENT_SECRET_FILE"))
+	}
 	cl, err := client.New(ctx, envOptions(t, tq))
 	if err != nil {
 		t.Fatal(err)

@@ -347,6 +347,17 @@ func (d *Deps) buildCodec(context.Context) error {
 		Origins:  d.Config.CodecCORSOrigins,
 		Logger:   d.Logger.Named("codec"),
 		Seals:    d.Seals,
+		Provider: d.provider(),
 	})
 	return nil
+}
+
+// provider verifies staff access tokens of the organisation's OpenID
+// Connect provider, when one is configured (docs/operators.md#sign-in-on-the-cluster).
+func (d *Deps) provider() *codecserver.ProviderTokens {
+	p := d.Config.Provider
+	if p.Issuer == "" {
+		return nil
+	}
+	return codecserver.NewProviderTokens(context.Background(), p.Issuer, p.JWKS(), p.GroupsClaim)
 }

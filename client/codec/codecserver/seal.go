@@ -54,7 +54,7 @@ func (s *Server) serveSeal(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST a decision: {\"approval_id\", \"decision\", \"reason\"}", http.StatusMethodNotAllowed)
 		return
 	}
-	staff, ok := s.authenticate(w, r)
+	staff, groups, ok := s.authenticate(w, r)
 	if !ok {
 		return
 	}
@@ -63,7 +63,7 @@ func (s *Server) serveSeal(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	sealed, err := s.sealPayload(r, staff, data)
+	sealed, err := s.sealPayload(r, staff, groups, data)
 	if err != nil {
 		writeSealError(w, err)
 		return
@@ -77,7 +77,7 @@ func (s *Server) serveSeal(w http.ResponseWriter, r *http.Request) {
 // that is an approval decision (it has an approval_id) for staff, and
 // hands the SDK's handler the body to encrypt. Other payloads pass as they
 // are. false: the request was answered with the refusal.
-func (s *Server) sealEncode(w http.ResponseWriter, r *http.Request, staff string) bool {
+func (s *Server) sealEncode(w http.ResponseWriter, r *http.Request, staff string, groups []string) bool {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, "read request: "+err.Error(), http.StatusBadRequest)
@@ -93,7 +93,7 @@ func (s *Server) sealEncode(w http.ResponseWriter, r *http.Request, staff string
 		if !isDecision(p) {
 			continue
 		}
-		sealed, err := s.sealPayload(r, staff, p.GetData())
+		sealed, err := s.sealPayload(r, staff, groups, p.GetData())
 		if err != nil {
 			writeSealError(w, err)
 			return false
@@ -132,8 +132,9 @@ func isDecision(p *commonpb.Payload) bool {
 	return ok
 }
 
-// sealPayload reads one decision as staff sent it and seals it for staff.
-func (s *Server) sealPayload(r *http.Request, staff string, data []byte) (support.SealedDecision, error) {
+// sealPayload reads one decision as staff sent it and seals it for staff
+// (with the groups of the provider's token, when it signed in with one).
+func (s *Server) sealPayload(r *http.Request, staff string, groups []string, data []byte) (support.SealedDecision, error) {
 	var d decisionPayload
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -156,7 +157,7 @@ func (s *Server) sealPayload(r *http.Request, staff string, data []byte) (suppor
 			"you are signed in as %s: a decision is always the signed-in staff member's, leave approver out (or sign in as %s)",
 			staff, safeID(d.Approver))}
 	}
-	sealed, err := s.seals.Seal(staff, support.Decision{ApprovalID: d.ApprovalID, Decision: d.Decision, Reason: d.Reason})
+	sealed, err := s.seals.SealWithGroups(staff, groups, support.Decision{ApprovalID: d.ApprovalID, Decision: d.Decision, Reason: d.Reason})
 	if err != nil {
 		status := http.StatusBadRequest
 		if toolkit.CodeOf(err) == toolkit.Unauthorized {

@@ -64,6 +64,7 @@ type Server struct {
 	logger   *zap.Logger
 	inner    http.Handler
 	seals    *support.SealRing
+	provider *ProviderTokens
 }
 
 // Options are what New needs.
@@ -82,6 +83,9 @@ type Options struct {
 	// Seals seals the approval decisions staff send
 	// (docs/approvals.md#sealed-decisions); nil refuses to seal.
 	Seals *support.SealRing
+	// Provider verifies staff access tokens of the organisation's OpenID
+	// Connect provider (nil: only cartwright's staff tokens and sessions).
+	Provider *ProviderTokens
 }
 
 // New builds the handler.
@@ -93,7 +97,8 @@ func New(o Options) *Server {
 		o.Sessions = &MemorySessions{}
 	}
 	return &Server{codec: o.Codec, auth: o.Auth, sessions: o.Sessions, throttle: newThrottle(o.Now), log: o.Log,
-		origins: o.Origins, logger: o.Logger, inner: converter.NewPayloadCodecHTTPHandler(o.Codec), seals: o.Seals}
+		origins: o.Origins, logger: o.Logger, inner: converter.NewPayloadCodecHTTPHandler(o.Codec), seals: o.Seals,
+		provider: o.Provider}
 }
 
 // ServeHTTP implements http.Handler.
@@ -127,7 +132,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	staff, ok := s.authenticate(w, r)
+	staff, groups, ok := s.authenticate(w, r)
 	if !ok {
 		return
 	}
@@ -136,7 +141,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !s.logDecode(w, r, staff) {
 			return
 		}
-	} else if !s.logEncode(w, r, staff) || !s.sealEncode(w, r, staff) {
+	} else if !s.logEncode(w, r, staff) || !s.sealEncode(w, r, staff, groups) {
 		return
 	}
 	s.inner.ServeHTTP(w, r)
@@ -158,19 +163,27 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) {
 	h.Add("Vary", "Origin")
 }
 
-// authenticate takes a bearer staff token (the CLI) or the sign-in
-// session's cookie (the Web UI). A refused bearer token counts against the
-// client's failed sign-ins; a stale session cookie is cleared instead (its
-// id is random, nobody guesses one).
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
+// authenticate takes a bearer token — the provider's access token the Web
+// UI passes (with the staff member's groups), or a cartwright staff token
+// (the CLI) — or the sign-in session's cookie (the Web UI without a
+// provider). A refused bearer token counts against the client's failed
+// sign-ins; a stale session cookie is cleared instead (its id is random,
+// nobody guesses one).
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, []string, bool) {
 	var staff string
+	var groups []string
 	var err error
 	if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		client := clientOf(r)
 		if s.refuseThrottled(w, client) {
-			return "", false
+			return "", nil, false
 		}
-		if staff, err = s.auth.Authenticate(r.Context(), h[7:]); errors.Is(err, ErrBadCredential) {
+		if s.provider != nil && isJWT(h[7:]) {
+			staff, groups, err = s.provider.Verify(r.Context(), h[7:])
+		} else {
+			staff, err = s.auth.Authenticate(r.Context(), h[7:])
+		}
+		if errors.Is(err, ErrBadCredential) {
 			s.throttle.fail(client)
 			s.logger.Warn("codec bearer token refused", zap.String("client", client))
 		}
@@ -189,9 +202,9 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, b
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cartwright codec"`)
 		http.Error(w, credentialRefusal(r), status)
-		return "", false
+		return "", nil, false
 	}
-	return staff, true
+	return staff, groups, true
 }
 
 // logDecode counts the payloads (the body is read again by the SDK's

@@ -205,3 +205,36 @@ capabilities:
 {{- end -}}
 {{- toJson $builds -}}
 {{- end -}}
+
+{{/* The program's own client at the OpenID provider (temporal.oidc): its
+     id and the path of its secret, mounted alone. Called with
+     (dict "root" $ "clientId" id). */}}
+{{- define "cartwright.oidcEnv" -}}
+{{- if .root.Values.temporal.oidc.tokenURL }}
+- name: CARTWRIGHT_OIDC_TOKEN_URL
+  value: {{ .root.Values.temporal.oidc.tokenURL | quote }}
+- name: CARTWRIGHT_OIDC_CLIENT_ID
+  value: {{ .clientId | quote }}
+- name: CARTWRIGHT_OIDC_CLIENT_SECRET_FILE
+  value: /etc/cartwright-oidc/client-secret
+{{- end }}
+{{- end -}}
+
+{{- define "cartwright.oidcVolume" -}}
+{{- if .root.Values.temporal.oidc.tokenURL }}
+- name: oidc-client
+  secret:
+    secretName: {{ required "temporal.oidc.existingSecret is required with temporal.oidc.tokenURL" .root.Values.temporal.oidc.existingSecret }}
+    items:
+      - key: {{ .clientId }}
+        path: client-secret
+{{- end }}
+{{- end -}}
+
+{{- define "cartwright.oidcMount" -}}
+{{- if .root.Values.temporal.oidc.tokenURL }}
+- name: oidc-client
+  mountPath: /etc/cartwright-oidc
+  readOnly: true
+{{- end }}
+{{- end -}}

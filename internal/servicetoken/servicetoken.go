@@ -1,0 +1,64 @@
+// Package servicetoken is a program's own identity on Temporal
+// (docs/operators.md#sign-in-on-the-cluster): its client-credentials client
+// at the organisation's OpenID Connect provider gives it an access token,
+// which every call to Temporal carries (the SDK's dynamic API-key
+// credentials: "Authorization: Bearer …"). The token is fetched again a
+// minute before it expires, so no call waits on an expired one.
+package servicetoken
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/cartwright-dev/cartwright/internal/config"
+)
+
+// tokenEarly is how long before its expiry a token is replaced.
+const tokenEarly = time.Minute
+
+// TokenSource is the program's access-token source of o, refreshed before
+// the token expires; nil when o names no client.
+func TokenSource(o config.OIDCClient) (oauth2.TokenSource, error) {
+	if o.TokenURL == "" {
+		return nil, nil
+	}
+	secret, err := os.ReadFile(o.ClientSecretFile)
+	if err != nil {
+		return nil, fmt.Errorf("CARTWRIGHT_OIDC_CLIENT_SECRET_FILE: %w", err)
+	}
+	cc := &clientcredentials.Config{
+		ClientID: o.ClientID, ClientSecret: strings.TrimSpace(string(secret)),
+		TokenURL: o.TokenURL, Scopes: o.Scopes, AuthStyle: oauth2.AuthStyleInParams,
+	}
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: 10 * time.Second})
+	fetch := tokenFunc(func() (*oauth2.Token, error) { return cc.Token(ctx) })
+	return oauth2.ReuseTokenSourceWithExpiry(nil, fetch, tokenEarly), nil
+}
+
+type tokenFunc func() (*oauth2.Token, error)
+
+func (f tokenFunc) Token() (*oauth2.Token, error) { return f() }
+
+// Func is the program's current access token, refreshed before it
+// expires (what the SDK's dynamic API-key credentials call per request);
+// nil when o names no client.
+func Func(o config.OIDCClient) (func(context.Context) (string, error), error) {
+	ts, err := TokenSource(o)
+	if err != nil || ts == nil {
+		return nil, err
+	}
+	return func(context.Context) (string, error) {
+		t, err := ts.Token()
+		if err != nil {
+			return "", fmt.Errorf("access token from %s: %w", o.TokenURL, err)
+		}
+		return t.AccessToken, nil
+	}, nil
+}
