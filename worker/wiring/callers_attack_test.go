@@ -180,9 +180,9 @@ func TestAttackStepsOnlyForTheirOwners(t *testing.T) {
 	approval := outsiderCall{support.RecordApprovalTool, mustJSON(t, support.RecordApprovalArgs{Flow: "draft_order",
 		Subject: "compliance review", ApprovalID: "apr_0123456789abcdef", Decision: "approve", Approver: "alice.support"})}
 	types := map[string][]outsiderCall{
-		onboardingflow.WorkflowName:   steps,
-		maintenance.ReconcileWorkflowName:       append(append([]outsiderCall(nil), steps...), approval),
-		toolcall.WorkflowName: append(append([]outsiderCall(nil), steps...), approval),
+		onboardingflow.WorkflowName:       steps,
+		maintenance.ReconcileWorkflowName: append(append([]outsiderCall(nil), steps...), approval),
+		toolcall.WorkflowName:             append(append([]outsiderCall(nil), steps...), approval),
 	}
 	names := make([]string, 0, len(types))
 	for n := range types {
