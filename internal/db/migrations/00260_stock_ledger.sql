@@ -63,7 +63,7 @@ GRANT SELECT ON stock_opening TO cartwright_runtime;
 -- +goose StatementBegin
 DROP FUNCTION draft_order_create(text, text, text, text, text, text, text, text, text, text, jsonb, text, text,
     text, text, text, text, text, bigint, jsonb, text, text, text, bytea, bytea, text, text, text, text,
-    timestamptz, timestamptz, jsonb);
+    timestamptz, timestamptz, jsonb, text, text, text);
 
 CREATE FUNCTION draft_order_create(
     -- audit_events (evidence.TwoPhaseRow)
@@ -77,7 +77,9 @@ CREATE FUNCTION draft_order_create(
     p_ship_to_key_id text, p_draft_correlation_id text, p_workflow_id text, p_run_id text,
     p_created_at timestamptz, p_expires_at timestamptz,
     -- the stock the draft takes
-    p_reservations jsonb)
+    p_reservations jsonb,
+    -- who wrote it (migration 00241, docs/evidence.md#draft-row-signatures)
+    p_workflow_type text DEFAULT NULL, p_signer_key_id text DEFAULT NULL, p_row_signature text DEFAULT NULL)
 RETURNS TABLE (r_outcome text, r_audit_id bigint, r_audit_status text, r_audit_tool text, r_audit_closed boolean,
     r_draft_order_id text, r_status text, r_quote_hash text, r_grand_total_minor bigint, r_currency text,
     r_expires_at timestamptz, r_short jsonb)
@@ -144,11 +146,12 @@ BEGIN
     -- (docs/envelope.md#idempotency); the loser answers from the winner's row.
     INSERT INTO draft_orders (draft_order_id, user_id_hash, tool, idempotency_key, status, quote_id, quote_hash,
         currency, grand_total_minor, total, ship_to_country, ship_to_region, ship_to_postal, ship_to_sealed,
-        ship_to_nonce, ship_to_key_id, correlation_id, workflow_id, run_id, created_at, expires_at)
+        ship_to_nonce, ship_to_key_id, correlation_id, workflow_id, run_id, created_at, expires_at, workflow_type,
+        signer_key_id, row_signature)
     VALUES (p_draft_order_id, p_user_id_hash, p_tool, p_idempotency_key, 'open', p_quote_id, p_quote_hash,
         p_currency, p_grand_total_minor, p_total, p_ship_to_country, p_ship_to_region, p_ship_to_postal,
         p_ship_to_sealed, p_ship_to_nonce, p_ship_to_key_id, p_draft_correlation_id, p_workflow_id, p_run_id,
-        p_created_at, p_expires_at)
+        p_created_at, p_expires_at, p_workflow_type, p_signer_key_id, p_row_signature)
     ON CONFLICT ON CONSTRAINT draft_orders_idempotency DO NOTHING;
     IF FOUND THEN
         r_outcome := 'inserted';
@@ -303,7 +306,7 @@ DROP FUNCTION stock_settle(text, text, text, text);
 -- +goose StatementBegin
 DROP FUNCTION draft_order_create(text, text, text, text, text, text, text, text, text, text, jsonb, text, text,
     text, text, text, text, text, bigint, jsonb, text, text, text, bytea, bytea, text, text, text, text,
-    timestamptz, timestamptz, jsonb);
+    timestamptz, timestamptz, jsonb, text, text, text);
 
 CREATE FUNCTION draft_order_create(
     -- audit_events (evidence.TwoPhaseRow)
@@ -317,7 +320,10 @@ CREATE FUNCTION draft_order_create(
     p_ship_to_key_id text, p_draft_correlation_id text, p_workflow_id text, p_run_id text,
     p_created_at timestamptz, p_expires_at timestamptz,
     -- the stock the draft takes
-    p_reservations jsonb)
+    p_reservations jsonb,
+    -- who wrote it (docs/evidence.md#draft-row-signatures): NULL from a build
+    -- from before migration 00241, whose row is then named unsigned
+    p_workflow_type text DEFAULT NULL, p_signer_key_id text DEFAULT NULL, p_row_signature text DEFAULT NULL)
 RETURNS TABLE (r_outcome text, r_audit_id bigint, r_audit_status text, r_audit_tool text, r_audit_closed boolean,
     r_draft_order_id text, r_status text, r_quote_hash text, r_grand_total_minor bigint, r_currency text,
     r_expires_at timestamptz, r_short jsonb)
@@ -384,11 +390,12 @@ BEGIN
     -- (docs/envelope.md#idempotency); the loser answers from the winner's row.
     INSERT INTO draft_orders (draft_order_id, user_id_hash, tool, idempotency_key, status, quote_id, quote_hash,
         currency, grand_total_minor, total, ship_to_country, ship_to_region, ship_to_postal, ship_to_sealed,
-        ship_to_nonce, ship_to_key_id, correlation_id, workflow_id, run_id, created_at, expires_at)
+        ship_to_nonce, ship_to_key_id, correlation_id, workflow_id, run_id, created_at, expires_at, workflow_type,
+        signer_key_id, row_signature)
     VALUES (p_draft_order_id, p_user_id_hash, p_tool, p_idempotency_key, 'open', p_quote_id, p_quote_hash,
         p_currency, p_grand_total_minor, p_total, p_ship_to_country, p_ship_to_region, p_ship_to_postal,
         p_ship_to_sealed, p_ship_to_nonce, p_ship_to_key_id, p_draft_correlation_id, p_workflow_id, p_run_id,
-        p_created_at, p_expires_at)
+        p_created_at, p_expires_at, p_workflow_type, p_signer_key_id, p_row_signature)
     ON CONFLICT ON CONSTRAINT draft_orders_idempotency DO NOTHING;
     IF FOUND THEN
         r_outcome := 'inserted';
