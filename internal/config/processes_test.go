@@ -44,6 +44,33 @@ var holds = map[string][]string{
 	"migrate": {"CARTWRIGHT_PG_OWNER_DSN"},
 }
 
+// needs are what a process of a table row cannot start or verify without:
+// the row-signing ring of its writer (docs/evidence.md#draft-row-signatures;
+// only its own, holds keeps the other's out) and both writers' public rings
+// (no secret). TestProcessesHoldOnlyTheirKeys fails a process lacking one.
+var needs = map[string][]string{
+	"workflows":  {"CARTWRIGHT_WORKER_SIGNING_KEYS", "CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS", "CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS"},
+	"activities": {"CARTWRIGHT_WORKER_SIGNING_KEYS", "CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS", "CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS"},
+	"gateway":    {"CARTWRIGHT_GATEWAY_SIGNING_KEYS", "CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS", "CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS"},
+}
+
+// checkNeeds fails t for every variable the rows need that env lacks.
+func checkNeeds(t *testing.T, where string, env []string, rows ...string) {
+	t.Helper()
+	var missing []string
+	for _, r := range rows {
+		for _, k := range needs[r] {
+			if !slices.Contains(env, k) && !slices.Contains(missing, k) {
+				missing = append(missing, k)
+			}
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%s lacks %v, which it needs (docs/operators.md#keys-and-grants-per-process)", where, missing)
+	}
+}
+
 // mayHold is what a process of these table rows may hold.
 func mayHold(rows ...string) map[string]bool {
 	out := map[string]bool{}
@@ -98,6 +125,8 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 			write_env`, dir, dir), dir)
 		check(t, "make dev's worker", envs["worker"], mayHold("workflows", "activities", "webhook", "schedules", "codec"))
 		check(t, "make dev's MCP gateway", envs["gateway"], mayHold("gateway"))
+		checkNeeds(t, "make dev's worker", envs["worker"], "workflows", "activities")
+		checkNeeds(t, "make dev's MCP gateway", envs["gateway"], "gateway")
 	})
 	t.Run("make cluster", func(t *testing.T) {
 		dir := t.TempDir()
@@ -107,6 +136,8 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 			write_cluster_env`, root, dir), dir)
 		check(t, "make cluster's worker", envs["worker"], mayHold("workflows", "activities", "webhook", "schedules", "codec"))
 		check(t, "make cluster's MCP gateway", envs["gateway"], mayHold("gateway"))
+		checkNeeds(t, "make cluster's worker", envs["worker"], "workflows", "activities")
+		checkNeeds(t, "make cluster's MCP gateway", envs["gateway"], "gateway")
 	})
 	t.Run("scripts know every secret", func(t *testing.T) {
 		// A secret scripts/lib.sh does not list would reach every process.
@@ -173,6 +204,7 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 				t.Fatalf("docker-compose.yml has no service %s", name)
 			}
 			check(t, "compose service "+name, keys(svc.Environment), mayHold(rows...))
+			checkNeeds(t, "compose service "+name, keys(svc.Environment), rows...)
 		}
 	})
 	t.Run("helm chart", func(t *testing.T) {
@@ -198,6 +230,7 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 				case c.component == "gateway":
 					gateways++
 					check(t, where, c.env, mayHold("gateway"))
+					checkNeeds(t, where, c.env, "gateway")
 				case c.kind == "Job":
 					check(t, where, c.env, mayHold("migrate"))
 				default:
@@ -206,6 +239,7 @@ func TestProcessesHoldOnlyTheirKeys(t *testing.T) {
 						rows = append(rows, strings.TrimSpace(r))
 					}
 					check(t, where, c.env, mayHold(rows...))
+					checkNeeds(t, where, c.env, rows...)
 				}
 			}
 		}

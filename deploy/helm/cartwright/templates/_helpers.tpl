@@ -101,6 +101,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
       name: {{ include "cartwright.secretName" $ }}
       key: CARTWRIGHT_PAYLOAD_KEY_ID
       optional: true
+{{- /* The row signers' public rings: no secret, for every process that
+     checks rows (docs/evidence.md#row-signatures). */}}
+- name: CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS
+  value: {{ .Values.rowPublicKeys.worker | quote }}
+- name: CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS
+  value: {{ .Values.rowPublicKeys.gateway | quote }}
 {{- end -}}
 
 {{/* What running tools needs besides: the evidence key (snapshots' raw
@@ -119,7 +125,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{/* The secrets a worker group holds by its roles, and no others
      (docs/operators.md#keys-and-grants-per-process; the worker builds only
      what its roles serve, wiring.BuildFor): workflows and activities run the
-     tools (cartwright.toolsEnv, both seal rings), webhook verifies Stripe's
+     tools (cartwright.toolsEnv, both seal rings, the worker's row-signing
+     ring), webhook verifies Stripe's
      signature (the webhook secret), codec seals staff decisions (the
      decision seal ring, the dev secret). Takes (dict "root" $ "roles" LIST). */}}
 {{- define "cartwright.workerEnv" -}}
@@ -129,6 +136,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- if $tools }}
 {{- include "cartwright.toolsEnv" .root }}
 {{- $keys = append $keys "CARTWRIGHT_QUOTE_SEAL_KEYS" }}{{ $optional = append $optional "CARTWRIGHT_QUOTE_SEAL_KEY_ID" }}
+{{- $keys = append $keys "CARTWRIGHT_WORKER_SIGNING_KEYS" }}{{ $optional = append $optional "CARTWRIGHT_WORKER_SIGNING_KEY_ID" }}
 {{- end }}
 {{- if or $tools (has "codec" .roles) }}{{ $keys = append $keys "CARTWRIGHT_SEAL_KEYS" }}{{ $optional = append $optional "CARTWRIGHT_SEAL_KEY_ID" }}{{ end -}}
 {{- if has "webhook" .roles }}{{ $keys = append $keys "STRIPE_WEBHOOK_SECRET" }}{{ end -}}
