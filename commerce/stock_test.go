@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cartwright-dev/cartwright/evidence"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -14,7 +16,7 @@ import (
 func TestSettleStockOnce(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	s := PGDrafts{Pool: e.pool}
+	s := PGDrafts{Pool: e.pool, Signer: evidencetest.Signer(t, evidence.WriterWorker)}
 	const wf = "draft-order/u_stock/stock-key-0001"
 	d, a := createInput(t, 71, "stock-key-0001")
 	d.WorkflowID = wf

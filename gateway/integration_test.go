@@ -147,6 +147,12 @@ func TestMCPCallsEveryTool(t *testing.T) {
 	ok("stripe.create_relink_url", map[string]any{"stripe_account_id": "acct_1CwAcmeGoods0001", "idempotency_key": newKey("mcp-relink")})
 	ok("stripe.create_login_link", map[string]any{"stripe_account_id": "acct_1CwJaneCrafts001", "idempotency_key": newKey("mcp-login")})
 	ok("knowledge.cite", map[string]any{"claim": "Stripe needs the business representative's date of birth"})
+	// A payment's status: an unknown draft is the tool's own answer, not a refusal at the door.
+	if _, env := call(t, sess, "checkout.get_payment", map[string]any{"draft_order_id": "do_" + strings.Repeat("0", 26)}); env.Error != nil &&
+		env.Error.Code != toolkit.NotFound {
+		t.Fatalf("checkout.get_payment of an unknown draft: %+v", env.Error)
+	}
+	called["checkout.get_payment"] = true
 
 	// Approvals stay with staff: the agent reaches the tool, and the
 	// invoker's preflight refuses the agent actor — a tool result, isError.

@@ -120,6 +120,9 @@ func TestMatrixEveryToolEveryCaller(t *testing.T) {
 		{"checkout.create_draft_order", "", keyed(map[string]any{"total": map[string]any{}, "confirmed_quote_hash": "sha256:" + strings.Repeat("0", 64),
 			"ship_to": dest}), internal},
 		{"knowledge.cite", "", fixed(map[string]any{"claim": "Stripe needs the representative's date of birth"}), all(allowed)},
+		// A payment's status is a read for every caller; an unknown draft is
+		// the tool's own NOT_FOUND (docs/mcp.md#who-may-call-what).
+		{"checkout.get_payment", "", fixed(map[string]any{"draft_order_id": "do_" + strings.Repeat("0", 26)}), all(allowed)},
 		{"merchant.get_row", "own merchant", fixed(map[string]any{"merchant_id": "m_acme_goods"}), all(allowed)},
 		{"merchant.get_row", "another tenant's merchant", fixed(map[string]any{"merchant_id": "m_blue_harbor"}), onlyTenantRefused},
 		{"merchant.get_row", "the platform's merchant", fixed(map[string]any{"merchant_id": "m_jane_crafts"}), onlyTenantRefused},

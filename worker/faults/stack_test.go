@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"net"
 	"os"
 	"os/exec"
@@ -125,6 +126,9 @@ func newStack(t *testing.T) *stack {
 		"CARTWRIGHT_PAYLOAD_KEY_ID=faults-1",
 		"CARTWRIGHT_SEAL_KEYS="+sealtest.Spec(),
 		"CARTWRIGHT_QUOTE_SEAL_KEYS="+quotesealtest.Spec(),
+		"CARTWRIGHT_WORKER_SIGNING_KEYS="+evidencetest.WorkerSigningRing,
+		"CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS="+evidencetest.WorkerPublicRing,
+		"CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS="+evidencetest.GatewayPublicRing,
 		"CARTWRIGHT_LOG_LEVEL=warn",
 		// A written order holds its stock this long: the payments scenario
 		// lets holds end while a payment is in flight (payments_test.go).

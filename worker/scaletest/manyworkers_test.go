@@ -235,8 +235,10 @@ func workerEnv(tq, dsn, stripeURL string, conns int) map[string]string {
 		"CARTWRIGHT_TASK_QUEUE": tq, "CARTWRIGHT_PG_DSN": dsn, "CARTWRIGHT_PG_MAX_CONNS": strconv.Itoa(conns),
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
 		"CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(), "CARTWRIGHT_SEAL_KEYS": sealtest.Spec(),
-		"CARTWRIGHT_QUOTE_SEAL_KEYS": quotesealtest.Spec(),
-		"STRIPE_API_BASE":            stripeURL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
+		"CARTWRIGHT_QUOTE_SEAL_KEYS":        quotesealtest.Spec(),
+		"CARTWRIGHT_WORKER_SIGNING_KEYS":    evidencetest.WorkerSigningRing,
+		"CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS": evidencetest.WorkerPublicRing, "CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS": evidencetest.GatewayPublicRing,
+		"STRIPE_API_BASE": stripeURL, "STRIPE_SECRET_KEY": stripeKey, "STRIPE_WEBHOOK_SECRET": stripeSecret,
 		"CARTWRIGHT_LOG_LEVEL": "warn",
 	}
 	for _, kv := range temporalTLSEnv() {

@@ -50,8 +50,10 @@ func TestTLSFromEnvironment(t *testing.T) {
 		"CARTWRIGHT_TASK_QUEUE": tq, "CARTWRIGHT_PG_DSN": dsn, "CARTWRIGHT_PG_MAX_CONNS": "8",
 		"CARTWRIGHT_EVIDENCE_KEY": evidencetest.Key(), "CARTWRIGHT_EVIDENCE_KEY_ID": evidencetest.KeyID,
 		"CARTWRIGHT_PAYLOAD_KEYS": codectest.Spec(), "CARTWRIGHT_SEAL_KEYS": sealtest.Spec(),
-		"CARTWRIGHT_QUOTE_SEAL_KEYS": quotesealtest.Spec(),
-		"STRIPE_API_BASE":            testenv.StripeAPIBase(), "CARTWRIGHT_LOG_LEVEL": "warn",
+		"CARTWRIGHT_QUOTE_SEAL_KEYS":        quotesealtest.Spec(),
+		"CARTWRIGHT_WORKER_SIGNING_KEYS":    evidencetest.WorkerSigningRing,
+		"CARTWRIGHT_WORKER_ROW_PUBLIC_KEYS": evidencetest.WorkerPublicRing, "CARTWRIGHT_GATEWAY_ROW_PUBLIC_KEYS": evidencetest.GatewayPublicRing,
+		"STRIPE_API_BASE": testenv.StripeAPIBase(), "CARTWRIGHT_LOG_LEVEL": "warn",
 	})
 	w.waitReady(t, 2*time.Minute)
 
