@@ -49,25 +49,25 @@ type RefundInput struct {
 
 // RefundResult is how a refund ended.
 type RefundResult struct {
-	State    string                    `json:"state"`
-	Code     toolkit.Code              `json:"code,omitempty"`
-	Message  string                    `json:"message,omitempty"`
-	Refund   *commerce.RefundResult    `json:"refund,omitempty"`
-	Approval *approval.Outcome `json:"approval,omitempty"`
-	Evidence []workflows.EvidenceRef   `json:"evidence"`
+	State    string                  `json:"state"`
+	Code     toolkit.Code            `json:"code,omitempty"`
+	Message  string                  `json:"message,omitempty"`
+	Refund   *commerce.RefundResult  `json:"refund,omitempty"`
+	Approval *approval.Outcome       `json:"approval,omitempty"`
+	Evidence []workflows.EvidenceRef `json:"evidence"`
 }
 
 // RefundStatus answers the refund run's status query.
 type RefundStatus struct {
-	State     string                  `json:"state"`
-	Amount    *commerce.Money         `json:"amount,omitempty"`
+	State     string          `json:"state"`
+	Amount    *commerce.Money `json:"amount,omitempty"`
 	Approvals approval.Status `json:"approvals"`
-	Result    *RefundResult           `json:"result,omitempty"`
+	Result    *RefundResult   `json:"result,omitempty"`
 }
 
-// DraftOrderRefund (registered as RefundWorkflowName) refunds a paid
+// Refund (registered as RefundWorkflowName) refunds a paid
 // draft order once.
-func (b Flow) DraftOrderRefund(ctx workflow.Context, in RefundInput) (RefundResult, error) {
+func (b Flow) Refund(ctx workflow.Context, in RefundInput) (RefundResult, error) {
 	r := &refund{in: in, specs: b.Specs, state: "PRICING", evidence: []workflows.EvidenceRef{}}
 	r.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowOrderSettle, Window: in.ApprovalWindow,
 		Request: in.Request, Log: &r.log, Specs: b.Specs})
