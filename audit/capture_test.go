@@ -57,7 +57,7 @@ func TestCaptureHistories(t *testing.T) {
 	for _, sc := range []struct {
 		file    string
 		tq      string
-		in      draftorder.DraftOrderInput
+		in      draftorder.Input
 		d       driver
 		updates bool
 		want    string
@@ -83,7 +83,7 @@ func TestCaptureHistories(t *testing.T) {
 	} {
 		t.Run(sc.file, func(t *testing.T) {
 			var runID string
-			var res draftorder.DraftOrderResult
+			var res draftorder.Result
 			if sc.updates {
 				runID, res = s.runByUpdates(t, sc.tq, sc.in, sc.d)
 			} else {

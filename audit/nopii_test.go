@@ -127,7 +127,7 @@ func TestNoPIIInTemporalsStore(t *testing.T) {
 			t.Fatalf("audit of %s through the codec server: exit %d (%v), findings %v", r.id, audit.ExitCode(rep, err), err, rep.Findings)
 		}
 		if r.id == id1 {
-			var in draftorder.DraftOrderInput
+			var in draftorder.Input
 			start := h.Events[0].GetWorkflowExecutionStartedEventAttributes()
 			if err := deps.DataConverter.FromPayloads(start.GetInput(), &in); err != nil || in.ShipTo.Name != plantedPII[0] {
 				t.Fatalf("decoded input through the codec server: %+v, %v", in.ShipTo, err)
@@ -182,7 +182,7 @@ func fmtReport(rep audit.Report, err error) string {
 }
 
 // draftOrderID runs a draft order and returns its workflow and run ids.
-func (s *realStack) draftOrderID(t *testing.T, in draftorder.DraftOrderInput, d driver) (string, string) {
+func (s *realStack) draftOrderID(t *testing.T, in draftorder.Input, d driver) (string, string) {
 	t.Helper()
 	runID, res := s.runDraftOrder(t, s.tq, in, d)
 	if res.State != draftorder.StateDraftCreated {

@@ -56,7 +56,7 @@ func TestAuditManyRate(t *testing.T) {
 	began := time.Now()
 	s.driveMany(ctx, t, n, 16)
 	t.Logf("%d draft orders in %.1f s", n, time.Since(began).Seconds())
-	query := fmt.Sprintf(`WorkflowType = %q AND TaskQueue = %q AND ExecutionStatus = "Completed"`, draftorder.DraftOrderWorkflowName, s.tq)
+	query := fmt.Sprintf(`WorkflowType = %q AND TaskQueue = %q AND ExecutionStatus = "Completed"`, draftorder.WorkflowName, s.tq)
 	testenv.WaitFor(t, time.Minute, "the orders listed as completed", func() (bool, error) {
 		c, err := s.c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
 		return err == nil && c.GetCount() >= int64(n), nil
@@ -208,12 +208,12 @@ func (s *realStack) driveMany(ctx context.Context, t *testing.T, n, inFlight int
 
 // driveOne is one user's order: the start answers with the total, the
 // confirm update writes the draft order.
-func (s *realStack) driveOne(ctx context.Context, in draftorder.DraftOrderInput) error {
-	opts, err := draftorder.DraftOrderStartOptions(s.tq, in)
+func (s *realStack) driveOne(ctx context.Context, in draftorder.Input) error {
+	opts, err := draftorder.StartOptions(s.tq, in)
 	if err != nil {
 		return err
 	}
-	op := s.c.NewWithStartWorkflowOperation(opts, draftorder.DraftOrderWorkflowName, in)
+	op := s.c.NewWithStartWorkflowOperation(opts, draftorder.WorkflowName, in)
 	uh, err := s.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
 		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: draftorder.UpdateNextAction,
@@ -222,7 +222,7 @@ func (s *realStack) driveOne(ctx context.Context, in draftorder.DraftOrderInput)
 	if err != nil {
 		return fmt.Errorf("update-with-start: %w", err)
 	}
-	var st draftorder.DraftOrderStatus
+	var st draftorder.Status
 	if err := uh.Get(ctx, &st); err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ func (s *realStack) driveOne(ctx context.Context, in draftorder.DraftOrderInput)
 	if err != nil {
 		return err
 	}
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	if err := run.Get(ctx, &res); err != nil {
 		return err
 	}

@@ -83,8 +83,8 @@ type driver struct {
 }
 
 // orderInput is a draft order of items to a country, keyed by key.
-func orderInput(key string, items []commerce.LineItem, to commerce.Address, currency string) draftorder.DraftOrderInput {
-	return draftorder.DraftOrderInput{
+func orderInput(key string, items []commerce.LineItem, to commerce.Address, currency string) draftorder.Input {
+	return draftorder.Input{
 		Request: toolkit.Request{RequestID: "req-" + key, UserID: "u_capture", IdempotencyKey: key,
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_capture"}, Currency: currency},
 		ConfirmWindow: 10 * time.Minute, ApprovalWindow: 10 * time.Minute,
@@ -108,20 +108,20 @@ func uniqueKey(name string) string {
 
 // runDraftOrder starts a draft order on tq, drives it to its end and
 // returns its run id and result.
-func (s *realStack) runDraftOrder(t *testing.T, tq string, in draftorder.DraftOrderInput, d driver) (string, draftorder.DraftOrderResult) {
+func (s *realStack) runDraftOrder(t *testing.T, tq string, in draftorder.Input, d driver) (string, draftorder.Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
-	opts, err := draftorder.DraftOrderStartOptions(tq, in)
+	opts, err := draftorder.StartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := s.c.ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, in)
+	run, err := s.c.ExecuteWorkflow(ctx, opts, draftorder.WorkflowName, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	go func() { done <- run.Get(ctx, &res) }()
 	confirmed, decided, refused := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for {
@@ -133,7 +133,7 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in draftorder.DraftOr
 			return run.GetRunID(), res
 		case <-time.After(150 * time.Millisecond):
 		}
-		var st draftorder.DraftOrderStatus
+		var st draftorder.Status
 		v, err := s.c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.QueryStatus)
 		if err != nil || v.Get(&st) != nil {
 			continue // not started yet, or closing
@@ -179,7 +179,7 @@ func shortQuotes(life time.Duration) func() time.Time {
 	return func() time.Time { return time.Now().Add(life - commerce.QuoteTTL) }
 }
 
-func requireState(t *testing.T, res draftorder.DraftOrderResult, want string) {
+func requireState(t *testing.T, res draftorder.Result, want string) {
 	t.Helper()
 	if res.State != want {
 		t.Fatalf("draft order ended %s (%s %s), want %s", res.State, res.Code, res.Message, want)

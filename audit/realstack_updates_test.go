@@ -16,15 +16,15 @@ import (
 // carries the next_action update (Update-with-Start), a stale confirm is
 // refused by the validator (no trace in history), staff decide and the
 // user confirms by update. It returns the run id and the result.
-func (s *realStack) runByUpdates(t *testing.T, tq string, in draftorder.DraftOrderInput, d driver) (string, draftorder.DraftOrderResult) {
+func (s *realStack) runByUpdates(t *testing.T, tq string, in draftorder.Input, d driver) (string, draftorder.Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
-	opts, err := draftorder.DraftOrderStartOptions(tq, in)
+	opts, err := draftorder.StartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := s.c.NewWithStartWorkflowOperation(opts, draftorder.DraftOrderWorkflowName, in)
+	op := s.c.NewWithStartWorkflowOperation(opts, draftorder.WorkflowName, in)
 	uh, err := s.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
 		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: draftorder.UpdateNextAction,
@@ -33,7 +33,7 @@ func (s *realStack) runByUpdates(t *testing.T, tq string, in draftorder.DraftOrd
 	if err != nil {
 		t.Fatalf("update-with-start: %v", err)
 	}
-	var st draftorder.DraftOrderStatus
+	var st draftorder.Status
 	if err := uh.Get(ctx, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func (s *realStack) runByUpdates(t *testing.T, tq string, in draftorder.DraftOrd
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func TestBlockedDraftOrderIsEvidencedAndAudited(t *testing.T) {
 }
 
 // blockedOrder is a power bank to the US by express (air): blocked.
-func blockedOrder(key string) draftorder.DraftOrderInput {
+func blockedOrder(key string) draftorder.Input {
 	in := orderInput(key, powerBank, newYork, "USD")
 	in.ShippingService = commerce.ServiceExpress
 	return in

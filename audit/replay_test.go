@@ -83,9 +83,9 @@ func TestReplayDetectsChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, in draftorder.DraftOrderInput) (draftorder.DraftOrderResult, error) {
-		return draftorder.DraftOrderResult{State: draftorder.StateCancelled}, nil // schedules nothing
-	}, workflow.RegisterOptions{Name: draftorder.DraftOrderWorkflowName})
+	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, in draftorder.Input) (draftorder.Result, error) {
+		return draftorder.Result{State: draftorder.StateCancelled}, nil // schedules nothing
+	}, workflow.RegisterOptions{Name: draftorder.WorkflowName})
 	if err := r.ReplayWorkflowHistory(nil, h); err == nil {
 		t.Fatal("a history replayed against code that schedules none of its activities")
 	} else {

@@ -95,9 +95,9 @@ func checkWorkflowRows(ctx context.Context, r reads, written map[string]bool, re
 			f.Kind, f.Detail = KindRowForged, fmt.Sprintf("draft_orders row %s: %s", row.DraftOrderID, row.Forged)
 			rep.find(f)
 		}
-		if t := row.WorkflowType; (t != "" && t != draftorder.DraftOrderWorkflowName) || rep.WorkflowType != draftorder.DraftOrderWorkflowName {
+		if t := row.WorkflowType; (t != "" && t != draftorder.WorkflowName) || rep.WorkflowType != draftorder.WorkflowName {
 			f.Kind, f.Detail = KindRowForeignRun, fmt.Sprintf("draft_orders row %s was written for a run of type %q (signed %q), not %s",
-				row.DraftOrderID, rep.WorkflowType, row.WorkflowType, draftorder.DraftOrderWorkflowName)
+				row.DraftOrderID, rep.WorkflowType, row.WorkflowType, draftorder.WorkflowName)
 			rep.find(f)
 		}
 		if !written[row.DraftOrderID] {

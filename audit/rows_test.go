@@ -147,7 +147,7 @@ func TestReconcileNamesATotalItsSnapshotsDoNotGive(t *testing.T) {
 	c.Total, _ = json.Marshal(tot)
 	c.DraftOrderID, c.Tool, c.IdempotencyKey = "do_01M8H00000000000000000TM01", commerce.ToolCreateDraftOrder, uniqueKey("tm")
 	c.QuoteID, c.QuoteHash, c.Currency, c.GrandTotalMinor, c.WorkflowType = tot.QuoteID, tot.QuoteHash, tot.Currency,
-		tot.GrandTotal.Amount, draftorder.DraftOrderWorkflowName
+		tot.GrandTotal.Amount, draftorder.WorkflowName
 	sig, err := s.ws.Store.Signer().SignDraft(&c)
 	if err != nil {
 		t.Fatal(err)

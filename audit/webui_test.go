@@ -72,23 +72,23 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	// The approval window outlasts the confirmation window, so the history
 	// tells its timer apart.
 	in.ApprovalWindow = 20 * time.Minute
-	opts, err := draftorder.DraftOrderStartOptions(tq, in)
+	opts, err := draftorder.StartOptions(tq, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := s.c.ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, in)
+	run, err := s.c.ExecuteWorkflow(ctx, opts, draftorder.WorkflowName, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.c.TerminateWorkflow(context.Background(), run.GetID(), "", "test over") })
-	st := waitDraft(t, ctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool { return st.Approvals.Pending != nil })
+	st := waitDraft(t, ctx, s, run.GetID(), func(st draftorder.Status) bool { return st.Approvals.Pending != nil })
 	// What `temporal workflow signal` or any SDK client can send: an
 	// active admin's name, typed, no seal. It decides nothing.
 	forged := approval.Signal{ApprovalID: st.Approvals.Pending.ApprovalID, Decision: "approve", Approver: "carol.admin"}
 	if err := s.c.SignalWorkflow(ctx, run.GetID(), "", approval.SignalApproval, forged); err != nil {
 		t.Fatal(err)
 	}
-	waitDraft(t, ctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool {
+	waitDraft(t, ctx, s, run.GetID(), func(st draftorder.Status) bool {
 		return st.Approvals.Pending != nil && st.Approvals.Pending.LastRefusal != nil
 	})
 	issuer := testenv.IssuerPool(t, s.pool.Config().ConnString())
@@ -121,7 +121,7 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	}
 	wctx, wcancel := context.WithTimeout(ctx, testenv.Deadline(30*time.Second))
 	defer wcancel()
-	after := waitDraft(t, wctx, s, run.GetID(), func(st draftorder.DraftOrderStatus) bool {
+	after := waitDraft(t, wctx, s, run.GetID(), func(st draftorder.Status) bool {
 		return st.Approvals.Pending == nil && len(st.Approvals.Decisions) == 1
 	})
 	// Nobody typed an id: the codec server sealed the signed-in staff id.
@@ -177,15 +177,15 @@ func checkQuietHistory(t *testing.T, ctx context.Context, s *realStack, id, runI
 	}
 }
 
-func waitDraft(t *testing.T, ctx context.Context, s *realStack, id string, ok func(draftorder.DraftOrderStatus) bool) draftorder.DraftOrderStatus {
+func waitDraft(t *testing.T, ctx context.Context, s *realStack, id string, ok func(draftorder.Status) bool) draftorder.Status {
 	t.Helper()
 	for ctx.Err() == nil {
-		var st draftorder.DraftOrderStatus
+		var st draftorder.Status
 		if v, err := s.c.QueryWorkflow(ctx, id, "", workflows.QueryStatus); err == nil && v.Get(&st) == nil && ok(st) {
 			return st
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("draft order %s: timed out", id)
-	return draftorder.DraftOrderStatus{}
+	return draftorder.Status{}
 }

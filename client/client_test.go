@@ -46,8 +46,8 @@ func newClient(t *testing.T) (*client.Client, *wiringtest.Stack) {
 	return c, s
 }
 
-func order(key string, items ...commerce.LineItem) draftorder.DraftOrderInput {
-	return draftorder.DraftOrderInput{
+func order(key string, items ...commerce.LineItem) draftorder.Input {
+	return draftorder.Input{
 		Request: toolkit.Request{UserID: "u_client", IdempotencyKey: key, Currency: "EUR",
 			Client: toolkit.Client{App: "backend", Version: "test"}},
 		Order: commerce.Order{Items: items, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},

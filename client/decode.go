@@ -9,13 +9,13 @@ import (
 )
 
 // DecodeDraftOrderInput reads a draft order (the JSON of
-// draftorder.DraftOrderInput) with toolkit.DecodeStrict: at most
+// draftorder.Input) with toolkit.DecodeStrict: at most
 // toolkit.MaxBodyBytes, one JSON object, no duplicate keys at any depth, no
 // unknown fields, every field of its type. It does not validate the
-// values; StartDraftOrder does (DraftOrderInput.Validate). Every failure is
+// values; StartDraftOrder does (draftorder.Input.Validate). Every failure is
 // INVALID_ARGUMENT naming the field.
-func DecodeDraftOrderInput(r io.Reader) (draftorder.DraftOrderInput, error) {
-	var in draftorder.DraftOrderInput
+func DecodeDraftOrderInput(r io.Reader) (draftorder.Input, error) {
+	var in draftorder.Input
 	body, err := body.Read(r)
 	if err != nil {
 		return in, err

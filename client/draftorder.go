@@ -34,7 +34,7 @@ type DraftOrderHandle struct {
 	// total to confirm (Confirmation), the staff decision it waits for
 	// (Approvals.Pending), or its end (Result). It comes back with the
 	// start, in one round trip (Update-with-Start).
-	Status draftorder.DraftOrderStatus `json:"status"`
+	Status draftorder.Status `json:"status"`
 }
 
 // ApprovalDecision is a support-staff decision for Approve and Reject.
@@ -127,7 +127,7 @@ func (c *Client) Cancel(ctx context.Context, workflowID, reason string) error {
 }
 
 // cancelAnswer is nil for a run that ended cancelled, CONFLICT otherwise.
-func cancelAnswer(id string, r draftorder.DraftOrderResult) error {
+func cancelAnswer(id string, r draftorder.Result) error {
 	if r.State == draftorder.StateCancelled {
 		return nil
 	}
@@ -191,7 +191,7 @@ func (c *Client) Decide(ctx context.Context, workflowID, decision string, d Appr
 // status AND an error with the closed-set code of why (errors.Is
 // ErrRunEnded), so a caller never mistakes a dead run's last state for a
 // live one.
-func (c *Client) Status(ctx context.Context, workflowID string) (draftorder.DraftOrderStatus, error) {
+func (c *Client) Status(ctx context.Context, workflowID string) (draftorder.Status, error) {
 	st, err := c.queryStatus(ctx, workflowID)
 	if err == nil && st.Result != nil {
 		return st, nil // ended with a result
@@ -210,7 +210,7 @@ func (c *Client) Status(ctx context.Context, workflowID string) (draftorder.Draf
 // returns that status. The workflow answers when it gets there (the
 // next_action update): nothing polls. A zero deadline waits as long as
 // ctx. At the deadline it returns TIMEOUT with the current status.
-func (c *Client) WaitForAction(ctx context.Context, workflowID string, deadline time.Time) (draftorder.DraftOrderStatus, error) {
+func (c *Client) WaitForAction(ctx context.Context, workflowID string, deadline time.Time) (draftorder.Status, error) {
 	return c.nextAction(ctx, workflowID, deadline, draftorder.NextActionInput{})
 }
 
@@ -220,8 +220,8 @@ func (c *Client) WaitForAction(ctx context.Context, workflowID string, deadline 
 // failed (its closed-set code, e.g. INVALID_ARGUMENT), a deadline that
 // passed first (TIMEOUT) or a server that cannot be reached. A zero
 // deadline waits as long as ctx.
-func (c *Client) WaitResult(ctx context.Context, workflowID string, deadline time.Time) (draftorder.DraftOrderResult, error) {
-	var res draftorder.DraftOrderResult
+func (c *Client) WaitResult(ctx context.Context, workflowID string, deadline time.Time) (draftorder.Result, error) {
+	var res draftorder.Result
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return res, err
 	}

@@ -48,7 +48,7 @@ func ExampleClient() {
 	}
 	defer c.Close()
 
-	h, err := c.StartDraftOrder(ctx, draftorder.DraftOrderInput{
+	h, err := c.StartDraftOrder(ctx, draftorder.Input{
 		Request: toolkit.Request{UserID: "u_123", IdempotencyKey: fmt.Sprintf("order-%x", time.Now().UnixNano()),
 			Currency: "EUR", Client: toolkit.Client{App: "backend"}},
 		Order: commerce.Order{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 2}}, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116",

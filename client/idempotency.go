@@ -19,7 +19,7 @@ const DraftOrderStartTool = draftorder.StartTool
 // sameOrder checks that the run a start attached to (h) is the order this
 // start asked for: its input fingerprint, read from the run's memo, must
 // be want. Another one is CONFLICT naming the key (the rules are
-// draftorder.DraftOrderStartOptions'). A run without the memo (started
+// draftorder.StartOptions'). A run without the memo (started
 // before it existed, or by a bare SDK start) is fingerprinted from the
 // input in its first history event.
 func (c *Client) sameOrder(ctx context.Context, h Handle, key, want string) error {
@@ -60,14 +60,14 @@ func (c *Client) describe(ctx context.Context, h Handle) (*workflowservice.Descr
 // runFingerprint is the input fingerprint of draft-order run h.
 func (c *Client) runFingerprint(ctx context.Context, h Handle, desc *workflowservice.DescribeWorkflowExecutionResponse) (string, error) {
 	return c.startFingerprint(ctx, h, desc, func(payloads *commonpb.Payloads) (string, error) {
-		var in draftorder.DraftOrderInput
+		var in draftorder.Input
 		if err := c.dc.FromPayloads(payloads, &in); err != nil {
 			return "", err
 		}
 		if checked, err := in.Check(); err == nil {
 			in = checked
 		}
-		return draftorder.DraftOrderFingerprint(in)
+		return draftorder.Fingerprint(in)
 	})
 }
 

@@ -33,17 +33,17 @@ func TestBadInputStartsNoWorkflowAndAnUnknownSKUIsAnOutcome(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
 
-	bad := map[string]func(*draftorder.DraftOrderInput){
-		"quantity 0":         func(in *draftorder.DraftOrderInput) { in.Items[0].Quantity = 0 },
-		"quantity -1":        func(in *draftorder.DraftOrderInput) { in.Items[0].Quantity = -1 },
-		"quantity 10^12":     func(in *draftorder.DraftOrderInput) { in.Items[0].Quantity = 1_000_000_000_000 },
-		"currency XYZ":       func(in *draftorder.DraftOrderInput) { in.Request.Currency = "XYZ" },
-		"201-character name": func(in *draftorder.DraftOrderInput) { in.ShipTo.Name = strings.Repeat("n", 201) },
-		"destination MX": func(in *draftorder.DraftOrderInput) {
+	bad := map[string]func(*draftorder.Input){
+		"quantity 0":         func(in *draftorder.Input) { in.Items[0].Quantity = 0 },
+		"quantity -1":        func(in *draftorder.Input) { in.Items[0].Quantity = -1 },
+		"quantity 10^12":     func(in *draftorder.Input) { in.Items[0].Quantity = 1_000_000_000_000 },
+		"currency XYZ":       func(in *draftorder.Input) { in.Request.Currency = "XYZ" },
+		"201-character name": func(in *draftorder.Input) { in.ShipTo.Name = strings.Repeat("n", 201) },
+		"destination MX": func(in *draftorder.Input) {
 			in.ShipTo = commerce.Address{Name: "Ana", Line1: "Av. Reforma 1", City: "CDMX", PostalCode: "06600", Country: "MX"}
 		},
-		"confirm_window -1": func(in *draftorder.DraftOrderInput) { in.ConfirmWindow = -1 },
-		"actor.type root":   func(in *draftorder.DraftOrderInput) { in.Request.Actor = toolkit.Actor{Type: "root", ID: "x"} },
+		"confirm_window -1": func(in *draftorder.Input) { in.ConfirmWindow = -1 },
+		"actor.type root":   func(in *draftorder.Input) { in.Request.Actor = toolkit.Actor{Type: "root", ID: "x"} },
 	}
 	for name, spoil := range bad {
 		in := order(key("f4-bad"), tshirt)
@@ -107,7 +107,7 @@ func TestBadInputStartsNoWorkflowAndAnUnknownSKUIsAnOutcome(t *testing.T) {
 
 // wantNotFound fails unless r is the NOT_FOUND outcome of sku with the
 // pricing tool's whole error.
-func wantNotFound(t *testing.T, what string, r *draftorder.DraftOrderResult, sku string) {
+func wantNotFound(t *testing.T, what string, r *draftorder.Result, sku string) {
 	t.Helper()
 	if r == nil || r.State != draftorder.StateNotFound || r.Code != toolkit.NotFound || r.Error == nil {
 		t.Fatalf("%s: %+v, want the NOT_FOUND outcome", what, r)
@@ -141,7 +141,7 @@ func TestReusedKeyWithAnotherBasketIsConflict(t *testing.T) {
 	otherItems := order(k, commerce.LineItem{SKU: tshirt.SKU, Quantity: tshirt.Quantity + 1})
 	otherAddress := order(k, tshirt)
 	otherAddress.ShipTo.PostalCode = "10117"
-	for name, in := range map[string]draftorder.DraftOrderInput{"other items": otherItems, "other address": otherAddress} {
+	for name, in := range map[string]draftorder.Input{"other items": otherItems, "other address": otherAddress} {
 		_, err := c.StartDraftOrder(ctx, in)
 		te := wantCode(t, name+" (run open)", err, toolkit.Conflict)
 		if !strings.Contains(te.Message, k) || te.Details["idempotency_key"] != k {

@@ -32,7 +32,7 @@ func reserved(t *testing.T, s *wiringtest.Stack, sku, warehouse string) int {
 
 // confirmOrder starts in, waits for its total, checks it with check and
 // confirms it; it returns the result.
-func confirmOrder(t *testing.T, c *client.Client, in draftorder.DraftOrderInput, check func(draftorder.DraftOrderStatus)) draftorder.DraftOrderResult {
+func confirmOrder(t *testing.T, c *client.Client, in draftorder.Input, check func(draftorder.Status)) draftorder.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
@@ -63,7 +63,7 @@ func TestDraftOrderShipsFromTheWarehouseThatHoldsIt(t *testing.T) {
 	in := order(key("origin-us"), commerce.LineItem{SKU: "JKT-DOWN-M-BLK", Quantity: 1})
 	in.Request.Currency = "USD"
 	in.ShipTo = commerce.Address{Name: "Jane Doe", Line1: "350 5th Ave", City: "New York", Region: "NY", PostalCode: "10118", Country: "US"}
-	res := confirmOrder(t, c, in, func(st draftorder.DraftOrderStatus) {
+	res := confirmOrder(t, c, in, func(st draftorder.Status) {
 		o := st.Origins
 		if o == nil || !slices.Equal(o.Origins, []string{"US"}) || o.Split || o.SnapshotID == "" {
 			t.Fatalf("origins %+v, want the US alone, evidenced", o)
@@ -100,7 +100,7 @@ func TestDraftOrderSplitsIntoParcels(t *testing.T) {
 	basket := []commerce.LineItem{{SKU: "JKT-DOWN-M-BLK", Quantity: 1}, {SKU: "COF-ETH-YIR-1KG", Quantity: 1}, {SKU: "KNF-SANTOKU-18", Quantity: 1}}
 	in := order(key("origin-split"), basket...)
 	in.ShipTo = commerce.Address{Name: "Jean Dupont", Line1: "12 Rue de Rivoli", City: "Paris", PostalCode: "75001", Country: "FR"}
-	res := confirmOrder(t, c, in, func(st draftorder.DraftOrderStatus) {
+	res := confirmOrder(t, c, in, func(st draftorder.Status) {
 		if st.Origins == nil || !st.Origins.Split || len(st.Origins.Parcels) != 2 || len(st.Total.Parcels) != 2 {
 			t.Fatalf("origins %+v, total parcels %d: want two parcels", st.Origins, len(st.Total.Parcels))
 		}

@@ -26,32 +26,32 @@ import (
 // nothing polls; it waits as long as ctx allows.
 //
 // The input is checked first with the workflow's own check
-// (DraftOrderInput.Check: INVALID_ARGUMENT naming the field), so a bad
+// (draftorder.Input.Check: INVALID_ARGUMENT naming the field), so a bad
 // input starts nothing and leaves the key free. Empty windows and
 // thresholds are filled from the client's Defaults, so the values are in
 // the history.
 //
-// The key is bound to the order (draftorder.DraftOrderStartOptions): a key
+// The key is bound to the order (draftorder.StartOptions): a key
 // whose run completed keeps that run (Attached, its result as Status); a
 // key whose run failed, was terminated or timed out starts a new run; a
 // key already used for another basket, address, currency, service or
 // incoterm is CONFLICT naming the key, and its run is left alone (the run
 // itself refuses the update that carries another order, as it does for
 // any client: docs/backend.md#other-languages).
-func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.DraftOrderInput) (DraftOrderHandle, error) {
+func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.Input) (DraftOrderHandle, error) {
 	var h DraftOrderHandle
 	in.ApplyDefaults(c.defaults)
 	in, err := in.Check()
 	if err != nil {
 		return h, err
 	}
-	opts, err := draftorder.DraftOrderStartOptions(c.taskQueue, in)
+	opts, err := draftorder.StartOptions(c.taskQueue, in)
 	if err != nil {
 		return h, errf(toolkit.InvalidArgument, "%v", err)
 	}
 	fp := opts.Memo[workflows.MemoInputFingerprint].(string)
 	h.WorkflowID = opts.ID
-	op := c.tc.NewWithStartWorkflowOperation(opts, draftorder.DraftOrderWorkflowName, in)
+	op := c.tc.NewWithStartWorkflowOperation(opts, draftorder.WorkflowName, in)
 	pctx, probe := withStartProbe(withTrace(ctx, in.Request.Trace))
 	uh, err := c.tc.UpdateWithStartWorkflow(pctx, sdkclient.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
@@ -101,8 +101,8 @@ func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.DraftOrderIn
 }
 
 // resultStatus is the status of a completed run known only by its result.
-func resultStatus(res draftorder.DraftOrderResult, in draftorder.DraftOrderInput) draftorder.DraftOrderStatus {
-	return draftorder.DraftOrderStatus{
+func resultStatus(res draftorder.Result, in draftorder.Input) draftorder.Status {
+	return draftorder.Status{
 		State: res.State, Destination: in.ShipTo.Country, Currency: in.Currency, Total: res.Total,
 		DraftOrder: res.DraftOrder, Evidence: res.Evidence, Result: &res,
 	}

@@ -17,8 +17,8 @@ import (
 
 // queryStatus answers the draft order's status query, nothing more: a run
 // that failed keeps answering its last state (see Status).
-func (c *Client) queryStatus(ctx context.Context, workflowID string) (draftorder.DraftOrderStatus, error) {
-	var st draftorder.DraftOrderStatus
+func (c *Client) queryStatus(ctx context.Context, workflowID string) (draftorder.Status, error) {
+	var st draftorder.Status
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return st, err
 	}

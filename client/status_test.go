@@ -41,11 +41,11 @@ func TestStatusOfARunThatEndedWithoutResult(t *testing.T) {
 	// past it, ends the run canceled with the check's INVALID_ARGUMENT.
 	bad := order(key("status-fail"), tshirt)
 	bad.Items = nil
-	opts, err := draftorder.DraftOrderStartOptions(c.TaskQueue(), bad)
+	opts, err := draftorder.StartOptions(c.TaskQueue(), bad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := c.Temporal().ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, bad)
+	run, err := c.Temporal().ExecuteWorkflow(ctx, opts, draftorder.WorkflowName, bad)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,8 +95,8 @@ func (c *Client) updateError(ctx context.Context, err error, id, what string) er
 // update), bounded by deadline (zero: as long as ctx). At the deadline it
 // returns TIMEOUT with the status as it is; for a run that closed, its
 // final status (and for a failed run the error saying why).
-func (c *Client) nextAction(ctx context.Context, id string, deadline time.Time, in draftorder.NextActionInput) (draftorder.DraftOrderStatus, error) {
-	var st draftorder.DraftOrderStatus
+func (c *Client) nextAction(ctx context.Context, id string, deadline time.Time, in draftorder.NextActionInput) (draftorder.Status, error) {
+	var st draftorder.Status
 	if err := checkDraftOrderID(id); err != nil {
 		return st, err
 	}
@@ -125,8 +125,8 @@ func (c *Client) nextAction(ctx context.Context, id string, deadline time.Time, 
 
 // closedResult is the result of a run that closed: a failed run's error
 // has its own code (e.g. INVALID_ARGUMENT).
-func (c *Client) closedResult(ctx context.Context, id string) (draftorder.DraftOrderResult, error) {
-	var res draftorder.DraftOrderResult
+func (c *Client) closedResult(ctx context.Context, id string) (draftorder.Result, error) {
+	var res draftorder.Result
 	err := c.wait(ctx, id, time.Time{}, &res)
 	return res, err
 }
@@ -134,7 +134,7 @@ func (c *Client) closedResult(ctx context.Context, id string) (draftorder.DraftO
 // endedError is the CONFLICT of a request to a run that already ended
 // otherwise; a run that ended on a refusal passes on its whole error
 // (details.result_error) and what to do about it.
-func endedError(id string, r draftorder.DraftOrderResult) error {
+func endedError(id string, r draftorder.Result) error {
 	e := errf(toolkit.Conflict, "%s already ended (%s): %s", id, r.State, r.Message).WithDetail("state", r.State)
 	if r.Error != nil {
 		e.WithDetail("result_error", r.Error).WithRecovery(r.Error.RecoverySuggestion, r.Error.NextSteps...)

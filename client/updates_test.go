@@ -20,7 +20,7 @@ import (
 
 // startForTotal starts in and requires the total to come back with the
 // start (Update-with-Start: no second call to learn it).
-func startForTotal(t *testing.T, ctx context.Context, c *client.Client, in draftorder.DraftOrderInput) client.DraftOrderHandle {
+func startForTotal(t *testing.T, ctx context.Context, c *client.Client, in draftorder.Input) client.DraftOrderHandle {
 	t.Helper()
 	h, err := c.StartDraftOrder(ctx, in)
 	if err != nil {

@@ -145,7 +145,7 @@ func TestAttackKeyReuseOverMCP(t *testing.T) {
 	}
 	requireKeyConflict(t, "MCP draft order, other basket", v.Error, "draft_order.start", dkey, "")
 
-	in := draftorder.DraftOrderInput{Request: toolkit.Request{UserID: s.actor.UserID(), IdempotencyKey: dkey,
+	in := draftorder.Input{Request: toolkit.Request{UserID: s.actor.UserID(), IdempotencyKey: dkey,
 		RequestID: "req-" + dkey, Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: s.actor.ID}},
 		Order: commerce.Order{Items: []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 5}}, Currency: "EUR", ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}},
 	}

@@ -243,7 +243,7 @@ func (g *Gateway) draftStart(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		return refused, nil
 	}
 	corr := correlationOf(ctx)
-	in := draftorder.DraftOrderInput{
+	in := draftorder.Input{
 		Request: toolkit.Request{
 			// The gateway names the run's request by the start's
 			// correlation id: every step has a correlation id of its own
@@ -336,7 +336,7 @@ func (g *Gateway) draftCancel(ctx context.Context, req *mcp.CallToolRequest) (*m
 }
 
 // view renders a status for the agent.
-func view(tool, id, key string, st draftorder.DraftOrderStatus) DraftOrderView {
+func view(tool, id, key string, st draftorder.Status) DraftOrderView {
 	v := DraftOrderView{
 		OK: true, Status: toolkit.StatusOK, Tool: tool, WorkflowID: id, State: st.State,
 		AwaitingStaff: st.Approvals.Pending != nil, Total: st.Total, DraftOrder: st.DraftOrder,
@@ -439,7 +439,7 @@ func draftResult(v DraftOrderView, corr string) *mcp.CallToolResult {
 // it, details, recovery_suggestion, next_steps and can_retry included), so
 // an agent gets what a tool-call refusal gives it. A result recorded
 // without one has its code and message only.
-func resultError(r draftorder.DraftOrderResult) *toolkit.Error {
+func resultError(r draftorder.Result) *toolkit.Error {
 	if r.Error != nil && r.Error.Code == r.Code {
 		return r.Error
 	}

@@ -108,7 +108,7 @@ func (a *app) report(cmd *cobra.Command, err error) int {
 // a tool's refusal carries its code and exits as `starter tool call` does
 // for the same refusal (exitFor: INVALID_ARGUMENT 2, OUT_OF_STOCK 1); an
 // end the workflow decided (rejected, expired, cancelled) is 1.
-func exitEnded(r draftorder.DraftOrderResult) int {
+func exitEnded(r draftorder.Result) int {
 	if r.Code.Valid() {
 		return exitForAnswer(r.Code)
 	}

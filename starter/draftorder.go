@@ -42,7 +42,7 @@ func (a *app) draftStartCmd() *cobra.Command {
 		Use:   "start -f ORDER.json",
 		Short: "Start a draft order from a JSON order (or attach to the one with the same key)",
 		Long: `Start a draft order from an order file (-f FILE, or -f - for stdin): the JSON of
-draftorder.DraftOrderInput, e.g.
+draftorder.Input, e.g.
 
   {"request": {"user_id": "u_123", "idempotency_key": "order-2f9c1e77", "currency": "EUR"},
    "items": [{"sku": "TEE-ORG-M-WHT", "quantity": 2}],
@@ -96,10 +96,10 @@ to confirm it.`,
 }
 
 // readOrder decodes the order file strictly.
-func (a *app) readOrder(file string) (draftorder.DraftOrderInput, error) {
+func (a *app) readOrder(file string) (draftorder.Input, error) {
 	body, err := a.readFile(file, "order file")
 	if err != nil {
-		return draftorder.DraftOrderInput{}, err
+		return draftorder.Input{}, err
 	}
 	return client.DecodeDraftOrderInput(bytes.NewReader(body))
 }
@@ -121,8 +121,8 @@ func (a *app) readFile(file, what string) ([]byte, error) {
 // startResult is start's (and sample's) --json output.
 type startResult struct {
 	client.Handle
-	Status *draftorder.DraftOrderStatus `json:"status,omitempty"`
-	UILink string                       `json:"ui_link"`
+	Status *draftorder.Status `json:"status,omitempty"`
+	UILink string             `json:"ui_link"`
 	// ConfirmCommand and TemporalCommand confirm the published total.
 	ConfirmCommand  string `json:"confirm_command,omitempty"`
 	TemporalCommand string `json:"temporal_command,omitempty"`
@@ -130,7 +130,7 @@ type startResult struct {
 
 // startAndShow starts in and, with wait > 0, waits for the total and
 // prints it with the commands that confirm it.
-func (a *app) startAndShow(in draftorder.DraftOrderInput, wait time.Duration) error {
+func (a *app) startAndShow(in draftorder.Input, wait time.Duration) error {
 	return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
 		h, err := c.StartDraftOrder(ctx, in)
 		if err != nil {

@@ -184,7 +184,7 @@ func TestSample(t *testing.T) {
 	if b, err := exec.CommandContext(ctx, "sh", "-c", line).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", line, err, b)
 	}
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	if err := s.Temporal.GetWorkflow(ctx, out.WorkflowID, out.RunID).Get(ctx, &res); err != nil || res.State != draftorder.StateDraftCreated {
 		t.Fatalf("after the printed temporal command: %+v, %v", res, err)
 	}

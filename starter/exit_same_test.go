@@ -14,15 +14,15 @@ import (
 // end the workflow decided itself is 1.
 func TestDraftOrderEndExitsLikeTheToolsRefusal(t *testing.T) {
 	for _, code := range toolkit.Codes() {
-		res := draftorder.DraftOrderResult{State: draftorder.StateRefused, Code: code, Message: "refused"}
+		res := draftorder.Result{State: draftorder.StateRefused, Code: code, Message: "refused"}
 		if got, want := exitEnded(res), exitForAnswer(code); got != want {
 			t.Errorf("%s: draft-order exits %d, tool call %d", code, got, want)
 		}
 	}
-	if got := exitEnded(draftorder.DraftOrderResult{State: draftorder.StateApprovalRejected}); got != exitRefused {
+	if got := exitEnded(draftorder.Result{State: draftorder.StateApprovalRejected}); got != exitRefused {
 		t.Errorf("a rejected approval exits %d", got)
 	}
-	if exitEnded(draftorder.DraftOrderResult{State: draftorder.StateRefused, Code: toolkit.InvalidArgument}) != exitCannot {
+	if exitEnded(draftorder.Result{State: draftorder.StateRefused, Code: toolkit.InvalidArgument}) != exitCannot {
 		t.Error("an INVALID_ARGUMENT refusal is not exit 2 as a refused tool call's is")
 	}
 	if exitForAnswer(toolkit.NotFound) != exitRefused || exitForAnswer(toolkit.OutOfStock) != exitRefused {

@@ -14,7 +14,7 @@ import (
 )
 
 // printStatus is the text form of a draft order's status query.
-func printStatus(w io.Writer, id string, st draftorder.DraftOrderStatus) {
+func printStatus(w io.Writer, id string, st draftorder.Status) {
 	fmt.Fprintf(w, "%s: %s (to %s, in %s)\n", id, st.State, st.Destination, st.Currency)
 	if t := st.Total; t != nil {
 		fmt.Fprintf(w, "  total        %s  (subtotal %s, shipping %s, duty %s, tax %s, %s)\n",
@@ -85,7 +85,7 @@ func printOrigins(w io.Writer, o draftorder.OriginsSummary) {
 }
 
 // printResult is the text form of a draft order's result.
-func printResult(w io.Writer, id string, r draftorder.DraftOrderResult) {
+func printResult(w io.Writer, id string, r draftorder.Result) {
 	fmt.Fprintf(w, "%s: %s\n", id, r.State)
 	if r.Total != nil {
 		fmt.Fprintf(w, "  total        %s\n", r.Total.GrandTotal.Display())
@@ -93,7 +93,7 @@ func printResult(w io.Writer, id string, r draftorder.DraftOrderResult) {
 	printResultLine(w, r)
 }
 
-func printResultLine(w io.Writer, r draftorder.DraftOrderResult) {
+func printResultLine(w io.Writer, r draftorder.Result) {
 	if d := r.DraftOrder; d != nil && d.DraftOrderID != "" {
 		fmt.Fprintf(w, "  draft order  %s (%s, expires %s)\n", d.DraftOrderID, d.Status, d.ExpiresAt.UTC().Format("2006-01-02 15:04:05Z"))
 	}
@@ -106,7 +106,7 @@ func printResultLine(w io.Writer, r draftorder.DraftOrderResult) {
 }
 
 // succeeded: the draft order was created (or, on a dry run, validated).
-func succeeded(r draftorder.DraftOrderResult) bool {
+func succeeded(r draftorder.Result) bool {
 	return r.State == draftorder.StateDraftCreated || r.State == draftorder.StateDryRunValidated
 }
 

@@ -15,7 +15,7 @@ import (
 // reference date) and what the tax leaves out.
 func TestStatusSaysWhatTheTotalAssumed(t *testing.T) {
 	usd := func(a int64) commerce.Money { return commerce.Money{Amount: a, Currency: "USD"} }
-	st := draftorder.DraftOrderStatus{State: draftorder.StateNeedsConfirm, Destination: "US", Currency: "USD",
+	st := draftorder.Status{State: draftorder.StateNeedsConfirm, Destination: "US", Currency: "USD",
 		Total: &commerce.Total{Currency: "USD", Subtotal: usd(13000), Shipping: usd(1790), Duty: usd(0), Tax: usd(0),
 			GrandTotal: usd(14790), Incoterm: "DDP",
 			FXRates:        &commerce.FXRates{Source: commerce.FXSourceFeed, Date: "2026-11-20", Base: "EUR"},
@@ -34,7 +34,7 @@ func TestStatusSaysWhatTheTotalAssumed(t *testing.T) {
 // next try.
 func TestStatusSaysWhatTheOrderWaitsFor(t *testing.T) {
 	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
-	st := draftorder.DraftOrderStatus{State: draftorder.StateQuoting, Destination: "DE", Currency: "EUR",
+	st := draftorder.Status{State: draftorder.StateQuoting, Destination: "DE", Currency: "EUR",
 		Waiting: &draftorder.WaitReason{Call: "pricing.get_realtime_quote", Code: toolkit.UpstreamError, UpstreamCode: "fx_rates_stale",
 			Message: "the latest exchange rates are of 2026-11-20, older than the 72h0m0s allowed", Since: at, Tries: 3, NextTryAt: at.Add(20 * time.Second)}}
 	var b bytes.Buffer

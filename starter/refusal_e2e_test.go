@@ -31,7 +31,7 @@ func TestRefusalThroughTheCLI(t *testing.T) {
 	}
 	wantCLIRefusal(t, "start --json", started.Status.Result)
 
-	var st draftorder.DraftOrderStatus
+	var st draftorder.Status
 	if r := jsonOut(t, &st, "draft-order", "status", started.WorkflowID); r.code != 0 {
 		t.Fatalf("status: exit %d: %s", r.code, r.stderr)
 	}
@@ -45,7 +45,7 @@ func TestRefusalThroughTheCLI(t *testing.T) {
 	}
 }
 
-func wantCLIRefusal(t *testing.T, what string, res *draftorder.DraftOrderResult) {
+func wantCLIRefusal(t *testing.T, what string, res *draftorder.Result) {
 	t.Helper()
 	if res == nil || res.State != draftorder.StateNotFound || res.Error == nil || res.Error.Code != toolkit.NotFound {
 		t.Fatalf("%s: result %+v", what, res)

@@ -16,7 +16,7 @@ import (
 // needs to know whether its call made the draft or found it made
 // (docs/backend.md#from-a-shell).
 type confirmOutput struct {
-	draftorder.DraftOrderResult
+	draftorder.Result
 	// CreatedByThisCall: this confirmation was the one taken; the draft
 	// order was created for it.
 	CreatedByThisCall bool `json:"created_by_this_call"`
@@ -27,7 +27,7 @@ type confirmOutput struct {
 
 // emitConfirmed prints the answer of a confirmation the workflow took.
 func (a *app) emitConfirmed(id string, ans draftorder.ConfirmAnswer) {
-	out := confirmOutput{DraftOrderResult: ans.Result, CreatedByThisCall: !ans.AlreadyDone, AlreadyDone: ans.AlreadyDone}
+	out := confirmOutput{Result: ans.Result, CreatedByThisCall: !ans.AlreadyDone, AlreadyDone: ans.AlreadyDone}
 	a.emit(out, func(w io.Writer) {
 		if ans.AlreadyDone {
 			fmt.Fprintln(w, "already confirmed: the draft order was created by an earlier confirmation of this quote_hash")

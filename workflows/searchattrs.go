@@ -23,7 +23,7 @@ var (
 const (
 	FlowDraftOrder = "draft_order"
 	// FlowOrderSettle: a written draft order's stock hold and payment
-	// (draftorder.DraftOrderSettle).
+	// (draftorder.Flow.Settle).
 	FlowOrderSettle = "order_settle"
 	FlowOnboarding  = "onboarding"
 	FlowToolCall    = "tool_call"

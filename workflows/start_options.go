@@ -22,7 +22,7 @@ import (
 //     SKU, address invalid, refused, unavailable, cancelled, expired)
 //     complete (docs/errors.md#draft-order-outcomes).
 //   - A draft order's key is bound to its order: the start carries the
-//     input's fingerprint (DraftOrderFingerprint) in the run's memo, and a
+//     input's fingerprint (draftorder.Fingerprint) in the run's memo, and a
 //     start that reaches an existing run with another fingerprint is
 //     CONFLICT naming the key, never the other order's answer (as Stripe
 //     treats a reused idempotency key with other parameters).

@@ -55,7 +55,7 @@ func TestStaffSignInAndDecideInTheBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st draftorder.DraftOrderStatus
+	var st draftorder.Status
 	testenv.WaitFor(t, time.Minute, "the order to wait for a compliance review", func() (bool, error) {
 		st, err = backend.Status(ctx, h.WorkflowID)
 		return err == nil && st.State == draftorder.StateAwaitingApproval && st.Approvals.Pending != nil, err

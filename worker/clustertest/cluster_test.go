@@ -247,7 +247,7 @@ func TestDraftOrderThroughTheCluster(t *testing.T) {
 	}
 	defer cl.Close()
 	key := "cluster-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	h, err := cl.StartDraftOrder(ctx, draftorder.DraftOrderInput{
+	h, err := cl.StartDraftOrder(ctx, draftorder.Input{
 		Request: toolkit.Request{UserID: "u_cluster", IdempotencyKey: key, Currency: "EUR",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_cluster"},
 			Client: toolkit.Client{App: "backend", Version: "clustertest"}},

@@ -191,8 +191,8 @@ func TestWebUIAPIWithoutSignInIs401(t *testing.T) {
 	}
 }
 
-func orderInput(key string) draftorder.DraftOrderInput {
-	return draftorder.DraftOrderInput{
+func orderInput(key string) draftorder.Input {
+	return draftorder.Input{
 		Request: toolkit.Request{UserID: "u_cluster", IdempotencyKey: key, Currency: "EUR",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_cluster"},
 			Client: toolkit.Client{App: "backend", Version: "clustertest"}},

@@ -599,7 +599,7 @@ func (s *stack) keyReuse(t *testing.T) (row, bool) {
 	ctx := scenarioCtx(t, 3*time.Minute)
 	key := keys("reuse", 1)[0]
 	id := draftID(key)
-	opts, _ := draftorder.DraftOrderStartOptions(taskQueue, order(key))
+	opts, _ := draftorder.StartOptions(taskQueue, order(key))
 	strict := opts.WorkflowIDReusePolicy == enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
 	first, err := s.client.StartDraftOrder(ctx, order(key))
 	if err != nil {

@@ -23,8 +23,8 @@ import (
 const userID = "u_faults"
 
 // order is a draft order of two T-shirts to Berlin under key.
-func order(key string) draftorder.DraftOrderInput {
-	return draftorder.DraftOrderInput{
+func order(key string) draftorder.Input {
+	return draftorder.Input{
 		Request: toolkit.Request{UserID: userID, IdempotencyKey: key, Currency: "EUR",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: userID},
 			Client: toolkit.Client{App: "backend", Version: "faults"}},
@@ -51,7 +51,7 @@ func draftID(key string) string {
 // outcome is how one order ended for the backend that drove it.
 type outcome struct {
 	key string
-	res *draftorder.DraftOrderResult
+	res *draftorder.Result
 	err error
 	// at is when the backend saw the order end.
 	at time.Time
@@ -66,7 +66,7 @@ func (s *stack) drive(ctx context.Context, key string, afterConfirm func()) outc
 }
 
 // driveOrder is drive for an order of the caller's.
-func (s *stack) driveOrder(ctx context.Context, in draftorder.DraftOrderInput, afterConfirm func()) outcome {
+func (s *stack) driveOrder(ctx context.Context, in draftorder.Input, afterConfirm func()) outcome {
 	key := in.Request.IdempotencyKey
 	id := draftID(key)
 	for {
@@ -202,7 +202,7 @@ func (s *stack) measure(ctx context.Context, name string, outs []outcome, note s
 
 // check verifies one run's evidence chain and the snapshots its result
 // names (gaps), and audits it (findings).
-func (s *stack) check(ctx context.Context, id string, res *draftorder.DraftOrderResult) (gaps, findings int, problems []string) {
+func (s *stack) check(ctx context.Context, id string, res *draftorder.Result) (gaps, findings int, problems []string) {
 	v, err := s.deps.Evidence.Verify(ctx, id)
 	if err != nil {
 		return 1, 0, []string{id + ": verify: " + err.Error()}

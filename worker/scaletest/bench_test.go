@@ -138,7 +138,7 @@ func TestBenchAgainstFloor(t *testing.T) {
 	// The cart: 1 line and 50 lines, alternating, one at a time.
 	fifty := fiftyLineCart(ctx, t, b.pool)
 	for i := 0; i < cfg.cart; i++ {
-		for _, mk := range []func(int) draftorder.DraftOrderInput{oneLine, func(int) draftorder.DraftOrderInput {
+		for _, mk := range []func(int) draftorder.Input{oneLine, func(int) draftorder.Input {
 			in := fifty
 			in.Request.IdempotencyKey = "bench50-" + randomHex(6)
 			in.Request.RequestID = "req-" + in.Request.IdempotencyKey
@@ -215,7 +215,7 @@ func startBenchStackBinary(ctx context.Context, t *testing.T, bin string, extraE
 	return &benchStack{worker: w, env: env, tq: base.tq, cl: base.client(ctx, t), pool: base.pool, stripe: base.fake}
 }
 
-func oneLine(int) draftorder.DraftOrderInput { return orderInput("bench-" + randomHex(8)) }
+func oneLine(int) draftorder.Input { return orderInput("bench-" + randomHex(8)) }
 
 // drafts is one measured batch of draft orders.
 type drafts struct {
@@ -237,7 +237,7 @@ func (d drafts) perSecond() float64 { return float64(d.n) / d.wall.Seconds() }
 // (which answers with the result once the draft order exists). toTotal is
 // start → total published (what the user waits for before seeing a
 // price), complete is start → draft order created.
-func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) draftorder.DraftOrderInput) (drafts, error) {
+func runDrafts(ctx context.Context, cl *client.Client, n, c int, mk func(int) draftorder.Input) (drafts, error) {
 	d := drafts{n: n, toTotal: make([]time.Duration, n), complete: make([]time.Duration, n), ids: make([]string, n)}
 	wall, err := inFlight(n, c, func(i int) (err error) {
 		d.ids[i], d.toTotal[i], d.complete[i], err = timedOrder(ctx, cl, mk(i))
@@ -281,7 +281,7 @@ func inFlight(n, c int, one func(i int) error) (time.Duration, error) {
 }
 
 // timedOrder is one user's draft order, timed.
-func timedOrder(ctx context.Context, cl *client.Client, in draftorder.DraftOrderInput) (string, time.Duration, time.Duration, error) {
+func timedOrder(ctx context.Context, cl *client.Client, in draftorder.Input) (string, time.Duration, time.Duration, error) {
 	began := time.Now()
 	h, err := cl.StartDraftOrder(ctx, in)
 	if err != nil {

@@ -151,7 +151,7 @@ func TestHistorySizes(t *testing.T) {
 // sample catalog has 48 products, some of which compliance holds up, so
 // the test's own database gets 50 T-shirt variants (one line per SKU is
 // the rule).
-func fiftyLineCart(ctx context.Context, t *testing.T, pool *pgxpool.Pool) draftorder.DraftOrderInput {
+func fiftyLineCart(ctx context.Context, t *testing.T, pool *pgxpool.Pool) draftorder.Input {
 	t.Helper()
 	if _, err := pool.Exec(ctx, `
 		INSERT INTO catalog_products SELECT (jsonb_populate_record(NULL::catalog_products,

@@ -482,7 +482,7 @@ func driveOrder(ctx context.Context, cl *client.Client, key string) (string, err
 }
 
 // driveOrderInput is driveOrder for any order.
-func driveOrderInput(ctx context.Context, cl *client.Client, in draftorder.DraftOrderInput) (string, error) {
+func driveOrderInput(ctx context.Context, cl *client.Client, in draftorder.Input) (string, error) {
 	deadline := time.Now().Add(orderDeadline)
 	key := in.Request.IdempotencyKey
 	var h client.DraftOrderHandle
@@ -506,7 +506,7 @@ func driveOrderInput(ctx context.Context, cl *client.Client, in draftorder.Draft
 	if err := retry(deadline, func() error { return cl.Confirm(ctx, h.WorkflowID, st.Confirmation.QuoteHash) }); err != nil {
 		return h.WorkflowID, fmt.Errorf("confirm %s: %w", h.WorkflowID, err)
 	}
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	if err := retry(deadline, func() (err error) {
 		res, err = cl.WaitResult(ctx, h.WorkflowID, time.Now().Add(testenv.Deadline(30*time.Second)))
 		return err
@@ -520,8 +520,8 @@ func driveOrderInput(ctx context.Context, cl *client.Client, in draftorder.Draft
 }
 
 // orderInput is two T-shirts to Berlin: no approval on the way.
-func orderInput(key string) draftorder.DraftOrderInput {
-	return draftorder.DraftOrderInput{
+func orderInput(key string) draftorder.Input {
+	return draftorder.Input{
 		Request: toolkit.Request{
 			RequestID: "req-" + key, UserID: "u_scale", IdempotencyKey: key, Currency: "EUR",
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_scale"}, Client: toolkit.Client{App: "backend", Version: "scaletest"},

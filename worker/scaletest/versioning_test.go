@@ -23,11 +23,11 @@ import (
 // draftOrderB is build B's DraftOrder: the same workflow with a timer
 // first, a change that breaks every history build A wrote (replaying one
 // meets a timer where the history has an activity).
-func draftOrderB(ctx workflow.Context, in draftorder.DraftOrderInput) (draftorder.DraftOrderResult, error) {
+func draftOrderB(ctx workflow.Context, in draftorder.Input) (draftorder.Result, error) {
 	if err := workflow.Sleep(ctx, time.Millisecond); err != nil {
-		return draftorder.DraftOrderResult{}, err
+		return draftorder.Result{}, err
 	}
-	draftOrder := registry.Registry(wiring.ToolSpecs())[draftorder.DraftOrderWorkflowName].(func(workflow.Context, draftorder.DraftOrderInput) (draftorder.DraftOrderResult, error))
+	draftOrder := registry.Registry(wiring.ToolSpecs())[draftorder.WorkflowName].(func(workflow.Context, draftorder.Input) (draftorder.Result, error))
 	return draftOrder(ctx, in)
 }
 
@@ -92,7 +92,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 	// Build B beside it, current from now on.
 	startBuild("B", func(r worker.Registry) {
 		for name, fn := range registry.Registry(ws.Deps.Registry.Specs()) {
-			if name == draftorder.DraftOrderWorkflowName {
+			if name == draftorder.WorkflowName {
 				fn = draftOrderB
 			}
 			r.RegisterWorkflowWithOptions(fn, workflow.RegisterOptions{Name: name})
@@ -135,7 +135,7 @@ func TestDeployBesideRunningBuild(t *testing.T) {
 
 	// Replaying an A history with B's code: what CI's replay tests catch.
 	changed := registry.Registry(ws.Deps.Registry.Specs())
-	changed[draftorder.DraftOrderWorkflowName] = draftOrderB
+	changed[draftorder.WorkflowName] = draftOrderB
 	rep, err := audit.Audit(ctx, audit.Deps{Temporal: ws.Temporal, Evidence: ws.Store, Workflows: changed}, audit.ByID(old[0], ""))
 	if err != nil {
 		t.Fatal(err)

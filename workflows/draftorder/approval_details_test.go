@@ -116,7 +116,7 @@ func TestApprovalFactsAndPayloads(t *testing.T) {
 	uncertainWithSource(f)
 	f.in.Items = []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 3}, {SKU: "SKU-CABLE", Quantity: 2}}
 	var details string
-	var st DraftOrderStatus
+	var st Status
 	f.At(time.Minute, func() {
 		details, st = f.details(), f.status()
 		f.approval("reject", "bob.compliance", "no UN38.3 summary")

@@ -22,7 +22,7 @@ func TestUnsealedDecisionsAreRefused(t *testing.T) {
 	f := newFixture(t)
 	uncertain(f)
 	var typed, bare, wrongRole string
-	var mid DraftOrderStatus
+	var mid Status
 	var sealID string
 	f.At(time.Minute, func() { f.unsealedApproval("approve", "carol.admin", "") })
 	f.At(2*time.Minute, func() {

@@ -23,9 +23,9 @@ import (
 // schemas/workflows/ differs from what the types give
 // (CARTWRIGHT_WRITE_SCHEMAS=1 rewrites them).
 var contractSchemas = map[string]reflect.Type{
-	"draft_order.input.json":                  reflect.TypeFor[DraftOrderInput](),
-	"draft_order.result.json":                 reflect.TypeFor[DraftOrderResult](),
-	"draft_order.status.json":                 reflect.TypeFor[DraftOrderStatus](),
+	"draft_order.input.json":                  reflect.TypeFor[Input](),
+	"draft_order.result.json":                 reflect.TypeFor[Result](),
+	"draft_order.status.json":                 reflect.TypeFor[Status](),
 	"draft_order.next_action.input.json":      reflect.TypeFor[NextActionInput](),
 	"draft_order.confirm_total.input.json":    reflect.TypeFor[ConfirmInput](),
 	"draft_order.confirm_total.result.json":   reflect.TypeFor[ConfirmAnswer](),
@@ -47,7 +47,7 @@ func contractSchema(t *testing.T, name string, typ reflect.Type) []byte {
 	}
 	if strings.Contains(name, ".input.") {
 		// What an input must carry is the workflow's check
-		// (DraftOrderInput.Check, docs/other-languages.md#the-input), not
+		// (Input.Check, docs/other-languages.md#the-input), not
 		// Go's omitempty: an empty actor, say, is filled in, not refused.
 		dropRequired(s)
 	}

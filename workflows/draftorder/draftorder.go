@@ -14,7 +14,7 @@ import (
 
 // Names of the draft order's workflow type and signals.
 const (
-	DraftOrderWorkflowName = "DraftOrder"
+	WorkflowName = "DraftOrder"
 
 	SignalConfirm = "confirm"
 	SignalCancel  = "cancel"
@@ -30,7 +30,7 @@ const (
 	DefaultShippingService    = commerce.ServiceStandard
 )
 
-// Draft order states (CartwrightState and DraftOrderStatus.State).
+// Draft order states (CartwrightState and Status.State).
 const (
 	StateQuoting          = "QUOTING"
 	StateAwaitingApproval = "AWAITING_APPROVAL"
@@ -53,9 +53,9 @@ const (
 	StateExpired           = "EXPIRED"
 )
 
-// DraftOrderInput starts a draft order. The workflow id must be
+// Input starts a draft order. The workflow id must be
 // DraftOrderID(Request.UserID, Request.IdempotencyKey).
-type DraftOrderInput struct {
+type Input struct {
 	// Request is the caller's envelope (docs/envelope.md#request-envelope):
 	// user_id, actor, idempotency_key (required: it names the workflow and
 	// scopes the draft order's write), locale, currency, dry_run, trace … Every
@@ -97,7 +97,7 @@ type StartDefaults struct {
 
 // ApplyDefaults fills the windows and threshold the caller left empty
 // (zero) from d. Negative values stay, for Check to refuse.
-func (in *DraftOrderInput) ApplyDefaults(d StartDefaults) {
+func (in *Input) ApplyDefaults(d StartDefaults) {
 	if in.ConfirmWindow == 0 {
 		in.ConfirmWindow = d.ConfirmWindow
 	}
@@ -112,12 +112,12 @@ func (in *DraftOrderInput) ApplyDefaults(d StartDefaults) {
 	}
 }
 
-// DraftOrderResult is how a draft order ended. Business outcomes (blocked,
+// Result is how a draft order ended. Business outcomes (blocked,
 // out of stock, an unknown SKU, cancelled, expired …) are results, not
 // workflow failures (draftorder_refusal.go); an input its start check
 // refuses ends the run canceled (draftorder_startrefusal.go). An outage that outlives the order's window
 // is the result UNAVAILABLE (draftorder_outlive.go).
-type DraftOrderResult struct {
+type Result struct {
 	// State is a final state: DRAFT_CREATED or why not.
 	State string `json:"state"`
 	// Code is the closed-set error code of a state that is not
@@ -179,8 +179,8 @@ type ComplianceSummary struct {
 	NeedsApproval bool `json:"needs_approval"`
 }
 
-// DraftOrderStatus answers the status query.
-type DraftOrderStatus struct {
+// Status answers the status query.
+type Status struct {
 	State string `json:"state"`
 	// Destination is the country only: the address is PII.
 	Destination  string               `json:"destination"`
@@ -196,7 +196,7 @@ type DraftOrderStatus struct {
 	DraftOrder *commerce.DraftOrder    `json:"draft_order,omitempty"`
 	Requotes   int                     `json:"requotes"`
 	Evidence   []workflows.EvidenceRef `json:"evidence"`
-	Result     *DraftOrderResult       `json:"result,omitempty"`
+	Result     *Result                 `json:"result,omitempty"`
 	// Waiting is the outage the order waits out now, and why: the call,
 	// its error, the next try (nil when it waits on none).
 	Waiting *WaitReason `json:"waiting,omitempty"`
@@ -206,15 +206,15 @@ type DraftOrderStatus struct {
 // calls (its activity options come from the specs).
 type Flow struct{ Specs flow.ToolSpecs }
 
-// DraftOrder (registered as DraftOrderWorkflowName) prices a basket (pricing, shipping and compliance in parallel,
+// Run (registered as WorkflowName) prices a basket (pricing, shipping and compliance in parallel,
 // then duties and taxes, then the total), asks support staff when compliance
 // is uncertain, waits for the user to confirm the exact total (re-quoting a
 // stale quote) and creates the draft order exactly once for the user's
 // idempotency key (docs/envelope.md#idempotency).
-func (b Flow) DraftOrder(ctx workflow.Context, in DraftOrderInput) (DraftOrderResult, error) {
+func (b Flow) Run(ctx workflow.Context, in Input) (Result, error) {
 	d := &draftOrder{specs: b.Specs}
 	if err := d.setup(ctx, in); err != nil {
-		return DraftOrderResult{}, err
+		return Result{}, err
 	}
 	res, err := d.run(ctx)
 	// Update handlers still waiting (for the end, or for their turn)

@@ -102,7 +102,7 @@ func (d *draftOrder) refuseQueuedConfirms(ctx workflow.Context) {
 }
 
 // expiredResult ends a draft order nobody confirmed in time.
-func (d *draftOrder) expiredResult() *DraftOrderResult {
+func (d *draftOrder) expiredResult() *Result {
 	return d.end(StateExpired, toolkit.NeedsUserConfirmation,
 		"the user did not confirm the total within "+d.in.ConfirmWindow.String())
 }
@@ -133,7 +133,7 @@ func (d *draftOrder) confirmDetails() string {
 
 // create writes the draft order with the user's idempotency key: a retry,
 // a replay or a second start of the same workflow id yields the same row.
-func (d *draftOrder) create(ctx workflow.Context, hash string) (*DraftOrderResult, error) {
+func (d *draftOrder) create(ctx workflow.Context, hash string) (*Result, error) {
 	d.pastCancel = true
 	// The write runs inside this workflow task (local-first) and CREATING
 	// lasts milliseconds, like PRICING (enterPricing): the search attribute

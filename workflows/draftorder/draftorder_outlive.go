@@ -33,7 +33,7 @@ func (d *draftOrder) showStateWhileWaiting(ctx workflow.Context) {
 
 // unavailable is the result of a call whose dependency stayed down for the
 // whole window, or nil when err is not such a failure.
-func (d *draftOrder) unavailable(err error) *DraftOrderResult {
+func (d *draftOrder) unavailable(err error) *Result {
 	if !flow.Infrastructure(err) {
 		return nil
 	}

@@ -20,7 +20,7 @@ var quoteTools = []string{commerce.ToolChooseOrigins, commerce.ToolGetQuote, com
 // and, when no person must decide first, the total) and keeps what it
 // answered. expected is the price hash the user saw, on a re-quote. It
 // ends the order on a refusal (out of stock, blocked, an unknown SKU …).
-func (d *draftOrder) quote(ctx workflow.Context, expected string) (*DraftOrderResult, error) {
+func (d *draftOrder) quote(ctx workflow.Context, expected string) (*Result, error) {
 	d.round++
 	d.total = nil
 	in := activities.QuoteInput{Order: d.in.Order, ApprovalConfidence: d.in.ApprovalConfidence, Requests: map[string]toolkit.Request{},
@@ -44,7 +44,7 @@ func (d *draftOrder) quote(ctx workflow.Context, expected string) (*DraftOrderRe
 
 // price derives the total of a quote support staff cleared
 // (activities.Tools.Price), sealed with the approval.
-func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
+func (d *draftOrder) price(ctx workflow.Context) (*Result, error) {
 	refs := d.refs
 	refs.ApprovalSnapshotID = d.cleared.ApprovalSnapshotID
 	in := activities.PriceInput{Refs: refs, Request: d.request(ctx, d.step(activities.StepTotal))}
@@ -62,7 +62,7 @@ func (d *draftOrder) price(ctx workflow.Context) (*DraftOrderResult, error) {
 // records their evidence and keeps what the order goes on with; the first
 // refusal ends the order (a re-quote's PRICE_CHANGED is answered by the
 // next call, which priced again).
-func (d *draftOrder) keep(calls []activities.StepCall) (*DraftOrderResult, error) {
+func (d *draftOrder) keep(calls []activities.StepCall) (*Result, error) {
 	for i, c := range calls {
 		env := c.Envelope
 		var err error

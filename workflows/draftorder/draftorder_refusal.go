@@ -43,7 +43,7 @@ var refusalStates = map[toolkit.Code]string{
 // The result's error is the tool's error object as the tool answered it
 // (details, recovery_suggestion, next_steps, can_retry), the same object
 // the refusal's evidence snapshot holds.
-func (d *draftOrder) refused(err error) *DraftOrderResult {
+func (d *draftOrder) refused(err error) *Result {
 	if err == nil || temporal.IsCanceledError(err) || flow.Infrastructure(err) {
 		return nil
 	}
@@ -52,7 +52,7 @@ func (d *draftOrder) refused(err error) *DraftOrderResult {
 	if !ok {
 		state = StateRefused
 	}
-	return &DraftOrderResult{State: state, Code: te.Code, Message: te.Message, Error: te}
+	return &Result{State: state, Code: te.Code, Message: te.Message, Error: te}
 }
 
 // recovery is what a caller can do about an outcome the workflow decided
@@ -94,7 +94,7 @@ func outcomeError(state string, code toolkit.Code, msg string) *toolkit.Error {
 }
 
 // withDetail adds one diagnostic to a result's error object.
-func (r *DraftOrderResult) withDetail(key string, value any) *DraftOrderResult {
+func (r *Result) withDetail(key string, value any) *Result {
 	if r.Error != nil {
 		r.Error.WithDetail(key, value)
 	}

@@ -18,7 +18,7 @@ func TestUnknownSKUCompletesNotFoundWithTheWholeError(t *testing.T) {
 		WithRecovery("remove the unknown items or search the catalog for a replacement", "pricing.get_realtime_quote")
 	res := f.run()
 	ended := f.status()
-	for _, r := range []*DraftOrderResult{&res, ended.Result} {
+	for _, r := range []*Result{&res, ended.Result} {
 		if r == nil || r.State != StateNotFound || r.Code != toolkit.NotFound || r.Error == nil {
 			t.Fatalf("result = %+v", r)
 		}
@@ -110,7 +110,7 @@ func TestWorkflowOutcomesCarryRecovery(t *testing.T) {
 	})
 }
 
-func checkOutcomeError(t *testing.T, res DraftOrderResult, state string, code toolkit.Code) {
+func checkOutcomeError(t *testing.T, res Result, state string, code toolkit.Code) {
 	t.Helper()
 	e := res.Error
 	if res.State != state || res.Code != code || e == nil || e.Code != code || e.Message != res.Message ||

@@ -12,7 +12,7 @@ import (
 
 // run is the draft order's main line: quote, approval if needed, total,
 // confirmation, creation. Every step that can end the flow returns a result.
-func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
+func (d *draftOrder) run(ctx workflow.Context) (Result, error) {
 	// Onboarding gates selling: a merchant that cannot take charges is
 	// refused before anything is quoted (merchant_gate.go).
 	if end, err := d.gateMerchant(ctx); end != nil || err != nil {
@@ -33,7 +33,7 @@ func (d *draftOrder) run(ctx workflow.Context) (DraftOrderResult, error) {
 // totalled brings the current quote to its total: support staff clear a
 // verdict that needs a person, then the total is derived — after a fresh
 // quote when the approval outlived the prices.
-func (d *draftOrder) totalled(ctx workflow.Context) (*DraftOrderResult, error) {
+func (d *draftOrder) totalled(ctx workflow.Context) (*Result, error) {
 	for d.total == nil {
 		if d.cleared == nil || d.cleared.SnapshotID != d.refs.ComplianceSnapshotID {
 			if end, err := d.approve(ctx); end != nil || err != nil {
@@ -45,7 +45,7 @@ func (d *draftOrder) totalled(ctx workflow.Context) (*DraftOrderResult, error) {
 		// keeps the previous state until the total is published (an
 		// upsert is a history event).
 		d.state = StatePricing
-		var end *DraftOrderResult
+		var end *Result
 		var err error
 		if d.quoteExpired(ctx) {
 			// The approval took longer than the quote lives: the user must
@@ -63,9 +63,9 @@ func (d *draftOrder) totalled(ctx workflow.Context) (*DraftOrderResult, error) {
 }
 
 // stop returns a final result, or fails the workflow with err.
-func (d *draftOrder) stop(ctx workflow.Context, end *DraftOrderResult, err error) (DraftOrderResult, error) {
+func (d *draftOrder) stop(ctx workflow.Context, end *Result, err error) (Result, error) {
 	if err != nil {
-		return DraftOrderResult{}, err
+		return Result{}, err
 	}
 	return d.finish(ctx, end)
 }
@@ -82,7 +82,7 @@ func (d *draftOrder) quoteExpired(ctx workflow.Context) bool {
 }
 
 // approve asks support staff to clear an uncertain compliance answer.
-func (d *draftOrder) approve(ctx workflow.Context) (*DraftOrderResult, error) {
+func (d *draftOrder) approve(ctx workflow.Context) (*Result, error) {
 	if err := d.setState(ctx, StateAwaitingApproval); err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (d *draftOrder) approve(ctx workflow.Context) (*DraftOrderResult, error) {
 // and creates the draft order. A confirmation of an expired quote
 // re-quotes: same prices go ahead, changed prices are published again as
 // PRICE_CHANGED and need a new confirmation.
-func (d *draftOrder) confirmAndCreate(ctx workflow.Context) (DraftOrderResult, error) {
+func (d *draftOrder) confirmAndCreate(ctx workflow.Context) (Result, error) {
 	previous := ""
 	for {
 		hash, end, err := d.awaitConfirmation(ctx, previous)
@@ -164,7 +164,7 @@ func (d *draftOrder) confirmAndCreate(ctx workflow.Context) (DraftOrderResult, e
 		// The written draft's stock hold and payment run on their own
 		// (settle_start.go).
 		if err := d.startSettle(ctx); err != nil {
-			return DraftOrderResult{}, err
+			return Result{}, err
 		}
 		return d.finish(ctx, res)
 	}
@@ -172,7 +172,7 @@ func (d *draftOrder) confirmAndCreate(ctx workflow.Context) (DraftOrderResult, e
 
 // freshen re-quotes when needed and reports whether the confirmed total
 // changed.
-func (d *draftOrder) freshen(ctx workflow.Context, confirmed string, needed bool) (bool, *DraftOrderResult, error) {
+func (d *draftOrder) freshen(ctx workflow.Context, confirmed string, needed bool) (bool, *Result, error) {
 	if !needed {
 		return false, nil, nil
 	}
@@ -194,7 +194,7 @@ func (d *draftOrder) freshen(ctx workflow.Context, confirmed string, needed bool
 // awaitConfirmation publishes the total and waits for a confirm carrying its
 // quote_hash, a cancel, or the end of the window. previous is the hash the
 // user confirmed before the price changed ("" the first time).
-func (d *draftOrder) awaitConfirmation(ctx workflow.Context, previous string) (string, *DraftOrderResult, error) {
+func (d *draftOrder) awaitConfirmation(ctx workflow.Context, previous string) (string, *Result, error) {
 	state := StateNeedsConfirm
 	if previous != "" {
 		state = StatePriceChanged

@@ -20,15 +20,15 @@ import (
 // (showStateWhileWaiting), an end (docs/performance.md#search-attributes).
 const startState = StateNeedsConfirm
 
-// DraftOrderStartOptions are the options every caller starts a draft order
-// with; in must be the checked input (DraftOrderInput.Check), so defaults
+// StartOptions are the options every caller starts a draft order
+// with; in must be the checked input (Input.Check), so defaults
 // are part of its fingerprint.
-func DraftOrderStartOptions(taskQueue string, in DraftOrderInput) (client.StartWorkflowOptions, error) {
+func StartOptions(taskQueue string, in Input) (client.StartWorkflowOptions, error) {
 	id, err := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
-	fp, err := DraftOrderFingerprint(in)
+	fp, err := Fingerprint(in)
 	if err != nil {
 		return client.StartWorkflowOptions{}, err
 	}
@@ -47,11 +47,11 @@ type fingerprintDoc struct {
 	DryRun bool `json:"dry_run"`
 }
 
-// DraftOrderFingerprint is "sha256:" and the hex SHA-256 of the canonical
+// Fingerprint is "sha256:" and the hex SHA-256 of the canonical
 // JSON (RFC 8785) of the order's identity (fingerprintDoc), items in SKU
 // order. It holds no PII in clear; it is kept in the run's memo
 // (MemoInputFingerprint) and compared when a start reaches an existing run.
-func DraftOrderFingerprint(in DraftOrderInput) (string, error) {
+func Fingerprint(in Input) (string, error) {
 	doc := fingerprintDoc{UserID: in.Request.UserID, Order: in.Order, DryRun: in.Request.DryRun}
 	doc.Items = append([]commerce.LineItem(nil), in.Items...)
 	doc.Currency = strings.ToUpper(in.Currency)

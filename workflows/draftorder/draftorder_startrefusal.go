@@ -16,7 +16,7 @@ import (
 // naming the field, and the run ends canceled, with that error as its
 // details: nothing is left failed, and the key stays free for the
 // corrected order (a canceled run does not hold it, as a failed one does
-// not; draftorder.DraftOrderStartOptions).
+// not; draftorder.StartOptions).
 //
 // Update handlers are declared before the run yields, so an update that
 // came with the start finds them; one yield lets such an update run its
@@ -29,8 +29,8 @@ func refuseStart(ctx workflow.Context, refusal error) error {
 		switch name {
 		case UpdateNextAction:
 			err = workflow.SetUpdateHandlerWithOptions(ctx, name,
-				func(ctx workflow.Context, _ NextActionInput) (DraftOrderStatus, error) {
-					return DraftOrderStatus{}, refused(ctx)
+				func(ctx workflow.Context, _ NextActionInput) (Status, error) {
+					return Status{}, refused(ctx)
 				},
 				workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, _ NextActionInput) error { return refused(ctx) }})
 		case UpdateConfirm:

@@ -31,7 +31,7 @@ type CancelSignal struct {
 // receivers) only read it or append to the inboxes; the main coroutine
 // makes every decision, in the order signals arrived.
 type draftOrder struct {
-	in        DraftOrderInput
+	in        Input
 	specs     flow.ToolSpecs
 	state     string
 	log       workflows.SignalLog
@@ -76,12 +76,12 @@ type draftOrder struct {
 	// creates counts the create calls of the run (see create).
 	creates  int
 	evidence []workflows.EvidenceRef
-	result   *DraftOrderResult
+	result   *Result
 }
 
 // setup checks the input, then declares the query and the signals (with
 // the descriptions the Web UI's signal form lists) before any activity runs.
-func (d *draftOrder) setup(ctx workflow.Context, in DraftOrderInput) error {
+func (d *draftOrder) setup(ctx workflow.Context, in Input) error {
 	in, err := startCheck(ctx, in)
 	if err != nil {
 		return err
@@ -151,8 +151,8 @@ func (d *draftOrder) refuseConfirm(ctx workflow.Context, raw converter.RawValue)
 }
 
 // status answers the status query from a copy of the state.
-func (d *draftOrder) status() (DraftOrderStatus, error) {
-	s := DraftOrderStatus{
+func (d *draftOrder) status() (Status, error) {
+	s := Status{
 		State: d.state, Destination: d.in.ShipTo.Country, Currency: d.in.Currency,
 		Approvals: d.approvals.Status(), Rejected: d.log.Snapshot(), Compliance: d.compliance,
 		Total: d.total, DraftOrder: d.draft, Requotes: d.requotes, Origins: d.originsSummary(),
@@ -207,12 +207,12 @@ func (d *draftOrder) request(ctx workflow.Context, step string) toolkit.Request 
 
 // end builds a final result; a state with a code carries its error object
 // (outcomeError).
-func (d *draftOrder) end(state string, code toolkit.Code, msg string) *DraftOrderResult {
-	return &DraftOrderResult{State: state, Code: code, Message: msg, Error: outcomeError(state, code, msg)}
+func (d *draftOrder) end(state string, code toolkit.Code, msg string) *Result {
+	return &Result{State: state, Code: code, Message: msg, Error: outcomeError(state, code, msg)}
 }
 
 // finish records the result, publishes the final state and returns it.
-func (d *draftOrder) finish(ctx workflow.Context, res *DraftOrderResult) (DraftOrderResult, error) {
+func (d *draftOrder) finish(ctx workflow.Context, res *Result) (Result, error) {
 	res.Total, res.DraftOrder, res.Approval = d.total, d.draft, d.approval
 	res.Origins = d.originsSummary()
 	res.Evidence = append([]workflows.EvidenceRef{}, d.evidence...)
@@ -233,7 +233,7 @@ func (d *draftOrder) finish(ctx workflow.Context, res *DraftOrderResult) (DraftO
 }
 
 // cancelledResult is the result of a cancel honoured before creation.
-func (d *draftOrder) cancelledResult() *DraftOrderResult {
+func (d *draftOrder) cancelledResult() *Result {
 	return d.end(StateCancelled, "", "cancelled by the user before the draft order was created")
 }
 
@@ -241,7 +241,7 @@ func (d *draftOrder) cancelledResult() *DraftOrderResult {
 // (the order cannot proceed as asked, draftorder_refusal.go) or an outage
 // that outlived the order's window (outlive.go). Only what is neither — a
 // cancelled run — fails the workflow.
-func (d *draftOrder) outcome(err error) (*DraftOrderResult, error) {
+func (d *draftOrder) outcome(err error) (*Result, error) {
 	if end := d.refused(err); end != nil {
 		return end, nil
 	}

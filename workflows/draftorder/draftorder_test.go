@@ -19,7 +19,7 @@ func TestHappyPath(t *testing.T) {
 }
 
 func happyPath(t *testing.T, f *fixture) {
-	var published DraftOrderStatus
+	var published Status
 	f.At(time.Minute, func() {
 		published = f.status()
 		f.confirmPublished()
@@ -101,7 +101,7 @@ func TestQuoteExpiredThenRequotedSamePrice(t *testing.T) {
 func TestPriceChangedThenReconfirmed(t *testing.T) {
 	f := newFixture(t)
 	f.newPrice, f.priceAfter = 2700, flowtest.T0.Add(16*time.Minute)
-	var first, changed DraftOrderStatus
+	var first, changed Status
 	f.At(20*time.Minute, func() {
 		first = f.status()
 		f.confirmPublished()
@@ -165,7 +165,7 @@ func TestUncertainThenApproved(t *testing.T) {
 
 func uncertainThenApproved(t *testing.T, f *fixture) {
 	uncertain(f)
-	var waiting DraftOrderStatus
+	var waiting Status
 	f.At(time.Hour, func() {
 		waiting = f.status()
 		f.approval("approve", "bob.compliance", "battery inside equipment, PI 967")
@@ -234,7 +234,7 @@ func TestUnknownAndInactiveApproverKeepWaiting(t *testing.T) {
 	f.At(2*time.Minute, func() { f.approval("approve", "dave.former", "") })
 	// Signed in, but support may not decide a compliance review.
 	f.At(150*time.Second, func() { f.approval("approve", "alice.support", "") })
-	var mid DraftOrderStatus
+	var mid Status
 	f.At(3*time.Minute, func() {
 		mid = f.status()
 		f.approval("approve", "carol.admin", "")
@@ -379,7 +379,7 @@ func TestInvalidAddress(t *testing.T) {
 func TestInputIsChecked(t *testing.T) {
 	f := newFixture(t)
 	f.in.Request.IdempotencyKey = "another-key-1" // not the workflow id's key
-	f.Env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
+	f.Env.ExecuteWorkflow(WorkflowName, f.in)
 	if err := f.Env.GetWorkflowError(); startRefusal(err).Code != toolkit.InvalidArgument {
 		t.Fatalf("workflow error = %v", err)
 	}

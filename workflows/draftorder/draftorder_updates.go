@@ -38,7 +38,7 @@ type NextActionInput struct {
 	// order with: sent with an Update-with-Start, the run compares it with
 	// its own and refuses another order under the same key with CONFLICT,
 	// whatever client sent it (docs/backend.md#other-languages).
-	Order *DraftOrderInput `json:"order,omitempty"`
+	Order *Input `json:"order,omitempty"`
 }
 
 // ConfirmInput is the input of the confirm_total update: the quote_hash of
@@ -54,13 +54,13 @@ type ConfirmAnswer struct {
 	// retry, another caller or a signal): the same result, no second write.
 	AlreadyDone bool `json:"already_done"`
 	// Result is the run's result (DRAFT_CREATED, or VALIDATED for a dry run).
-	Result DraftOrderResult `json:"result"`
+	Result Result `json:"result"`
 }
 
 // ActionKey names what a status asks for: "end/STATE" once the draft order
 // ended, "confirm/HASH" while a total waits for the user, "approval/ID"
 // while staff must decide, "" while it is working.
-func ActionKey(st DraftOrderStatus) string {
+func ActionKey(st Status) string {
 	switch {
 	case st.Result != nil:
 		return "end/" + st.Result.State
@@ -113,7 +113,7 @@ func (d *draftOrder) id(ctx workflow.Context) string {
 // UntilEnd, the run ended), or the run is over: a run that failed (an
 // input its start check refused) answers with its error, not with the
 // state it failed in, so the caller of Update-with-Start gets the code.
-func (d *draftOrder) nextAction(ctx workflow.Context, in NextActionInput) (DraftOrderStatus, error) {
+func (d *draftOrder) nextAction(ctx workflow.Context, in NextActionInput) (Status, error) {
 	err := workflow.Await(ctx, func() bool {
 		if d.over || d.result != nil {
 			return true

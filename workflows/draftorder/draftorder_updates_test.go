@@ -82,7 +82,7 @@ func TestConfirmByUpdate(t *testing.T) {
 	if res.State != StateDraftCreated {
 		t.Fatalf("result = %+v", res)
 	}
-	var st DraftOrderStatus
+	var st Status
 	if !next.done || next.err != nil || next.get(&st) != nil || st.Confirmation == nil || ActionKey(st) != "confirm/"+res.Total.QuoteHash {
 		t.Fatalf("next_action answered %+v with %+v", next, st)
 	}
@@ -187,7 +187,7 @@ func TestNextActionAnswersTheRefusal(t *testing.T) {
 	if res.State != StateNotFound {
 		t.Fatalf("result = %+v", res)
 	}
-	var st DraftOrderStatus
+	var st Status
 	if !next.done || next.err != nil || next.get(&st) != nil || st.Result == nil || st.Result.Error == nil ||
 		st.Result.Error.RecoverySuggestion != "remove the unknown items" {
 		t.Fatalf("next_action answered %+v (%+v), want the NOT_FOUND result with its error", next, st.Result)

@@ -33,7 +33,7 @@ import (
 // Check reads no clock, environment or database, so it is deterministic
 // workflow code; its answer changes only with the code and data of a
 // deployment.
-func (in DraftOrderInput) Check() (DraftOrderInput, error) {
+func (in Input) Check() (Input, error) {
 	r := &in.Request
 	if r.Actor.Type == "" && r.Actor.ID == "" {
 		// A backend that starts the flow on a user's behalf: the user is
@@ -106,7 +106,7 @@ func (in DraftOrderInput) Check() (DraftOrderInput, error) {
 }
 
 // Validate is Check for a caller that only needs the verdict.
-func (in DraftOrderInput) Validate() error {
+func (in Input) Validate() error {
 	_, err := in.Check()
 	return err
 }
@@ -150,7 +150,7 @@ func checkRequest(req toolkit.Request) error {
 // checkFirstToolInputs validates what the quote round sends pricing,
 // shipping and compliance against those tools' input schemas (the same
 // compiled schemas the invoker uses), naming the draft order's fields.
-func checkFirstToolInputs(in DraftOrderInput) error {
+func checkFirstToolInputs(in Input) error {
 	set := toolkit.BuiltinSchemas()
 	asOrder := func(f string) string {
 		f = strings.TrimPrefix(f, "(root).")
@@ -180,7 +180,7 @@ func refuse(field, format string, args ...any) *toolkit.Error {
 // startCheck runs Check at the start of a run, the run's first step; a
 // refusal is answered through the updates and ends the run canceled,
 // never failed (refuseStart).
-func startCheck(ctx workflow.Context, in DraftOrderInput) (DraftOrderInput, error) {
+func startCheck(ctx workflow.Context, in Input) (Input, error) {
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	// Check reads embedded rule data through sync.Once caches and sorts
 	// every list it reports: deterministic, though workflowcheck sees the
@@ -197,7 +197,7 @@ func startCheck(ctx workflow.Context, in DraftOrderInput) (DraftOrderInput, erro
 }
 
 // checkWorkflowID refuses a run started under another id than the one the
-// input's user and key name (a start that bypassed DraftOrderStartOptions).
+// input's user and key name (a start that bypassed StartOptions).
 func checkWorkflowID(workflowID string, r toolkit.Request) error {
 	want, err := workflows.DraftOrderID(r.UserID, r.IdempotencyKey)
 	if err != nil {
@@ -231,19 +231,19 @@ func (d *draftOrder) validateNextAction(ctx workflow.Context, in NextActionInput
 // sameOrder is nil when order is the order run started with (its
 // fingerprint, defaults filled, is the run's), the check's refusal when
 // order is invalid, CONFLICT otherwise.
-func sameOrder(workflowID string, run, order DraftOrderInput) error {
-	want, err := DraftOrderFingerprint(run)
+func sameOrder(workflowID string, run, order Input) error {
+	want, err := Fingerprint(run)
 	if err != nil {
 		return err
 	}
-	if got, err := DraftOrderFingerprint(withOrderDefaults(order)); err == nil && got == want {
+	if got, err := Fingerprint(withOrderDefaults(order)); err == nil && got == want {
 		return nil
 	}
 	checked, err := order.Check()
 	if err != nil {
 		return err
 	}
-	got, err := DraftOrderFingerprint(checked)
+	got, err := Fingerprint(checked)
 	if err != nil || got == want {
 		return err
 	}
@@ -263,7 +263,7 @@ const StartTool = "draft_order.start"
 
 // withOrderDefaults fills what Check fills of the fields a fingerprint
 // covers, so a repeat of the run's own order matches without a full Check.
-func withOrderDefaults(in DraftOrderInput) DraftOrderInput {
+func withOrderDefaults(in Input) Input {
 	if in.Currency == "" {
 		in.Currency = in.Request.Currency
 	}

@@ -24,7 +24,7 @@ import (
 // the fake's answers (unit prices, verdict, failures) before Run.
 type fixture struct {
 	flowtest.FakeEnv
-	in DraftOrderInput
+	in Input
 
 	// unitPrice is the price pricing answers with (per SKU, minor units);
 	// priceAfter switches it for calls made at or after that time.
@@ -46,7 +46,7 @@ func newFixture(t *testing.T) *fixture {
 		unitPrice: 2500, newPrice: 2500,
 		verdict: commerce.ComplianceVerdict{Verdict: commerce.VerdictAllow, Confidence: 0.97, Reasons: []commerce.ComplianceReason{}, RulesetVersion: "compliance-test"},
 	}
-	f.in = DraftOrderInput{
+	f.in = Input{
 		Request: toolkit.Request{
 			RequestID: "req-test", UserID: "u_123", IdempotencyKey: "key-0001-abcd",
 			Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_123"}, Currency: "EUR",
@@ -55,8 +55,8 @@ func newFixture(t *testing.T) *fixture {
 	}
 	id, _ := workflows.DraftOrderID("u_123", "key-0001-abcd")
 	f.Init(t, id, "ev_test_")
-	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.DraftOrder, workflow.RegisterOptions{Name: DraftOrderWorkflowName})
-	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.DraftOrderSettle, workflow.RegisterOptions{Name: SettleWorkflowName})
+	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.Run, workflow.RegisterOptions{Name: WorkflowName})
+	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.Settle, workflow.RegisterOptions{Name: SettleWorkflowName})
 	f.FakeTools(map[string]any{
 		commerce.ToolGetQuote: f.getQuote, commerce.ToolCheckCompliance: f.checkCompliance,
 		commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
@@ -211,15 +211,15 @@ func (f *fixture) mode(level string) string {
 }
 
 // run executes the workflow to its end and returns its result.
-func (f *fixture) run() DraftOrderResult {
+func (f *fixture) run() Result {
 	f.T.Helper()
-	return flowtest.RunWorkflow[DraftOrderResult](&f.FakeEnv, DraftOrderWorkflowName, f.in)
+	return flowtest.RunWorkflow[Result](&f.FakeEnv, WorkflowName, f.in)
 }
 
 // status queries the running workflow.
-func (f *fixture) status() DraftOrderStatus {
+func (f *fixture) status() Status {
 	f.T.Helper()
-	return flowtest.FetchStatus[DraftOrderStatus](&f.FakeEnv)
+	return flowtest.FetchStatus[Status](&f.FakeEnv)
 }
 
 // confirmPublished sends a confirm with the published quote_hash.

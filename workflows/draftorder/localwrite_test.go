@@ -19,7 +19,7 @@ import (
 // create call ran as a local activity.
 func asStarted(t *testing.T) (*fixture, *[]bool) {
 	f := newFixture(t)
-	opts, err := DraftOrderStartOptions("test", f.in)
+	opts, err := StartOptions("test", f.in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestOutageShowsWhileQuoting(t *testing.T) {
 	// Pricing's database is down for longer than the tool's own retries:
 	// the order waits it out in QUOTING, and the list must say so.
 	f.Fail("GetQuote", toolkit.Errorf(toolkit.UpstreamError, "database unavailable"), 40)
-	var during DraftOrderStatus
+	var during Status
 	f.At(20*time.Second, func() { during = f.status() })
 	f.At(25*time.Minute, f.confirmPublished)
 	res := f.run()

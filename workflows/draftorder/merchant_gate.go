@@ -23,7 +23,7 @@ const onboardingIDPrefix = "onboarding/"
 // or an account whose charges_enabled is false in the onboarding tools'
 // answer. Its recovery is the merchant's onboarding. An order without a
 // merchant passes (it only holds stock: docs/stock.md).
-func (d *draftOrder) gateMerchant(ctx workflow.Context) (*DraftOrderResult, error) {
+func (d *draftOrder) gateMerchant(ctx workflow.Context) (*Result, error) {
 	id := d.in.MerchantID
 	if id == "" {
 		return nil, nil
@@ -56,8 +56,8 @@ func (d *draftOrder) gateMerchant(ctx workflow.Context) (*DraftOrderResult, erro
 
 // notReady is the refusal of a merchant that cannot sell yet: FORBIDDEN,
 // with its onboarding as the way out.
-func (d *draftOrder) notReady(merchantID, why string) *DraftOrderResult {
-	res := &DraftOrderResult{State: StateMerchantNotReady, Code: toolkit.Forbidden, Message: why}
+func (d *draftOrder) notReady(merchantID, why string) *Result {
+	res := &Result{State: StateMerchantNotReady, Code: toolkit.Forbidden, Message: why}
 	e := toolkit.Errorf(toolkit.Forbidden, "%s", why).WithDetail("state", StateMerchantNotReady).
 		WithDetail("merchant_id", merchantID).WithDetail("reason", "charges_disabled").
 		WithRecovery(fmt.Sprintf("finish the merchant's Stripe onboarding (starter onboarding start %s: an onboarding link), "+

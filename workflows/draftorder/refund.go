@@ -65,9 +65,9 @@ type RefundStatus struct {
 	Result    *RefundResult   `json:"result,omitempty"`
 }
 
-// DraftOrderRefund (registered as RefundWorkflowName) refunds a paid
+// Refund (registered as RefundWorkflowName) refunds a paid
 // draft order once.
-func (b Flow) DraftOrderRefund(ctx workflow.Context, in RefundInput) (RefundResult, error) {
+func (b Flow) Refund(ctx workflow.Context, in RefundInput) (RefundResult, error) {
 	r := &refund{in: in, specs: b.Specs, state: "PRICING", evidence: []workflows.EvidenceRef{}}
 	r.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowOrderSettle, Window: in.ApprovalWindow,
 		Request: in.Request, Log: &r.log, Specs: b.Specs})

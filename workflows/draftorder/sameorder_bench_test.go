@@ -12,7 +12,7 @@ import (
 // worker CPU, two fingerprints of the order (measured ~0.15 ms on a busy
 // 2-core machine, against a budget of 1 ms an order for the new checks).
 func BenchmarkSameOrder(b *testing.B) {
-	order := DraftOrderInput{
+	order := Input{
 		Request: toolkit.Request{RequestID: "req-test", UserID: "u_123", IdempotencyKey: "key-0001-abcd", Currency: "EUR"},
 		Order: commerce.Order{
 			Items:  []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}, {SKU: "TEE-ORG-M-WHT", Quantity: 1}},

@@ -86,10 +86,10 @@ type CancelOrderInput struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// DraftOrderSettle (registered as SettleWorkflowName) holds a written
+// Settle (registered as SettleWorkflowName) holds a written
 // draft order's stock until the order is paid, cancelled or its hold
 // ends, and moves the stock once (checkout.settle_stock).
-func (b Flow) DraftOrderSettle(ctx workflow.Context, in SettleInput) (SettleResult, error) {
+func (b Flow) Settle(ctx workflow.Context, in SettleInput) (SettleResult, error) {
 	s := &settle{specs: b.Specs}
 	if err := s.setup(ctx, in); err != nil {
 		return SettleResult{}, err

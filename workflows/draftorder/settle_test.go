@@ -15,7 +15,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows/internal/flowtest"
 )
 
-// settleFixture runs DraftOrderSettle with a fake checkout.settle_stock
+// settleFixture runs Flow.Settle with a fake checkout.settle_stock
 // that keeps the hold as the ledger does: the first settle moves, a
 // repeat of the same action answers replayed, the other action CONFLICT.
 type settleFixture struct {
@@ -28,7 +28,7 @@ type settleFixture struct {
 func newSettleFixture(t *testing.T, hold time.Duration) *settleFixture {
 	f := &settleFixture{}
 	f.Init(t, "draft-order-settle/u_123/key-0001-abcd", "ev_settle_")
-	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.DraftOrderSettle, workflow.RegisterOptions{Name: SettleWorkflowName})
+	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.Settle, workflow.RegisterOptions{Name: SettleWorkflowName})
 	f.FakeTools(map[string]any{commerce.ToolSettleStock: f.settleStock})
 	f.in = SettleInput{
 		Request: toolkit.Request{RequestID: "req-test", UserID: "u_123", IdempotencyKey: "key-0001-abcd", Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_123"}},

@@ -20,25 +20,25 @@ import (
 // refusal must name (docs/backend.md#idempotency-keys: refused before the start).
 var badOrders = []struct {
 	name, field string
-	spoil       func(*DraftOrderInput)
+	spoil       func(*Input)
 }{
-	{"quantity 0", "items.0.quantity", func(in *DraftOrderInput) { in.Items[0].Quantity = 0 }},
-	{"quantity -1", "items.0.quantity", func(in *DraftOrderInput) { in.Items[0].Quantity = -1 }},
-	{"quantity 10^12", "items.0.quantity", func(in *DraftOrderInput) { in.Items[0].Quantity = 1_000_000_000_000 }},
-	{"malformed sku", "items.0.sku", func(in *DraftOrderInput) { in.Items[0].SKU = "no such sku" }},
-	{"currency XYZ", "currency", func(in *DraftOrderInput) { in.Request.Currency = "XYZ" }},
-	{"currency lower case", "request.currency", func(in *DraftOrderInput) { in.Request.Currency = "eur" }},
-	{"201-character name", "ship_to.name", func(in *DraftOrderInput) { in.ShipTo.Name = strings.Repeat("n", 201) }},
-	{"destination MX", "ship_to.country", func(in *DraftOrderInput) {
+	{"quantity 0", "items.0.quantity", func(in *Input) { in.Items[0].Quantity = 0 }},
+	{"quantity -1", "items.0.quantity", func(in *Input) { in.Items[0].Quantity = -1 }},
+	{"quantity 10^12", "items.0.quantity", func(in *Input) { in.Items[0].Quantity = 1_000_000_000_000 }},
+	{"malformed sku", "items.0.sku", func(in *Input) { in.Items[0].SKU = "no such sku" }},
+	{"currency XYZ", "currency", func(in *Input) { in.Request.Currency = "XYZ" }},
+	{"currency lower case", "request.currency", func(in *Input) { in.Request.Currency = "eur" }},
+	{"201-character name", "ship_to.name", func(in *Input) { in.ShipTo.Name = strings.Repeat("n", 201) }},
+	{"destination MX", "ship_to.country", func(in *Input) {
 		in.ShipTo = commerce.Address{Name: "Ana", Line1: "Av. Reforma 1", City: "CDMX", PostalCode: "06600", Country: "MX"}
 	}},
-	{"confirm_window -1", "confirm_window", func(in *DraftOrderInput) { in.ConfirmWindow = -1 }},
-	{"approval_window -1h", "approval_window", func(in *DraftOrderInput) { in.ApprovalWindow = -time.Hour }},
-	{"approval_confidence 2", "approval_confidence", func(in *DraftOrderInput) { in.ApprovalConfidence = 2 }},
-	{"actor.type root", "request.actor.type", func(in *DraftOrderInput) { in.Request.Actor.Type = "root" }},
-	{"shipping_service teleport", "shipping_service", func(in *DraftOrderInput) { in.ShippingService = "teleport" }},
-	{"no items", "items", func(in *DraftOrderInput) { in.Items = nil }},
-	{"e-mail as user id", "request.user_id", func(in *DraftOrderInput) { in.Request.UserID = "erika@example.com" }},
+	{"confirm_window -1", "confirm_window", func(in *Input) { in.ConfirmWindow = -1 }},
+	{"approval_window -1h", "approval_window", func(in *Input) { in.ApprovalWindow = -time.Hour }},
+	{"approval_confidence 2", "approval_confidence", func(in *Input) { in.ApprovalConfidence = 2 }},
+	{"actor.type root", "request.actor.type", func(in *Input) { in.Request.Actor.Type = "root" }},
+	{"shipping_service teleport", "shipping_service", func(in *Input) { in.ShippingService = "teleport" }},
+	{"no items", "items", func(in *Input) { in.Items = nil }},
+	{"e-mail as user id", "request.user_id", func(in *Input) { in.Request.UserID = "erika@example.com" }},
 }
 
 // TestCheckRefusesWhatTheRunWouldRefuse: Check names the field
@@ -61,7 +61,7 @@ func TestCheckRefusesWhatTheRunWouldRefuse(t *testing.T) {
 			if tc.field == "request.user_id" {
 				return // the run's id could not even be built
 			}
-			f.Env.ExecuteWorkflow(DraftOrderWorkflowName, f.in)
+			f.Env.ExecuteWorkflow(WorkflowName, f.in)
 			// The run ends canceled, never failed, with the check's own
 			// error as its details (refuseStart).
 			var canceled *temporal.CanceledError
@@ -108,13 +108,13 @@ func TestCheckFillsTheDefaultsTheRunUses(t *testing.T) {
 func TestFingerprintBindsTheOrder(t *testing.T) {
 	base := newFixture(t).in
 	base.Items = append(base.Items, commerce.LineItem{SKU: "SKU-CABLE", Quantity: 1})
-	fp := func(in DraftOrderInput) string {
+	fp := func(in Input) string {
 		t.Helper()
 		c, err := in.Check()
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := DraftOrderFingerprint(c)
+		s, err := Fingerprint(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,14 +130,14 @@ func TestFingerprintBindsTheOrder(t *testing.T) {
 	if got := fp(same); got != want {
 		t.Fatalf("same order, other request: %s != %s", got, want)
 	}
-	other := map[string]func(*DraftOrderInput){
-		"quantity": func(in *DraftOrderInput) {
+	other := map[string]func(*Input){
+		"quantity": func(in *Input) {
 			in.Items = []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 3}, in.Items[1]}
 		},
-		"street":   func(in *DraftOrderInput) { in.ShipTo.Line1 = "Unter den Linden 2" },
-		"currency": func(in *DraftOrderInput) { in.Request.Currency = "USD" },
-		"service":  func(in *DraftOrderInput) { in.ShippingService = commerce.ServiceExpress },
-		"incoterm": func(in *DraftOrderInput) { in.Incoterm = commerce.IncotermDAP },
+		"street":   func(in *Input) { in.ShipTo.Line1 = "Unter den Linden 2" },
+		"currency": func(in *Input) { in.Request.Currency = "USD" },
+		"service":  func(in *Input) { in.ShippingService = commerce.ServiceExpress },
+		"incoterm": func(in *Input) { in.Incoterm = commerce.IncotermDAP },
 	}
 	for name, change := range other {
 		in := base
@@ -147,13 +147,13 @@ func TestFingerprintBindsTheOrder(t *testing.T) {
 			t.Fatalf("another %s has the same fingerprint", name)
 		}
 	}
-	opts, err := DraftOrderStartOptions("q", mustCheck(t, base))
+	opts, err := StartOptions("q", mustCheck(t, base))
 	if err != nil || opts.Memo[workflows.MemoInputFingerprint] != want {
 		t.Fatalf("start options memo %v, want %s (%v)", opts.Memo, want, err)
 	}
 }
 
-func mustCheck(t *testing.T, in DraftOrderInput) DraftOrderInput {
+func mustCheck(t *testing.T, in Input) Input {
 	t.Helper()
 	c, err := in.Check()
 	if err != nil {

@@ -18,7 +18,7 @@ func TestCancelWinsWhileWaitingOutStaleRates(t *testing.T) {
 	f := newFixture(t)
 	f.Failures["GetQuote"] = toolkit.Errorf(toolkit.UpstreamError, "the latest exchange rates are of 2026-11-20, older than the 72h0m0s allowed").
 		WithDetail("upstream_code", "fx_rates_stale")
-	var during DraftOrderStatus
+	var during Status
 	// The first wait's reason: later calls may time out on the test
 	// environment's skipped clock instead of answering the fake's error
 	// (see TestOutageLongerThanTheWindowIsAResult).

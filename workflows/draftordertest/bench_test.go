@@ -145,7 +145,7 @@ func (s *stack) oneOrder(ctx context.Context, key string) (time.Duration, time.D
 	if err := s.tc.SignalWorkflow(ctx, run.GetID(), "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: hash}); err != nil {
 		return 0, 0, err
 	}
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	if err := run.Get(ctx, &res); err != nil {
 		return 0, 0, err
 	}

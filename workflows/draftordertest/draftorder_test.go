@@ -43,7 +43,7 @@ func TestSameKeyOneRunOneDraft(t *testing.T) {
 	if err := s.tc.SignalWorkflow(ctx, first.GetID(), "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash}); err != nil {
 		t.Fatal(err)
 	}
-	var a, b draftorder.DraftOrderResult
+	var a, b draftorder.Result
 	if err := first.Get(ctx, &a); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestSameKeyOneRunOneDraft(t *testing.T) {
 	// reuse policy and the client hands back the closed run: same run,
 	// same draft order.
 	third := s.start(ctx, in)
-	var c draftorder.DraftOrderResult
+	var c draftorder.Result
 	if err := third.Get(ctx, &c); err != nil || third.GetRunID() != first.GetRunID() || c.DraftOrder.DraftOrderID != a.DraftOrder.DraftOrderID {
 		t.Fatalf("start after close: run %s (first %s), result %+v, %v", third.GetRunID(), first.GetRunID(), c, err)
 	}
@@ -127,7 +127,7 @@ func TestDrivenByTheCLI(t *testing.T) {
 	}
 	signal(draftorder.SignalConfirm, map[string]string{"quote_hash": st.Confirmation.QuoteHash})
 
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
 	}

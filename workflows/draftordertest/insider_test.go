@@ -120,7 +120,7 @@ func (s *stack) runInsider(t *testing.T, steps []insiderStep) insiderResult {
 	t.Helper()
 	private := testenv.TaskQueue(t) + "-insider"
 	w := worker.New(s.tc, private, worker.Options{})
-	w.RegisterWorkflowWithOptions(insiderDraftOrder, workflow.RegisterOptions{Name: draftorder.DraftOrderWorkflowName})
+	w.RegisterWorkflowWithOptions(insiderDraftOrder, workflow.RegisterOptions{Name: draftorder.WorkflowName})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func (s *stack) runInsider(t *testing.T, steps []insiderStep) insiderResult {
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
 	run, err := s.tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "draft-order/u_insider/" + uniqueKey("insider"), TaskQueue: private},
-		draftorder.DraftOrderWorkflowName, insiderInput{Queue: s.queue, Steps: steps})
+		draftorder.WorkflowName, insiderInput{Queue: s.queue, Steps: steps})
 	if err != nil {
 		t.Fatal(err)
 	}

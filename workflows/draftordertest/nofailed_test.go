@@ -32,7 +32,7 @@ import (
 // business outcome, as long as it is a result).
 type matrixOrder struct {
 	label string
-	in    draftorder.DraftOrderInput
+	in    draftorder.Input
 	want  string
 }
 
@@ -125,11 +125,11 @@ func TestDraftOrderMatrixLeavesNoFailedRun(t *testing.T) {
 	// reading.
 	bad := matrixInput("control-refused", commerce.LineItem{SKU: "TEE-ORG-M-WHT", Quantity: 1}, deAddress(), "EUR", "")
 	bad.Items = nil
-	opts, err := draftorder.DraftOrderStartOptions(st.TaskQueue, bad)
+	opts, err := draftorder.StartOptions(st.TaskQueue, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := tc.ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, bad)
+	run, err := tc.ExecuteWorkflow(ctx, opts, draftorder.WorkflowName, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,9 +188,9 @@ func deAddress() commerce.Address {
 	return commerce.Address{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116", City: "Berlin", PostalCode: "10115", Country: "DE"}
 }
 
-func matrixInput(label string, item commerce.LineItem, to commerce.Address, currency, service string) draftorder.DraftOrderInput {
+func matrixInput(label string, item commerce.LineItem, to commerce.Address, currency, service string) draftorder.Input {
 	key := uniqueKey("matrix-" + strings.NewReplacer("/", "-", " ", "-").Replace(label))
-	return draftorder.DraftOrderInput{
+	return draftorder.Input{
 		Request: toolkit.Request{UserID: "u_matrix", IdempotencyKey: key, Currency: currency,
 			Client: toolkit.Client{App: "backend", Version: "test"}},
 		Order: commerce.Order{Items: []commerce.LineItem{item}, ShipTo: to, ShippingService: service},

@@ -119,7 +119,7 @@ func TestOneDraftOrderOneTrace(t *testing.T) {
 	if err := c.Confirm(rctx, h.WorkflowID, st.Confirmation.QuoteHash); err != nil {
 		t.Fatal(err)
 	}
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	if err := o.tc.GetWorkflow(ctx, h.WorkflowID, h.RunID).Get(ctx, &res); err != nil || res.State != draftorder.StateDraftCreated {
 		t.Fatalf("result %+v, %v", res, err)
 	}
@@ -279,7 +279,7 @@ func (o *observed) confirm(ctx context.Context, id, hash string) {
 
 func (o *observed) result(ctx context.Context, run sdkclient.WorkflowRun, state string) {
 	o.t.Helper()
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	if err := run.Get(ctx, &res); err != nil || res.State != state {
 		o.t.Fatalf("%s: %+v, %v; want %s", run.GetID(), res, err, state)
 	}

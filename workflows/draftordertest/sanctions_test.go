@@ -29,7 +29,7 @@ func TestSanctionedDestinationWithoutPostcodeIsBlocked(t *testing.T) {
 	} {
 		in := input(uniqueKey("e2e-sanctioned"), tshirt)
 		in.ShipTo = to
-		var res draftorder.DraftOrderResult
+		var res draftorder.Result
 		if err := s.start(ctx, in).Get(ctx, &res); err != nil {
 			t.Fatalf("%s: %v", to.Country, err)
 		}

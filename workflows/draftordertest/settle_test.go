@@ -81,14 +81,14 @@ func newSettleRig(t *testing.T, hold time.Duration, configure ...func(*config.Co
 
 // written drives a draft order of in to DRAFT_CREATED and returns its
 // draft and the id of its settle run.
-func (r *settleRig) written(ctx context.Context, in draftorder.DraftOrderInput) (commerce.DraftOrder, string) {
+func (r *settleRig) written(ctx context.Context, in draftorder.Input) (commerce.DraftOrder, string) {
 	r.t.Helper()
 	run := r.start(ctx, in)
 	st := r.awaitState(ctx, run.GetID(), draftorder.StateNeedsConfirm)
 	if err := r.tc.SignalWorkflow(ctx, run.GetID(), "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash}); err != nil {
 		r.t.Fatal(err)
 	}
-	var res draftorder.DraftOrderResult
+	var res draftorder.Result
 	if err := run.Get(ctx, &res); err != nil || res.State != draftorder.StateDraftCreated {
 		r.t.Fatalf("draft order: %+v, %v", res, err)
 	}
@@ -377,7 +377,7 @@ func TestMerchantNotReadyRefusedBeforeQuote(t *testing.T) {
 	for _, m := range []string{"m_blue_harbor", "m_cedar_studio"} {
 		in := input(uniqueKey("gate"), commerce.LineItem{SKU: "TOY-PUZ-1000-ALP", Quantity: 1})
 		in.MerchantID = m
-		var res draftorder.DraftOrderResult
+		var res draftorder.Result
 		if err := r.start(ctx, in).Get(ctx, &res); err != nil {
 			t.Fatal(err)
 		}

@@ -57,8 +57,8 @@ func newStackWith(t testing.TB, opts wiringtest.Options) *stack {
 }
 
 // input is a draft order of items to a German address for user u_e2e.
-func input(key string, items ...commerce.LineItem) draftorder.DraftOrderInput {
-	return draftorder.DraftOrderInput{
+func input(key string, items ...commerce.LineItem) draftorder.Input {
+	return draftorder.Input{
 		Request: toolkit.Request{
 			RequestID: "req-" + key, UserID: "u_e2e", IdempotencyKey: key, Currency: "EUR", Locale: "de-DE",
 			Actor:  toolkit.Actor{Type: toolkit.ActorUser, ID: "u_e2e"},
@@ -76,7 +76,7 @@ func uniqueKey(prefix string) string {
 }
 
 // start starts (or attaches to) the draft order of in.
-func (s *stack) start(ctx context.Context, in draftorder.DraftOrderInput) client.WorkflowRun {
+func (s *stack) start(ctx context.Context, in draftorder.Input) client.WorkflowRun {
 	s.t.Helper()
 	run, err := s.startE(ctx, in)
 	if err != nil {
@@ -87,17 +87,17 @@ func (s *stack) start(ctx context.Context, in draftorder.DraftOrderInput) client
 
 // startE is start for goroutines other than the test's, which must not
 // call Fatal.
-func (s *stack) startE(ctx context.Context, in draftorder.DraftOrderInput) (client.WorkflowRun, error) {
-	opts, err := draftorder.DraftOrderStartOptions(s.queue, in)
+func (s *stack) startE(ctx context.Context, in draftorder.Input) (client.WorkflowRun, error) {
+	opts, err := draftorder.StartOptions(s.queue, in)
 	if err != nil {
 		return nil, err
 	}
-	return s.tc.ExecuteWorkflow(ctx, opts, draftorder.DraftOrderWorkflowName, in)
+	return s.tc.ExecuteWorkflow(ctx, opts, draftorder.WorkflowName, in)
 }
 
 // status queries a run.
-func (s *stack) status(ctx context.Context, id string) (draftorder.DraftOrderStatus, error) {
-	var st draftorder.DraftOrderStatus
+func (s *stack) status(ctx context.Context, id string) (draftorder.Status, error) {
+	var st draftorder.Status
 	v, err := s.tc.QueryWorkflow(ctx, id, "", workflows.QueryStatus)
 	if err != nil {
 		return st, err
@@ -106,7 +106,7 @@ func (s *stack) status(ctx context.Context, id string) (draftorder.DraftOrderSta
 }
 
 // awaitState polls the status query until the run is in state.
-func (s *stack) awaitState(ctx context.Context, id, state string) draftorder.DraftOrderStatus {
+func (s *stack) awaitState(ctx context.Context, id, state string) draftorder.Status {
 	s.t.Helper()
 	for {
 		st, err := s.status(ctx, id)

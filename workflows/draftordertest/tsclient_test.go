@@ -24,10 +24,10 @@ var tsClientDir = filepath.Join("..", "..", "scripts", "temporal-ts")
 
 // tsStart is what the TypeScript client read of one Update-with-Start.
 type tsStart struct {
-	OK      bool                        `json:"ok"`
-	Status  draftorder.DraftOrderStatus `json:"status"`
-	RunID   string                      `json:"runId"`
-	Refusal *tsRefusal                  `json:"refusal"`
+	OK      bool              `json:"ok"`
+	Status  draftorder.Status `json:"status"`
+	RunID   string            `json:"runId"`
+	Refusal *tsRefusal        `json:"refusal"`
 }
 
 // tsRefusal is a refused update as the TypeScript client read it: the

@@ -15,12 +15,12 @@ import (
 // (workflows/approval). No other run — a ToolCall, a workflow type this
 // service does not register — reaches them.
 func StepOwners() map[string][]string {
-	draft := []string{draftorder.DraftOrderWorkflowName}
+	draft := []string{draftorder.WorkflowName}
 	return map[string][]string{
 		commerce.ToolChooseOrigins:    draft,
 		commerce.ToolComputeTotal:     draft,
 		commerce.ToolCreateDraftOrder: draft,
-		support.RecordApprovalTool:    {draftorder.DraftOrderWorkflowName, onboardingflow.WorkflowName, draftorder.RefundWorkflowName},
+		support.RecordApprovalTool:    {draftorder.WorkflowName, onboardingflow.WorkflowName, draftorder.RefundWorkflowName},
 		// The written draft's stock and payment are its settle run's; a
 		// refund is the refund run's (docs/backend.md).
 		commerce.ToolSettleStock:   {draftorder.SettleWorkflowName},

@@ -18,10 +18,10 @@ import (
 func Registry(specs []toolkit.Spec) map[string]any {
 	s := flow.NewToolSpecs(specs)
 	return map[string]any{
-		draftorder.DraftOrderWorkflowName:        draftorder.Flow{Specs: s}.DraftOrder,
+		draftorder.WorkflowName:                  draftorder.Flow{Specs: s}.Run,
 		onboardingflow.WorkflowName:              onboardingflow.Flow{Specs: s}.Run,
-		draftorder.SettleWorkflowName:            draftorder.Flow{Specs: s}.DraftOrderSettle,
-		draftorder.RefundWorkflowName:            draftorder.Flow{Specs: s}.DraftOrderRefund,
+		draftorder.SettleWorkflowName:            draftorder.Flow{Specs: s}.Settle,
+		draftorder.RefundWorkflowName:            draftorder.Flow{Specs: s}.Refund,
 		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
 		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
 		toolcall.WorkflowName:                    toolcall.Flow{Specs: s}.Run,

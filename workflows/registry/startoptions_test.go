@@ -18,14 +18,14 @@ import (
 // only (docs/backend.md#idempotency-keys), onboardings start again after
 // any end.
 func TestStartOptionsKeepTheKeyRules(t *testing.T) {
-	in, err := draftorder.DraftOrderInput{
+	in, err := draftorder.Input{
 		Request: toolkit.Request{RequestID: "req-test", UserID: "u_123", IdempotencyKey: "key-0001-abcd", Currency: "EUR"},
 		Order:   commerce.Order{Items: []commerce.LineItem{{SKU: "SKU-HEADPHONES", Quantity: 2}}, ShipTo: commerce.Address{Name: "Erika Mustermann", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"}},
 	}.Check()
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := draftorder.DraftOrderStartOptions("q", in)
+	d, err := draftorder.StartOptions("q", in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func ListTools(ctx workflow.Context, _ ListToolsInput) (ListToolsResult, error) 
 }
 
 // StartOptions start a tool call idempotently (the rules are
-// beside DraftOrderStartOptions): the id is ID(call); a second
+// beside draftorder.StartOptions): the id is ID(call); a second
 // start while it runs attaches to it, a start after it completed reads
 // that answer, and a start after it failed runs the call again (a write
 // tool's own idempotency key keeps that from writing twice).
