@@ -285,6 +285,13 @@ func checkEvidence(ctx context.Context, t *testing.T, p *pgxpool.Pool, cl *clien
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The workers sign their rows with the test process's worker ring
+	// (workerEnv); the check verifies with its public half, as an auditor.
+	keys, err := evidence.ParseRowKeys(evidencetest.WorkerPublicRing, evidencetest.GatewayPublicRing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.VerifyWith(keys)
 	deps := audit.Deps{Temporal: cl.Temporal(), Evidence: store, Specs: wiring.ToolSpecs()}
 	superseded := 0
 	for _, id := range ids {
