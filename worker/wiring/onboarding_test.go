@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"go.temporal.io/sdk/converter"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -95,11 +96,22 @@ func randomHex(n int) string {
 
 func (s *onboardingStack) status() onboardingflow.Status {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(10*time.Second))
-	defer cancel()
-	v, err := s.tc.QueryWorkflow(ctx, s.wfID, "", workflows.QueryStatus)
-	if err != nil {
-		s.t.Fatalf("query: %v", err)
+	// A query sent while the run continues as new waits for the new run's
+	// first workflow task; on a busy machine one try can run out, so ask
+	// again until the overall deadline, not once.
+	deadline := time.Now().Add(testenv.Deadline(60 * time.Second))
+	var v converter.EncodedValue
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(10*time.Second))
+		var err error
+		v, err = s.tc.QueryWorkflow(ctx, s.wfID, "", workflows.QueryStatus)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("query: %v", err)
+		}
 	}
 	var st onboardingflow.Status
 	if err := v.Get(&st); err != nil {
