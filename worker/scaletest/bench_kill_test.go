@@ -19,6 +19,15 @@ import (
 // auditDeps audits with the bench's client and evidence store.
 func auditDeps(t *testing.T, b *benchStack) audit.Deps {
 	t.Helper()
+	return audit.Deps{Temporal: b.cl.Temporal(), Evidence: auditorStore(t, b), Specs: wiring.ToolSpecs()}
+}
+
+// auditorStore reads the bench's evidence as an auditor does: it opens
+// the payloads with the evidence key and verifies the rows' signatures
+// with the worker's and the gateway's public rings only (workerEnv,
+// startGateway; docs/evidence.md#rows-name-their-author).
+func auditorStore(t *testing.T, b *benchStack) *evidence.Store {
+	t.Helper()
 	sealer, err := evidence.NewAESGCMFromBase64(evidencetest.KeyID, evidencetest.Key())
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +36,12 @@ func auditDeps(t *testing.T, b *benchStack) audit.Deps {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return audit.Deps{Temporal: b.cl.Temporal(), Evidence: store, Specs: wiring.ToolSpecs()}
+	keys, err := evidence.ParseRowKeys(evidencetest.WorkerPublicRing, evidencetest.GatewayPublicRing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.VerifyWith(keys)
+	return store
 }
 
 // auditRun audits every completed draft order of the bench's task queue,

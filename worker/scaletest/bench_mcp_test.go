@@ -16,7 +16,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/gateway"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
@@ -65,7 +64,10 @@ func startGateway(ctx context.Context, t *testing.T, b *benchStack, direct bool)
 	}
 	// 12 connections serve 20 clients on 2 cores; fewer than the
 	// worker's 24, since the bench shares PostgreSQL's connections.
-	env = append(env, "CARTWRIGHT_MCP_ADDR="+addr, fmt.Sprintf("CARTWRIGHT_MCP_DIRECT_READS=%v", direct), "CARTWRIGHT_PG_MAX_CONNS=12")
+	env = append(env, "CARTWRIGHT_MCP_ADDR="+addr, fmt.Sprintf("CARTWRIGHT_MCP_DIRECT_READS=%v", direct), "CARTWRIGHT_PG_MAX_CONNS=12",
+		// The gateway signs the rows of the reads it answers with its own
+		// ring (docs/operators.md#keys-and-grants-per-process).
+		"CARTWRIGHT_GATEWAY_SIGNING_KEYS="+evidencetest.GatewaySigningRing)
 	if v := os.Getenv("CARTWRIGHT_BENCH_GATEWAY_GOGC"); v != "" { // an experiment's knob, not the product's
 		env = append(env, "GOGC="+v)
 	}
@@ -254,14 +256,7 @@ func benchMCP(ctx context.Context, t *testing.T, b *benchStack, cfg mcpConfig, r
 		}
 		g.proc.stop()
 	}
-	sealer, err := evidence.NewAESGCMFromBase64(evidencetest.KeyID, evidencetest.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := evidence.NewStore(b.pool, sealer, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := auditorStore(t, b)
 	began := time.Now()
 	rep, err := store.AuditDirect(ctx, since)
 	if err != nil {
