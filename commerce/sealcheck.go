@@ -77,6 +77,9 @@ func (t *tools) readSources(ctx context.Context, refs EvidenceRefs, wf string) (
 			if !ok {
 				return s, sealRefusal("evidence_missing", "evidence snapshot %s does not exist", w.id)
 			}
+			if err := t.checkAuthor(ctx, rec); err != nil {
+				return s, err
+			}
 			*w.into = &snapshot{id: w.id, tool: rec.Tool, workflowID: rec.WorkflowID, status: rec.Status, output: rec.Output,
 				ttl: time.Duration(rec.TTLSeconds) * time.Second, createdAt: rec.CreatedAt}
 		}
@@ -96,6 +99,31 @@ func (t *tools) readSources(ctx context.Context, refs EvidenceRefs, wf string) (
 type wanted struct {
 	id, tool string
 	into     **snapshot
+}
+
+// authorChecker vouches for the author of a snapshot read from the store
+// (*evidence.Store): signed by a cartwright worker, content as signed.
+type authorChecker interface {
+	CheckWrittenByWorker(ctx context.Context, r *evidence.SnapshotRecord) (kind, detail string, err error)
+}
+
+// checkAuthor refuses a stored snapshot no cartwright worker wrote: the
+// runtime login can append rows of its own, and a total derived from them
+// would carry amounts nobody computed (docs/quote-seals.md#what-the-write-checks).
+// Snapshots staged by the running call were made here and need no check.
+func (t *tools) checkAuthor(ctx context.Context, rec *evidence.SnapshotRecord) error {
+	c, ok := t.snaps.(authorChecker)
+	if !ok {
+		return nil
+	}
+	kind, detail, err := c.CheckWrittenByWorker(ctx, rec)
+	if err != nil {
+		return toolkit.Errorf(toolkit.UpstreamError, "check the author of evidence %s: %v", rec.SnapshotID, err)
+	}
+	if kind != "" {
+		return sealRefusal("evidence_forged", "evidence snapshot %s was not written by a cartwright worker (%s: %s)", rec.SnapshotID, kind, detail)
+	}
+	return nil
 }
 
 // readStored reads ids from the store, in one round trip when it can.
