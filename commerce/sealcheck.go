@@ -77,9 +77,6 @@ func (t *tools) readSources(ctx context.Context, refs EvidenceRefs, wf string) (
 			if !ok {
 				return s, sealRefusal("evidence_missing", "evidence snapshot %s does not exist", w.id)
 			}
-			if err := t.checkAuthor(ctx, rec); err != nil {
-				return s, err
-			}
 			*w.into = &snapshot{id: w.id, tool: rec.Tool, workflowID: rec.WorkflowID, status: rec.Status, output: rec.Output,
 				ttl: time.Duration(rec.TTLSeconds) * time.Second, createdAt: rec.CreatedAt}
 		}
@@ -101,29 +98,13 @@ type wanted struct {
 	into     **snapshot
 }
 
-// authorChecker vouches for the author of a snapshot read from the store
-// (*evidence.Store): signed by a cartwright worker, content as signed.
-type authorChecker interface {
-	CheckWrittenByWorker(ctx context.Context, r *evidence.SnapshotRecord) (kind, detail string, err error)
-}
-
-// checkAuthor refuses a stored snapshot no cartwright worker wrote: the
-// runtime login can append rows of its own, and a total derived from them
-// would carry amounts nobody computed (docs/quote-seals.md#what-the-write-checks).
-// Snapshots staged by the running call were made here and need no check.
-func (t *tools) checkAuthor(ctx context.Context, rec *evidence.SnapshotRecord) error {
-	c, ok := t.snaps.(authorChecker)
-	if !ok {
-		return nil
-	}
-	kind, detail, err := c.CheckWrittenByWorker(ctx, rec)
-	if err != nil {
-		return toolkit.Errorf(toolkit.UpstreamError, "check the author of evidence %s: %v", rec.SnapshotID, err)
-	}
-	if kind != "" {
-		return sealRefusal("evidence_forged", "evidence snapshot %s was not written by a cartwright worker (%s: %s)", rec.SnapshotID, kind, detail)
-	}
-	return nil
+// writtenReader reads the snapshots a cartwright worker wrote, in one
+// round trip at most (*evidence.Store): the runtime login can append rows
+// of its own, and a total derived from them would carry amounts nobody
+// computed, so a row no worker's key vouches for is an
+// *evidence.ForgedRowError (docs/quote-seals.md#what-the-write-checks).
+type writtenReader interface {
+	ReadWritten(ctx context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error)
 }
 
 // readStored reads ids from the store, in one round trip when it can.
@@ -134,6 +115,17 @@ func (t *tools) readStored(ctx context.Context, ids []string) (map[string]*evide
 	}
 	if t.snaps == nil {
 		return out, nil // an unsealed in-memory stack stores nothing to read
+	}
+	if w, ok := t.snaps.(writtenReader); ok {
+		got, err := w.ReadWritten(ctx, ids)
+		var forged *evidence.ForgedRowError
+		if errors.As(err, &forged) {
+			return nil, sealRefusal("evidence_forged", "%v", forged)
+		}
+		if err != nil {
+			return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %v: %v", ids, err)
+		}
+		return got, nil
 	}
 	if many, ok := t.snaps.(snapshotsReader); ok {
 		got, err := many.GetMany(ctx, ids)
