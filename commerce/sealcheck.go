@@ -19,7 +19,7 @@ type SnapshotReader interface {
 
 // snapshotsReader is a SnapshotReader that also reads several snapshots
 // in one round trip (*evidence.Store): a total's snapshots are read at
-// once (docs/performance.md#the-writes-evidence-in-one-read). An id that
+// once (docs/performance.md#the-writes-evidence-from-memory-or-in-one-read). An id that
 // names no row is absent from the map.
 type snapshotsReader interface {
 	GetMany(ctx context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error)

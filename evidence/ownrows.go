@@ -16,7 +16,7 @@ const ownRowsKept = 1024
 // step wrote moments before, in the same worker (the run's workflow tasks
 // stay on the worker that holds it in its cache), so it takes them from
 // memory: no round trip, and no signature to check on a row this very
-// process signed (docs/performance.md#one-quote-step).
+// process signed (docs/performance.md#the-writes-evidence-from-memory-or-in-one-read).
 type ownRows struct {
 	mu   sync.Mutex
 	ring []string
