@@ -27,7 +27,9 @@ idp_load() {
 idp_on() { [ "$CLUSTER_AUTH" = 1 ]; }
 
 idp_dsn() {
-	echo "postgres://$IDP_DB_USER:$IDP_DB_PASSWORD@127.0.0.1:$PG_PORT/$IDP_DB?sslmode=disable"
+	# Hydra's pool (Ory's DSN parameters), counted in the cluster's
+	# connection budget (cluster_pg_budget).
+	echo "postgres://$IDP_DB_USER:$IDP_DB_PASSWORD@127.0.0.1:$PG_PORT/$IDP_DB?sslmode=disable&max_conns=$IDP_CONNS&max_idle_conns=$IDP_CONNS"
 }
 
 # idp_database: Hydra's own login and database (its migrations, not ours).
@@ -41,6 +43,20 @@ idp_database() {
 			WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'db')
 			\gexec
 		SQL
+}
+
+# idp_forget_database: Hydra's database of an earlier cluster on these
+# ports (another checkout, or a deleted .data/cluster) holds signing keys
+# sealed with a system secret this cluster does not have; Hydra then
+# refuses every token ("Could not ensure that signing keys ... exists").
+# A new secret starts a new database: nothing in it outlives its secret
+# (the clients are registered again at every up). DROP DATABASE refuses
+# while a Hydra is connected to it.
+idp_forget_database() {
+	as_postgres psql -tA -X -p "$PG_PORT" -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$IDP_DB'" | grep -q 1 || return 0
+	log "a new provider secret: dropping Hydra's database $IDP_DB of an earlier cluster (its keys are sealed with another secret)"
+	as_postgres psql -q -X -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres -c "DROP DATABASE \"$IDP_DB\"" ||
+		die "could not drop $IDP_DB (a Hydra of another checkout still connected?)"
 }
 
 # hydra_exports: Hydra's environment (what deploy/hydra/hydra.yaml leaves
@@ -101,6 +117,9 @@ idp_up() {
 	idp_on || return 0
 	mkdir -p "$IDP_DIR"
 	chmod 700 "$IDP_DIR"
+	if [ ! -s "$IDP_DIR/system.secret" ] && ! pid_alive hydra "$BIN/hydra"; then
+		idp_forget_database
+	fi
 	secret_file "$IDP_DIR/system.secret" sh -c 'head -c 32 /dev/urandom | base64 | tr -d "/+="' >/dev/null
 	idp_users
 	if pid_alive hydra "$BIN/hydra"; then
