@@ -249,6 +249,8 @@ ensure_certs() {
 	# The codec server's HTTPS (the Web UI passes staff tokens only to an
 	# https:// codec endpoint; docs/operators.md#sign-in-on-the-cluster).
 	cert codec-server ca localhost "DNS:localhost,IP:127.0.0.1" server
+	# The provider's public port (its issuer is https).
+	cert idp ca localhost "DNS:localhost,IP:127.0.0.1" server
 }
 
 # ------------------------------------------------------- server config
@@ -629,7 +631,10 @@ start_ui() {
 		$(ui_auth)
 	EOT
 	chmod 600 "$CONF_DIR/ui/cluster.yaml" # holds the UI's client secret
-	start_bg ui "$BIN/temporal-ui-server" --root "$CONF_DIR" --config ui --env cluster start
+	# The UI server reads the provider's discovery over https (the
+	# cluster's client CA beside the system's).
+	(! idp_on || export SSL_CERT_FILE="$TLS_DIR/ca.crt"
+		start_bg ui "$BIN/temporal-ui-server" --root "$CONF_DIR" --config ui --env cluster start)
 	wait_until 60 "Web UI (http://localhost:$UI_PORT)" curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$UI_PORT/" ||
 		{ tail -n 20 "$LOG_DIR/ui.log" >&2; die "the Web UI did not come up; log above"; }
 }

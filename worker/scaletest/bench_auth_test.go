@@ -114,8 +114,8 @@ func measureAuthSide(ctx context.Context, t *testing.T, base scaleBase, tq strin
 	w := startWorker(t, "bench-auth-"+s.name, "workflows,activities", env)
 	defer w.stop()
 	w.waitReady(t, 2*time.Minute)
-	for k, v := range map[string]string{"CARTWRIGHT_OIDC_TOKEN_URL": "", "CARTWRIGHT_OIDC_CLIENT_ID": "", "CARTWRIGHT_OIDC_CLIENT_SECRET_FILE": ""} {
-		t.Setenv(k, v)
+	for k := range oidcEnv(t, "cartwright-backend") {
+		t.Setenv(k, "")
 	}
 	if s.on {
 		for k, v := range oidcEnv(t, "cartwright-backend") {
@@ -206,6 +206,8 @@ func oidcEnv(t *testing.T, clientID string) map[string]string {
 	return map[string]string{
 		"CARTWRIGHT_OIDC_TOKEN_URL": url, "CARTWRIGHT_OIDC_CLIENT_ID": clientID,
 		"CARTWRIGHT_OIDC_CLIENT_SECRET_FILE": filepath.Join(os.Getenv("CARTWRIGHT_BENCH_CLUSTER_DIR"), "idp", clientID+".secret"),
+		// The provider's https issuer is signed by the cluster's client CA.
+		"CARTWRIGHT_OIDC_CA_FILE": filepath.Join(os.Getenv("CARTWRIGHT_BENCH_CLUSTER_DIR"), "tls", "ca.crt"),
 	}
 }
 
