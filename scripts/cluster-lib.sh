@@ -580,12 +580,14 @@ start_cluster_mcp() {
 		(umask 077 && printf '%s\n' "${out%%$'\n'*}" >"$DATA_DIR/mcp-dev.token")
 		write_cluster_env
 	fi
-	sum=$(sha256sum "$BIN/starter" | cut -d' ' -f1)
+	# Like the worker's: its code and its own environment file.
+	sum=$(cat "$BIN/starter" "$DATA_DIR/gateway.env" | sha256sum | cut -d' ' -f1)
 	if pid_alive mcp "$CBIN/mcp-gateway"; then
 		if [ "$sum" = "$(cat "$PID_DIR/mcp.sha256" 2>/dev/null)" ]; then
 			log "MCP gateway already running (pid $(cat "$PID_DIR/mcp.pid"))"
 			return 0
 		fi
+		log "gateway code or environment ($DATA_DIR/gateway.env) changed; restarting the MCP gateway"
 		stop_pid mcp "$CBIN/mcp-gateway"
 	fi
 	cp "$BIN/starter" "$CBIN/mcp-gateway"
