@@ -785,6 +785,7 @@ cluster_stop() {
 	case $1 in
 	frontend | history | matching | worker) stop_pid "$1" "$BIN/temporal-server" ;;
 	cartwright-worker) stop_pid "$1" "$CBIN/cartwright-worker" ;;
+	hydra) stop_pid "$1" "$BIN/hydra" ;;
 	*) die "stop: unknown service '$1'" ;;
 	esac
 }

@@ -53,7 +53,7 @@ kill)
 	cluster_kill "$2"
 	;;
 stop)
-	[ $# -eq 2 ] || die "usage: $0 stop frontend|history|matching|worker|cartwright-worker"
+	[ $# -eq 2 ] || die "usage: $0 stop frontend|history|matching|worker|cartwright-worker|hydra"
 	cluster_stop "$2"
 	;;
 frontend-auth)

@@ -38,9 +38,10 @@ go test -count=1 -v ./worker/clustertest/
 )
 
 # What the starter says while part of the cluster is down
-# (docs/backend.md#outages): history, then matching, stopped gracefully
-# one at a time while a draft order waits, and started again; then a
-# client certificate of another CA. Each must name what is down instead
+# (docs/backend.md#outages): history, then matching, then the provider,
+# stopped gracefully one at a time while a draft order waits, and started
+# again; a program without the provider's CA; a client certificate of
+# another CA. Each must name what is down instead
 # of guessing a missing worker or reporting a broken pipe.
 starter_says() {
 	# shellcheck disable=SC1090 # generated file
@@ -59,6 +60,14 @@ ORDER_ID=$(. "$ENV_FILE" && "$BIN/starter" sample | grep -o 'draft-order/u_sampl
 [ -n "$ORDER_ID" ] || die "starter sample printed no draft order id"
 outage_says history "Temporal's history service does not answer"
 outage_says matching "Temporal's matching service does not answer"
+# The provider: a program that cannot fetch its own token says so, not
+# that Temporal or its TLS is at fault.
+if idp_on; then
+	outage_says hydra "the OpenID provider does not answer"
+	out=$(starter_says env -u CARTWRIGHT_OIDC_CA_FILE) && die "the starter answered without the provider's CA: $out"
+	grep -qF "the provider's TLS certificate is not trusted" <<<"$out" || die "without the provider's CA the starter said: $out"
+	log "without the provider's CA the starter says: $out"
+fi
 FOREIGN=$(mktemp -d)
 trap 'rm -rf "$FOREIGN"' EXIT
 openssl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj "/CN=another CA" \
