@@ -182,11 +182,17 @@ BENCH_KILL ?= 1
 # More in-flight levels past 16, e.g. BENCH_MORE=32,64 (where the server saturates).
 BENCH_MORE ?=
 # BENCH_TARGET=cluster: on Temporal's four services, a private PostgreSQL and
-# mTLS (a cluster of its own, .data/cluster-bench, ports 7425-7446), CPU per service.
+# mTLS (a cluster of its own, .data/cluster-bench, ports 7425-7449), CPU per service;
+# then authorization off against on, BENCH_AUTH_ROUNDS rounds of BENCH_AUTH_N
+# orders at 16 in flight per side, and their ratio
+# (docs/performance.md#authorization-on-the-cluster). BENCH_PARTS=auth: only that.
 BENCH_TARGET ?= dev
+BENCH_AUTH_ROUNDS ?= 3
+BENCH_AUTH_N ?= 200
 bench: tools $(if $(filter cluster,$(BENCH_TARGET)),cluster-tools) ## draft orders vs the Temporal floor at 1 and 16 in flight, one table; audits; worker SIGKILLed (BENCH_TARGET=dev|cluster)
 	CARTWRIGHT_BENCH_ROUNDS=$(BENCH_ROUNDS) CARTWRIGHT_BENCH_N1=$(BENCH_N1) CARTWRIGHT_BENCH_N16=$(BENCH_N16) \
-	  CARTWRIGHT_BENCH_KILL=$(BENCH_KILL) CARTWRIGHT_BENCH_MORE=$(BENCH_MORE) BENCH_TARGET=$(BENCH_TARGET) scripts/test.sh bench
+	  CARTWRIGHT_BENCH_KILL=$(BENCH_KILL) CARTWRIGHT_BENCH_MORE=$(BENCH_MORE) BENCH_TARGET=$(BENCH_TARGET) \
+	  BENCH_AUTH_ROUNDS=$(BENCH_AUTH_ROUNDS) BENCH_AUTH_N=$(BENCH_AUTH_N) scripts/test.sh bench
 
 fuzz: ## run each FUZZ_TARGETS target for FUZZ_TIME
 	scripts/test.sh fuzz

@@ -33,6 +33,11 @@ func (c *Client) unreachable(err error) *toolkit.Error {
 		why = strings.TrimRight(why, `"`)
 		why = why[strings.LastIndex(why, ": ")+2:]
 	}
+	// The program's own token first: a provider certificate the program
+	// does not trust is not Temporal's TLS.
+	if tw, ok := tokenWhy(why); ok {
+		return errf(toolkit.UpstreamError, "cannot reach Temporal at %s (namespace %s): %s", c.hostPort, c.namespace, tw).WithCause(err)
+	}
 	if tw, ok := tlsWhy(why); ok {
 		return errf(toolkit.UpstreamError, "cannot reach Temporal at %s (namespace %s): %s", c.hostPort, c.namespace, tw).WithCause(err)
 	}

@@ -79,7 +79,10 @@ func (c *Client) updateError(ctx context.Context, err error, id, what string) er
 		}
 	}
 	if ctx.Err() != nil {
-		return errf(toolkit.Timeout, "%s %s: no answer before the deadline", what, id).WithCause(err)
+		// Say what kept the answer: history, matching (an update waits
+		// for a workflow task, which matching hands out) or the worker
+		// (docs/backend.md#outages).
+		return errf(toolkit.Timeout, "%s %s: no answer before the deadline: %s", what, id, c.noAnswerWhy(id)).WithCause(err)
 	}
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {

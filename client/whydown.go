@@ -67,3 +67,22 @@ func tlsWhy(why string) (string, bool) {
 	}
 	return why, false
 }
+
+// tokenWhy explains a dial that failed fetching the program's own access
+// token (internal/servicetoken, docs/operators.md#sign-in-on-the-cluster):
+// Temporal was never asked. The provider's certificate, its refusal of the
+// client, or the provider being down (Hydra answers invalid_client when
+// its database is down) are what to check, not TEMPORAL_*.
+func tokenWhy(why string) (string, bool) {
+	if !strings.Contains(why, "access token from ") {
+		return why, false
+	}
+	l := strings.ToLower(why)
+	switch {
+	case strings.Contains(l, "x509") || strings.Contains(l, "certificate"):
+		return "this program's access token could not be fetched: the provider's TLS certificate is not trusted (CARTWRIGHT_OIDC_CA_FILE for a private CA): " + why, true
+	case strings.Contains(l, "connection refused") || strings.Contains(l, "no such host") || strings.Contains(l, "timeout"):
+		return "this program's access token could not be fetched: the OpenID provider does not answer (CARTWRIGHT_OIDC_TOKEN_URL): " + why, true
+	}
+	return "this program's access token could not be fetched: the OpenID provider refused it (CARTWRIGHT_OIDC_CLIENT_ID and its secret, or the provider's own database down): " + why, true
+}

@@ -49,3 +49,22 @@ func TestTLSFailureSaysWhichCertificate(t *testing.T) {
 		t.Error("a refused connection is not a TLS failure")
 	}
 }
+
+// A token the program cannot fetch reads as the provider's problem, never
+// as Temporal's TLS or a server that is not running.
+func TestTokenFailureSaysItIsTheProvider(t *testing.T) {
+	const url = "access token from https://127.0.0.1:7422/oauth2/token: "
+	for _, c := range []struct{ in, want string }{
+		{url + `Post "https://127.0.0.1:7422/oauth2/token": tls: failed to verify certificate: x509: certificate signed by unknown authority`, "CARTWRIGHT_OIDC_CA_FILE"},
+		{url + `Post "https://127.0.0.1:7422/oauth2/token": dial tcp 127.0.0.1:7422: connect: connection refused`, "provider does not answer"},
+		{url + `oauth2: "invalid_client" "Client authentication failed"`, "CARTWRIGHT_OIDC_CLIENT_ID"},
+	} {
+		got, ok := tokenWhy("failed reaching server: " + c.in)
+		if !ok || !strings.Contains(got, c.want) || strings.Contains(got, "TEMPORAL_TLS") {
+			t.Errorf("%q → %q", c.in, got)
+		}
+	}
+	if _, ok := tokenWhy("dial tcp 127.0.0.1:7233: connect: connection refused"); ok {
+		t.Error("a refused Temporal connection is not a token failure")
+	}
+}

@@ -12,7 +12,9 @@
 # variables).
 idp_load() {
 	IDP_PUBLIC_PORT=$((CLUSTER_BASE + 22)) IDP_ADMIN_PORT=$((CLUSTER_BASE + 23)) IDP_LOGIN_PORT=$((CLUSTER_BASE + 24))
-	IDP_ISSUER="http://127.0.0.1:$IDP_PUBLIC_PORT"
+	# The issuer is https with a certificate of the cluster's client CA
+	# (ensure_certs: idp.crt); its admin API stays plain http on loopback.
+	IDP_ISSUER="https://127.0.0.1:$IDP_PUBLIC_PORT"
 	IDP_ADMIN="http://127.0.0.1:$IDP_ADMIN_PORT"
 	IDP_JWKS="$IDP_ISSUER/.well-known/jwks.json"
 	IDP_TOKEN_URL="$IDP_ISSUER/oauth2/token"
@@ -27,7 +29,9 @@ idp_load() {
 idp_on() { [ "$CLUSTER_AUTH" = 1 ]; }
 
 idp_dsn() {
-	echo "postgres://$IDP_DB_USER:$IDP_DB_PASSWORD@127.0.0.1:$PG_PORT/$IDP_DB?sslmode=disable"
+	# Hydra's pool (Ory's DSN parameters), counted in the cluster's
+	# connection budget (cluster_pg_budget).
+	echo "postgres://$IDP_DB_USER:$IDP_DB_PASSWORD@127.0.0.1:$PG_PORT/$IDP_DB?sslmode=disable&max_conns=$IDP_CONNS&max_idle_conns=$IDP_CONNS"
 }
 
 # idp_database: Hydra's own login and database (its migrations, not ours).
@@ -43,10 +47,25 @@ idp_database() {
 		SQL
 }
 
+# idp_forget_database: Hydra's database of an earlier cluster on these
+# ports (another checkout, or a deleted .data/cluster) holds signing keys
+# sealed with a system secret this cluster does not have; Hydra then
+# refuses every token ("Could not ensure that signing keys ... exists").
+# A new secret starts a new database: nothing in it outlives its secret
+# (the clients are registered again at every up). DROP DATABASE refuses
+# while a Hydra is connected to it.
+idp_forget_database() {
+	as_postgres psql -tA -X -p "$PG_PORT" -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$IDP_DB'" | grep -q 1 || return 0
+	log "a new provider secret: dropping Hydra's database $IDP_DB of an earlier cluster (its keys are sealed with another secret)"
+	as_postgres psql -q -X -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres -c "DROP DATABASE \"$IDP_DB\"" ||
+		die "could not drop $IDP_DB (a Hydra of another checkout still connected?)"
+}
+
 # hydra_exports: Hydra's environment (what deploy/hydra/hydra.yaml leaves
 # to the cluster), exported into the calling subshell.
 hydra_exports() {
 	export DSN SECRETS_SYSTEM SERVE_PUBLIC_PORT=$IDP_PUBLIC_PORT SERVE_ADMIN_PORT=$IDP_ADMIN_PORT \
+		SERVE_PUBLIC_TLS_ENABLED=true SERVE_PUBLIC_TLS_CERT_PATH="$TLS_DIR/idp.crt" SERVE_PUBLIC_TLS_KEY_PATH="$TLS_DIR/idp.key" \
 		URLS_SELF_ISSUER=$IDP_ISSUER URLS_LOGIN=http://127.0.0.1:$IDP_LOGIN_PORT/login \
 		URLS_CONSENT=http://127.0.0.1:$IDP_LOGIN_PORT/consent URLS_LOGOUT=http://127.0.0.1:$IDP_LOGIN_PORT/logout
 	DSN=$(idp_dsn)
@@ -101,6 +120,9 @@ idp_up() {
 	idp_on || return 0
 	mkdir -p "$IDP_DIR"
 	chmod 700 "$IDP_DIR"
+	if [ ! -s "$IDP_DIR/system.secret" ] && ! pid_alive hydra "$BIN/hydra"; then
+		idp_forget_database
+	fi
 	secret_file "$IDP_DIR/system.secret" sh -c 'head -c 32 /dev/urandom | base64 | tr -d "/+="' >/dev/null
 	idp_users
 	if pid_alive hydra "$BIN/hydra"; then
@@ -109,10 +131,10 @@ idp_up() {
 		idp_database
 		(hydra_exports && "$BIN/hydra" migrate sql up --read-from-env --yes >>"$LOG_DIR/hydra-migrate.log" 2>&1) ||
 			die "hydra migrate failed; see $LOG_DIR/hydra-migrate.log"
-		# --dev: the issuer is plain http on 127.0.0.1 (the cluster's
-		# other endpoints are too, but for Temporal's mTLS); --sqa-opt-out:
-		# Hydra sends no usage reports anywhere.
-		(hydra_exports && start_bg hydra "$BIN/hydra" serve all --dev --sqa-opt-out --config "$ROOT/deploy/hydra/hydra.yaml")
+		# Production mode (no --dev): an https issuer, Secure cookies,
+		# redirect URIs https or loopback only (docs/operators.md#sign-in-on-the-cluster);
+		# --sqa-opt-out: Hydra sends no usage reports anywhere.
+		(hydra_exports && start_bg hydra "$BIN/hydra" serve all --sqa-opt-out --config "$ROOT/deploy/hydra/hydra.yaml")
 	fi
 	wait_until 90 "Hydra ($IDP_ISSUER)" hydra_ready || { tail -n 20 "$LOG_DIR/hydra.log" >&2; die "Hydra did not come up; log above"; }
 	if pid_alive idp-login "$BIN/cartwright-idp-login"; then
@@ -138,20 +160,28 @@ idp_status() {
 }
 
 # idp_client_env CLIENT: the environment one program needs to fetch its own
-# token (client credentials; client.SDKOptions refreshes it).
+# token (client credentials; client.SDKOptions refreshes it), and the
+# cluster's client CA, which signed the provider's https certificate
+# (trusted for the calls to the provider only).
 idp_client_env() {
 	idp_on || return 0
 	cat <<-EOT
 		export CARTWRIGHT_OIDC_TOKEN_URL='$IDP_TOKEN_URL'
 		export CARTWRIGHT_OIDC_CLIENT_ID='$1'
 		export CARTWRIGHT_OIDC_CLIENT_SECRET_FILE='$IDP_DIR/$1.secret'
+		export CARTWRIGHT_OIDC_CA_FILE='$TLS_DIR/ca.crt'
 	EOT
 }
 
 # idp_server_exports: what cartwright's authorizer in temporal-server reads
-# (build/tools/temporalserver), exported into the calling subshell.
+# (build/tools/temporalserver), exported into the calling subshell, and
+# the cluster's client CA beside the system's for the provider's https
+# JWKS (SSL_CERT_FILE: Temporal's key provider has no CA setting of its
+# own; Go still reads the system's certificate folder; the server's own
+# TLS names its CA files).
 idp_server_exports() {
-	export CARTWRIGHT_TEMPORAL_POLICY="$ROOT/deploy/temporal/authorization.yaml" CARTWRIGHT_OIDC_ISSUER="$IDP_ISSUER" \
+	export SSL_CERT_FILE="$TLS_DIR/ca.crt" \
+		CARTWRIGHT_TEMPORAL_POLICY="$ROOT/deploy/temporal/authorization.yaml" CARTWRIGHT_OIDC_ISSUER="$IDP_ISSUER" \
 		CARTWRIGHT_OIDC_GROUPS_CLAIM="$IDP_GROUPS_CLAIM" CARTWRIGHT_TEMPORAL_INTERNODE_CN=temporal-internode \
 		CARTWRIGHT_TEMPORAL_INTERNODE_CA_CN="cartwright cluster internode CA"
 }

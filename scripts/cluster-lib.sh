@@ -53,11 +53,13 @@ load_cluster() {
 	# the project's PostgreSQL (max_connections 100) serves every other
 	# stack too, so the cluster takes 60; private, its own (300) 200. Each
 	# Temporal service gets a tenth for its store and a twentieth for
-	# visibility, cartwright's worker and MCP gateway a fifth each
+	# visibility, the provider (Hydra) a twentieth, and cartwright's worker
+	# and MCP gateway half the rest each
 	# (docs/operators.md#a-temporal-cluster-make-cluster).
 	if [ "$CLUSTER_PG" = private ]; then CLUSTER_PG_CONNS=${CLUSTER_PG_CONNS:-200}; else CLUSTER_PG_CONNS=${CLUSTER_PG_CONNS:-60}; fi
-	STORE_CONNS=$((CLUSTER_PG_CONNS / 10)) VIS_CONNS=$((CLUSTER_PG_CONNS / 20)) APP_CONNS=$((CLUSTER_PG_CONNS / 5))
-	[ "$VIS_CONNS" -ge 1 ] || die "CLUSTER_PG_CONNS=$CLUSTER_PG_CONNS: want at least 20"
+	STORE_CONNS=$((CLUSTER_PG_CONNS / 10)) VIS_CONNS=$((CLUSTER_PG_CONNS / 20)) IDP_CONNS=$((CLUSTER_PG_CONNS / 20))
+	[ "$VIS_CONNS" -ge 2 ] || die "CLUSTER_PG_CONNS=$CLUSTER_PG_CONNS: want at least 40"
+	APP_CONNS=$(((CLUSTER_PG_CONNS - 4 * (STORE_CONNS + VIS_CONNS) - IDP_CONNS) / 2))
 	# Every line this script logs carries the time, so a restart's
 	# duration can be read off its output.
 	LOG_TIMES=1
@@ -247,6 +249,8 @@ ensure_certs() {
 	# The codec server's HTTPS (the Web UI passes staff tokens only to an
 	# https:// codec endpoint; docs/operators.md#sign-in-on-the-cluster).
 	cert codec-server ca localhost "DNS:localhost,IP:127.0.0.1" server
+	# The provider's public port (its issuer is https).
+	cert idp ca localhost "DNS:localhost,IP:127.0.0.1" server
 }
 
 # ------------------------------------------------------- server config
@@ -510,21 +514,28 @@ cluster_admin_dsn() {
 }
 
 # cluster_pg_budget: the connections the cluster's processes may open:
-# four Temporal services' store and visibility pools, the worker's and
-# the MCP gateway's pools.
-cluster_pg_budget() { echo $((4 * (STORE_CONNS + VIS_CONNS) + 2 * APP_CONNS)); }
+# four Temporal services' store and visibility pools, the provider's (when
+# it runs), the worker's and the MCP gateway's pools.
+cluster_pg_budget() {
+	local idp=0
+	! idp_on || idp=$IDP_CONNS
+	echo $((4 * (STORE_CONNS + VIS_CONNS) + idp + 2 * APP_CONNS))
+}
 
 # check_pg_budget: refuse to start a cluster whose pools could take more
 # connections than its PostgreSQL allows (a shared one serves other
 # stacks too: the budget is the cluster's share, CLUSTER_PG_CONNS).
 check_pg_budget() {
-	local max budget
+	local max reserved budget
 	budget=$(cluster_pg_budget)
+	[ "$budget" -le "$CLUSTER_PG_CONNS" ] || die "the cluster's pools add up to $budget, above CLUSTER_PG_CONNS=$CLUSTER_PG_CONNS"
 	max=$(as_postgres psql -tA -X -p "$PG_PORT" -d postgres -c 'SHOW max_connections' 2>/dev/null) || return 0
-	if [ "$budget" -gt "$max" ]; then
-		die "the cluster's pools may open $budget PostgreSQL connections, more than its max_connections $max; lower CLUSTER_PG_CONNS"
+	# The superusers' reserve is no one else's (the migrations, psql).
+	reserved=$(as_postgres psql -tA -X -p "$PG_PORT" -d postgres -c 'SHOW superuser_reserved_connections' 2>/dev/null) || reserved=0
+	if [ "$budget" -ge "$((max - reserved))" ]; then
+		die "the cluster's pools may open $budget PostgreSQL connections, not fewer than max_connections $max less the $reserved reserved for superusers; lower CLUSTER_PG_CONNS"
 	fi
-	log "PostgreSQL connections: the cluster may open $budget of max_connections $max (CLUSTER_PG_CONNS=$CLUSTER_PG_CONNS)"
+	log "PostgreSQL connections: the cluster may open $budget of max_connections $max (CLUSTER_PG_CONNS=$CLUSTER_PG_CONNS: Temporal $((4 * (STORE_CONNS + VIS_CONNS))), provider $((budget - 4 * (STORE_CONNS + VIS_CONNS) - 2 * APP_CONNS)), worker and gateway $APP_CONNS each)"
 }
 
 # worker_sum: what the running worker was started from, its binary and
@@ -569,12 +580,14 @@ start_cluster_mcp() {
 		(umask 077 && printf '%s\n' "${out%%$'\n'*}" >"$DATA_DIR/mcp-dev.token")
 		write_cluster_env
 	fi
-	sum=$(sha256sum "$BIN/starter" | cut -d' ' -f1)
+	# Like the worker's: its code and its own environment file.
+	sum=$(cat "$BIN/starter" "$DATA_DIR/gateway.env" | sha256sum | cut -d' ' -f1)
 	if pid_alive mcp "$CBIN/mcp-gateway"; then
 		if [ "$sum" = "$(cat "$PID_DIR/mcp.sha256" 2>/dev/null)" ]; then
 			log "MCP gateway already running (pid $(cat "$PID_DIR/mcp.pid"))"
 			return 0
 		fi
+		log "gateway code or environment ($DATA_DIR/gateway.env) changed; restarting the MCP gateway"
 		stop_pid mcp "$CBIN/mcp-gateway"
 	fi
 	cp "$BIN/starter" "$CBIN/mcp-gateway"
@@ -620,7 +633,10 @@ start_ui() {
 		$(ui_auth)
 	EOT
 	chmod 600 "$CONF_DIR/ui/cluster.yaml" # holds the UI's client secret
-	start_bg ui "$BIN/temporal-ui-server" --root "$CONF_DIR" --config ui --env cluster start
+	# The UI server reads the provider's discovery over https (the
+	# cluster's client CA beside the system's).
+	(! idp_on || export SSL_CERT_FILE="$TLS_DIR/ca.crt"
+		start_bg ui "$BIN/temporal-ui-server" --root "$CONF_DIR" --config ui --env cluster start)
 	wait_until 60 "Web UI (http://localhost:$UI_PORT)" curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$UI_PORT/" ||
 		{ tail -n 20 "$LOG_DIR/ui.log" >&2; die "the Web UI did not come up; log above"; }
 }
@@ -769,8 +785,29 @@ cluster_stop() {
 	case $1 in
 	frontend | history | matching | worker) stop_pid "$1" "$BIN/temporal-server" ;;
 	cartwright-worker) stop_pid "$1" "$CBIN/cartwright-worker" ;;
+	hydra) stop_pid "$1" "$BIN/hydra" ;;
 	*) die "stop: unknown service '$1'" ;;
 	esac
+}
+
+# cluster_frontend_auth on|off: the frontend restarted with the authorizer
+# (on: cartwright's, on the provider's tokens) or without it (off:
+# --allow-no-auth, mTLS only), the rest of the cluster and the provider
+# left running. Only the frontend authorizes calls, so this switches
+# authorization for the whole cluster: the bench measures its cost
+# (docs/performance.md#authorization-on-the-cluster).
+cluster_frontend_auth() {
+	case $1 in
+	on) CLUSTER_AUTH=1 ;;
+	off) CLUSTER_AUTH=0 ;;
+	*) die "frontend-auth: want on or off" ;;
+	esac
+	pid_alive hydra "$BIN/hydra" || [ "$1" = off ] || die "frontend-auth on: the provider is not running (start the cluster with CLUSTER_AUTH=1)"
+	stop_pid frontend "$BIN/temporal-server"
+	start_temporal_service frontend
+	wait_until 90 "temporal frontend (membership :${MEMBER_PORT[frontend]})" service_up frontend ||
+		{ tail -n 20 "$LOG_DIR/frontend.log" >&2; die "temporal frontend did not come up; log above"; }
+	wait_until 120 "Temporal frontend (authorization $1)" cluster_healthy || die "the frontend did not become healthy"
 }
 
 # cluster_kill SVC: SIGKILL, by its pid file, a process this cluster

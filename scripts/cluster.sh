@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cluster.sh up|down|status|env|kill SVC|stop SVC|pg-stop|pg-start — Temporal's own server
+# cluster.sh up|down|status|env|kill SVC|stop SVC|frontend-auth on|off|pg-stop|pg-start — Temporal's own server
 # as a cluster (docs/operators.md#a-temporal-cluster-make-cluster): frontend,
 # history, matching and worker as four `temporal-server` processes on
 # PostgreSQL (persistence and SQL visibility), mTLS on the frontend and
@@ -13,6 +13,8 @@
 #   env         print the environment file (`. .data/cluster/env`)
 #   kill SVC    SIGKILL one service by its pid file (the fault tests)
 #   stop SVC    stop one service gracefully (a rolling restart: stop, up)
+#   frontend-auth on|off  restart the frontend with or without the
+#               authorizer, the rest running (the bench's comparison)
 #   pg-stop, pg-start  stop or start the private PostgreSQL (CLUSTER_PG=private)
 #
 # Knobs (the defaults are `make cluster`'s):
@@ -36,7 +38,7 @@ set -euo pipefail
 # shellcheck source=scripts/cluster-lib.sh
 . "$(dirname "$0")/cluster-lib.sh"
 
-[ $# -ge 1 ] || die "usage: $0 up|down|status|env|kill SVC|stop SVC|pg-stop|pg-start"
+[ $# -ge 1 ] || die "usage: $0 up|down|status|env|kill SVC|stop SVC|frontend-auth on|off|pg-stop|pg-start"
 load_cluster
 case $1 in
 up) cluster_up ;;
@@ -51,8 +53,12 @@ kill)
 	cluster_kill "$2"
 	;;
 stop)
-	[ $# -eq 2 ] || die "usage: $0 stop frontend|history|matching|worker|cartwright-worker"
+	[ $# -eq 2 ] || die "usage: $0 stop frontend|history|matching|worker|cartwright-worker|hydra"
 	cluster_stop "$2"
+	;;
+frontend-auth)
+	[ $# -eq 2 ] || die "usage: $0 frontend-auth on|off"
+	cluster_frontend_auth "$2"
 	;;
 pg-stop) cluster_pg_stop ;;
 pg-start) cluster_pg_start ;;

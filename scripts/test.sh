@@ -84,6 +84,9 @@ hold_stack() {
 BENCH_PORT=${BENCH_PORT:-7290}
 BENCH_TARGET=${BENCH_TARGET:-dev}
 BENCH_CLUSTER_BASE=${BENCH_CLUSTER_BASE:-7425}
+# What a cluster bench runs (see bench below); the dev server has no
+# authorizer, so only the floor there.
+if [ "$BENCH_TARGET" = cluster ]; then BENCH_PARTS=${BENCH_PARTS:-floor auth}; else BENCH_PARTS=floor; fi
 bench() {
 	hold_stack
 	local dir
@@ -94,11 +97,26 @@ bench() {
 	*) die "BENCH_TARGET=$BENCH_TARGET: want dev or cluster" ;;
 	esac
 	log "bench against Temporal $BENCH_ADDR ($BENCH_TARGET; logs in $dir), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-	CARTWRIGHT_TEST_TEMPORAL_ADDRESS="$BENCH_ADDR" CARTWRIGHT_BENCH=1 CARTWRIGHT_BENCH_OUT="$dir/table.md" \
-		CARTWRIGHT_BENCH_SERVER_PID="${BENCH_SERVER_PID:-}" CARTWRIGHT_BENCH_SERVER_PIDS="${BENCH_SERVER_PIDS:-}" \
+	export CARTWRIGHT_TEST_TEMPORAL_ADDRESS="$BENCH_ADDR" CARTWRIGHT_BENCH=1 CARTWRIGHT_BENCH_OUT="$dir/table.md" \
+		CARTWRIGHT_BENCH_SERVER_PID="${BENCH_SERVER_PID:-}" CARTWRIGHT_BENCH_SERVER_PIDS="${BENCH_SERVER_PIDS:-}"
+	# BENCH_PARTS (cluster): floor, the table against the floor
+	# (TestBenchAgainstFloor), and auth, authorization off against on
+	# (TestBenchAuthorizationCost); `BENCH_PARTS=auth` alone is the
+	# comparison's quick check.
+	if [[ " $BENCH_PARTS " == *" floor "* ]]; then
 		go test -count=1 -timeout 60m -v -run "${BENCH_TEST:-^TestBenchAgainstFloor$}" ./worker/scaletest/ >"$dir/go-test.log" 2>&1 ||
-		{ tail -n 60 "$dir/go-test.log" >&2; die "the bench failed; full log: $dir/go-test.log"; }
-	grep -E '^\s+bench.*_test.go:[0-9]+: ' "$dir/go-test.log" >&2 || true
+			{ tail -n 60 "$dir/go-test.log" >&2; die "the bench failed; full log: $dir/go-test.log"; }
+		grep -E '^\s+bench.*_test.go:[0-9]+: ' "$dir/go-test.log" >&2 || true
+	fi
+	if [[ " $BENCH_PARTS " == *" auth "* ]]; then
+		log "authorization off against on (frontend restarted between the sides), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+		CARTWRIGHT_BENCH_AUTH_SWITCH="$ROOT/scripts/cluster.sh frontend-auth" CARTWRIGHT_BENCH_CLUSTER_DIR="$CLUSTER_DIR" \
+			CARTWRIGHT_BENCH_OIDC_TOKEN_URL="$BENCH_TOKEN_URL" \
+			CARTWRIGHT_BENCH_AUTH_ROUNDS="${BENCH_AUTH_ROUNDS:-3}" CARTWRIGHT_BENCH_AUTH_N="${BENCH_AUTH_N:-200}" \
+			go test -count=1 -timeout 60m -v -run '^TestBenchAuthorizationCost$' ./worker/scaletest/ >"$dir/go-test-auth.log" 2>&1 ||
+			{ tail -n 60 "$dir/go-test-auth.log" >&2; die "the authorization bench failed; full log: $dir/go-test-auth.log"; }
+		grep -E '^\s+bench.*_test.go:[0-9]+: ' "$dir/go-test-auth.log" >&2 || true
+	fi
 	cat "$dir/table.md"
 }
 
@@ -116,13 +134,22 @@ start_bench_dev_server() {
 # start_bench_cluster: the bench's own cluster, stopped when the bench
 # ends; the processes measured are its four services and its PostgreSQL
 # (CARTWRIGHT_BENCH_SERVER_PIDS), the clients and workers use its client
-# certificate (TEMPORAL_TLS_*).
+# certificate (TEMPORAL_TLS_*). With BENCH_PARTS auth it runs the provider
+# too, and its frontend starts without the authorizer (the table against
+# the floor is measured so); TestBenchAuthorizationCost switches it.
 start_bench_cluster() {
+	local auth=0
+	[[ " $BENCH_PARTS " != *" auth "* ]] || auth=1
 	export CLUSTER_DIR="$ROOT/.data/cluster-bench" CLUSTER_PORT_BASE="$BENCH_CLUSTER_BASE" \
-		CLUSTER_PG=private CLUSTER_UI=0 CLUSTER_APPS=0 CLUSTER_AUTH="${BENCH_CLUSTER_AUTH:-0}"
+		CLUSTER_PG=private CLUSTER_UI=0 CLUSTER_APPS=0 CLUSTER_AUTH=$auth
 	trap 'stop_bench_cluster; release_stack' EXIT
 	"$ROOT/scripts/cluster.sh" up >"$1/cluster-up.log" 2>&1 ||
 		{ tail -n 30 "$1/cluster-up.log" >&2; die "the bench's cluster did not come up; log $1/cluster-up.log"; }
+	if [ "$auth" = 1 ]; then
+		"$ROOT/scripts/cluster.sh" frontend-auth off >>"$1/cluster-up.log" 2>&1 ||
+			{ tail -n 30 "$1/cluster-up.log" >&2; die "the bench's frontend did not restart; log $1/cluster-up.log"; }
+		BENCH_TOKEN_URL=$(sed -n "s/^export CARTWRIGHT_OIDC_TOKEN_URL='\(.*\)'$/\1/p" "$CLUSTER_DIR/env")
+	fi
 	BENCH_ADDR=127.0.0.1:$BENCH_CLUSTER_BASE
 	local s pids=""
 	for s in frontend history matching worker; do

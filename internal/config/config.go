@@ -235,6 +235,10 @@ type OIDCProvider struct {
 	JWKSURL string `env:"CARTWRIGHT_OIDC_JWKS_URL"`
 	// GroupsClaim names the access-token claim holding a staff member's groups.
 	GroupsClaim string `env:"CARTWRIGHT_OIDC_GROUPS_CLAIM" envDefault:"groups"`
+	// CAFile is a CA the provider's https certificate may also be signed
+	// by (a private one, such as make cluster's); the system's CAs always
+	// count. It changes only the calls to the provider.
+	CAFile string `env:"CARTWRIGHT_OIDC_CA_FILE"`
 }
 
 // JWKS is where the provider's keys are.
@@ -254,6 +258,8 @@ type OIDCClient struct {
 	ClientID         string   `env:"CARTWRIGHT_OIDC_CLIENT_ID"`
 	ClientSecretFile string   `env:"CARTWRIGHT_OIDC_CLIENT_SECRET_FILE"`
 	Scopes           []string `env:"CARTWRIGHT_OIDC_SCOPES" envSeparator:","`
+	// CAFile: as OIDCProvider's, for the token endpoint.
+	CAFile string `env:"CARTWRIGHT_OIDC_CA_FILE"`
 }
 
 // Load reads the environment and checks the values that have a floor.

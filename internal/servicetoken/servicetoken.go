@@ -8,6 +8,8 @@ package servicetoken
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net/http"
 	"os"
@@ -37,7 +39,11 @@ func TokenSource(o config.OIDCClient) (oauth2.TokenSource, error) {
 		ClientID: o.ClientID, ClientSecret: strings.TrimSpace(string(secret)),
 		TokenURL: o.TokenURL, Scopes: o.Scopes, AuthStyle: oauth2.AuthStyleInParams,
 	}
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: 10 * time.Second})
+	hc, err := HTTPClient(o.CAFile)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
 	fetch := tokenFunc(func() (*oauth2.Token, error) { return cc.Token(ctx) })
 	return oauth2.ReuseTokenSourceWithExpiry(nil, fetch, tokenEarly), nil
 }
@@ -61,4 +67,29 @@ func Func(o config.OIDCClient) (func(context.Context) (string, error), error) {
 		}
 		return t.AccessToken, nil
 	}, nil
+}
+
+// HTTPClient is the client for calls to the provider: the system's CAs,
+// and caFile's too when set (CARTWRIGHT_OIDC_CA_FILE: a private CA such
+// as make cluster's, trusted for these calls only, never for Temporal's).
+func HTTPClient(caFile string) (*http.Client, error) {
+	hc := &http.Client{Timeout: 10 * time.Second}
+	if caFile == "" {
+		return hc, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("CARTWRIGHT_OIDC_CA_FILE: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("CARTWRIGHT_OIDC_CA_FILE %s: no PEM certificate in it", caFile)
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	hc.Transport = t
+	return hc, nil
 }

@@ -71,9 +71,9 @@ func TestStaffSignInAndDecideInTheBrowser(t *testing.T) {
 		"ISSUER_URL="+c.issuer(t), "STAFF_USER="+officer.Username, "STAFF_PASSWORD="+officer.Password,
 		"WORKFLOW_ID="+h.WorkflowID, "RUN_ID="+h.RunID, "APPROVAL_ID="+st.Approvals.Pending.ApprovalID,
 		"SHOTS_DIR="+shots, "FAILURE_SHOT="+filepath.Join(shots, "failure.png"),
-		// Chromium trusts the codec server's key alone (the cluster's CA is
-		// no browser's).
-		"CODEC_SPKI="+spkiOf(t, filepath.Join(c.tlsDir, "codec-server.crt")))
+		// Chromium trusts the codec server's and the provider's keys alone
+		// (the cluster's CA is no browser's).
+		"TRUSTED_SPKI="+spkiOf(t, filepath.Join(c.tlsDir, "codec-server.crt"))+","+spkiOf(t, filepath.Join(c.tlsDir, "idp.crt")))
 	out, err := node.CombinedOutput()
 	t.Logf("browser:\n%s", out)
 	if err != nil {

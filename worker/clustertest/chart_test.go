@@ -64,6 +64,9 @@ func TestChartValuesReachTheCluster(t *testing.T) {
 		}
 		env["CARTWRIGHT_OIDC_TOKEN_URL"] = iss + "/oauth2/token"
 		env["CARTWRIGHT_OIDC_CLIENT_SECRET_FILE"] = filepath.Join(c.dir, "idp", "cartwright-worker.secret")
+		// make cluster's provider has a certificate of the cluster's CA
+		// (an organisation's provider one of a public CA).
+		env["CARTWRIGHT_OIDC_CA_FILE"] = filepath.Join(c.tlsDir, "ca.crt")
 	}
 
 	dial := func(env map[string]string) error {

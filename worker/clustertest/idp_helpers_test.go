@@ -41,6 +41,15 @@ func (c cluster) issuer(t *testing.T) string {
 
 func (c cluster) idpAdmin(t *testing.T) string { return "http://" + c.port(t, 23) }
 
+// idpHTTP is a client for the provider's https issuer, whose certificate
+// the cluster's client CA signed (trusted for these calls only, so the
+// tests' Temporal dials still need their own CA setting).
+func (c cluster) idpHTTP(t *testing.T, jar http.CookieJar) *http.Client {
+	t.Helper()
+	return &http.Client{Jar: jar, Timeout: 15 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.pool(t, "ca"), MinVersion: tls.VersionTLS12}}}
+}
+
 func (c cluster) secret(t *testing.T, clientID string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(c.dir, "idp", clientID+".secret"))
@@ -55,7 +64,7 @@ func (c cluster) serviceToken(t *testing.T, clientID string) string {
 	t.Helper()
 	cc := clientcredentials.Config{ClientID: clientID, ClientSecret: c.secret(t, clientID),
 		TokenURL: c.issuer(t) + "/oauth2/token", AuthStyle: oauth2.AuthStyleInParams}
-	tok, err := cc.Token(context.Background())
+	tok, err := cc.Token(context.WithValue(context.Background(), oauth2.HTTPClient, c.idpHTTP(t, nil)))
 	if err != nil {
 		t.Fatalf("token of %s: %v", clientID, err)
 	}
@@ -119,7 +128,8 @@ func (c cluster) signIn(t *testing.T, username, password string) (string, error)
 	state := randomString(t)
 	jar, _ := cookiejar.New(nil)
 	var code string
-	hc := &http.Client{Jar: jar, Timeout: 15 * time.Second, CheckRedirect: func(r *http.Request, _ []*http.Request) error {
+	hc := c.idpHTTP(t, jar)
+	hc.CheckRedirect = func(r *http.Request, _ []*http.Request) error {
 		if strings.HasPrefix(r.URL.String(), redirect) {
 			code = r.URL.Query().Get("code")
 			if r.URL.Query().Get("state") != state {
@@ -128,7 +138,7 @@ func (c cluster) signIn(t *testing.T, username, password string) (string, error)
 			return http.ErrUseLastResponse
 		}
 		return nil
-	}}
+	}
 	resp, err := hc.Get(cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier),
 		oauth2.SetAuthURLParam("nonce", randomString(t))))
 	if err != nil {
@@ -150,7 +160,7 @@ func (c cluster) signIn(t *testing.T, username, password string) (string, error)
 	if code == "" {
 		return "", fmt.Errorf("no code: %s %s", resp.Status, body)
 	}
-	tok, err := cfg.Exchange(context.Background(), code, oauth2.VerifierOption(verifier))
+	tok, err := cfg.Exchange(context.WithValue(context.Background(), oauth2.HTTPClient, c.idpHTTP(t, nil)), code, oauth2.VerifierOption(verifier))
 	if err != nil {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/jackc/pgx/v5/pgxpool"
 	sdkclient "go.temporal.io/sdk/client"
 	"go.uber.org/zap"
@@ -25,6 +26,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/db"
+	"github.com/cartwright-dev/cartwright/internal/servicetoken"
 	"github.com/cartwright-dev/cartwright/internal/telemetry"
 	"github.com/cartwright-dev/cartwright/knowledge"
 	"github.com/cartwright-dev/cartwright/merchant"
@@ -339,6 +341,10 @@ func (d *Deps) buildCodec(context.Context) error {
 			return err
 		}
 	}
+	provider, err := d.provider()
+	if err != nil {
+		return err
+	}
 	d.Codec = codecserver.New(codecserver.Options{
 		Codec:    pc,
 		Auth:     codecserver.StaffTokens{Pool: d.Pool, DevSecret: d.Config.CodecSecret},
@@ -347,17 +353,22 @@ func (d *Deps) buildCodec(context.Context) error {
 		Origins:  d.Config.CodecCORSOrigins,
 		Logger:   d.Logger.Named("codec"),
 		Seals:    d.Seals,
-		Provider: d.provider(),
+		Provider: provider,
 	})
 	return nil
 }
 
 // provider verifies staff access tokens of the organisation's OpenID
 // Connect provider, when one is configured (docs/operators.md#sign-in-on-the-cluster).
-func (d *Deps) provider() *codecserver.ProviderTokens {
+// Its keys are fetched with the system's CAs and CARTWRIGHT_OIDC_CA_FILE's.
+func (d *Deps) provider() (*codecserver.ProviderTokens, error) {
 	p := d.Config.Provider
 	if p.Issuer == "" {
-		return nil
+		return nil, nil
 	}
-	return codecserver.NewProviderTokens(context.Background(), p.Issuer, p.JWKS(), p.GroupsClaim)
+	hc, err := servicetoken.HTTPClient(p.CAFile)
+	if err != nil {
+		return nil, err
+	}
+	return codecserver.NewProviderTokens(oidc.ClientContext(context.Background(), hc), p.Issuer, p.JWKS(), p.GroupsClaim), nil
 }

@@ -1,8 +1,11 @@
 package authz
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/golang-jwt/jwt/v4"
 	"go.temporal.io/api/serviceerror"
@@ -40,14 +43,38 @@ type MapperConfig struct {
 // issuer, the client id and the groups from the verified token; a call
 // without a token is internode when it presents the internode certificate,
 // anonymous otherwise (the authorizer refuses it).
+//
+// A token it verified is not verified again for VerifiedFor (never past
+// its expiry): a worker sends the same token with each of its many calls,
+// and checking the provider's RSA signature on every one is most of what
+// authorization costs (docs/performance.md#authorization-on-the-cluster).
 type ClaimMapper struct {
 	jwt authorization.ClaimMapper
 	cfg MapperConfig
+	now func() time.Time
+
+	mu       sync.Mutex
+	verified map[[32]byte]verifiedToken
 }
+
+// verifiedToken is what a token was mapped to and until when that holds.
+type verifiedToken struct {
+	claims authorization.Claims
+	until  time.Time
+}
+
+// VerifiedFor is how long a verified token's claims are reused: the
+// interval at which the frontend reloads the provider's keys
+// (jwtKeyProvider.refreshInterval in scripts/cluster-lib.sh), so a key
+// the provider withdraws stops being honoured about as soon as without it.
+const VerifiedFor = time.Minute
+
+// maxVerified bounds the reuse table; past it, it starts over.
+const maxVerified = 10000
 
 // NewClaimMapper wraps Temporal's default JWT claim mapper.
 func NewClaimMapper(jwtMapper authorization.ClaimMapper, cfg MapperConfig) *ClaimMapper {
-	return &ClaimMapper{jwt: jwtMapper, cfg: cfg}
+	return &ClaimMapper{jwt: jwtMapper, cfg: cfg, now: time.Now, verified: map[[32]byte]verifiedToken{}}
 }
 
 var _ authorization.ClaimMapper = (*ClaimMapper)(nil)
@@ -66,6 +93,16 @@ func (m *ClaimMapper) GetClaims(ai *authorization.AuthInfo) (*authorization.Clai
 		}
 		return &authorization.Claims{}, nil
 	}
+	// The table is keyed by the token's hash: it holds no bearer token.
+	sum := sha256.Sum256([]byte(ai.AuthToken))
+	now := m.now()
+	m.mu.Lock()
+	v, ok := m.verified[sum]
+	m.mu.Unlock()
+	if ok && now.Before(v.until) {
+		c := v.claims
+		return &c, nil
+	}
 	base, err := m.jwt.GetClaims(ai)
 	if err != nil {
 		return nil, err
@@ -76,6 +113,26 @@ func (m *ClaimMapper) GetClaims(ai *authorization.AuthInfo) (*authorization.Clai
 	if _, _, err := jwt.NewParser().ParseUnverified(raw, &mc); err != nil {
 		return nil, serviceerror.NewPermissionDenied("malformed token", "")
 	}
+	claims, err := m.identity(base, mc)
+	if err != nil {
+		return nil, err
+	}
+	until := now.Add(VerifiedFor)
+	if exp, ok := mc["exp"].(float64); ok && time.Unix(int64(exp), 0).Before(until) {
+		until = time.Unix(int64(exp), 0)
+	}
+	m.mu.Lock()
+	if len(m.verified) >= maxVerified {
+		m.verified = map[[32]byte]verifiedToken{}
+	}
+	m.verified[sum] = verifiedToken{claims: *claims, until: until}
+	m.mu.Unlock()
+	return claims, nil
+}
+
+// identity reads the issuer, the client id and the groups of a token the
+// default mapper verified (base) from its claims (mc).
+func (m *ClaimMapper) identity(base *authorization.Claims, mc jwt.MapClaims) (*authorization.Claims, error) {
 	if !mc.VerifyIssuer(m.cfg.Issuer, true) {
 		return nil, serviceerror.NewPermissionDenied("token of another issuer", "")
 	}
