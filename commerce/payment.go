@@ -85,7 +85,10 @@ func paymentSpec(name, version, desc string, readOnly, internal bool) toolkit.Sp
 		Timeout:     8 * time.Second,
 		// Stripe outages are waited out by the settle run's retries; each
 		// attempt sends the same idempotency key.
-		Retry:            toolkit.RetryPolicy{InitialInterval: time.Second, MaxInterval: time.Minute, MaxAttempts: 0},
+		// A CONFLICT (a draft no longer open, a hold ended) is final: no
+		// retry changes it (docs/errors.md#retryable-codes).
+		Retry: toolkit.RetryPolicy{InitialInterval: time.Second, MaxInterval: time.Minute, MaxAttempts: 0,
+			FinalCodes: []toolkit.Code{toolkit.Conflict}},
 		EvidenceRequired: true,
 		Provider:         "stripe",
 		Internal:         internal,
