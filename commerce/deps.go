@@ -193,6 +193,7 @@ func register(reg *toolkit.Registry, deps ToolDeps, keep func(toolkit.Spec) bool
 		{getPaymentSpec(), t.getPayment},
 		{cancelPaymentSpec(), t.cancelPayment},
 		{refundSpec(), t.refundPayment},
+		{restockSpec(), t.restockReturned},
 	} {
 		if !keep(r.spec) {
 			continue
@@ -227,5 +228,5 @@ func lookupSpec(name string, ttl time.Duration, provider, description string) to
 // registers them: what workflows derive their activity options from.
 func Specs() []toolkit.Spec {
 	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec(), settleStockSpec(),
-		createPaymentSpec(), getPaymentSpec(), cancelPaymentSpec(), refundSpec()}
+		createPaymentSpec(), getPaymentSpec(), cancelPaymentSpec(), refundSpec(), restockSpec()}
 }
