@@ -35,8 +35,8 @@ refund id, or AWAITING_APPROVAL with the approval staff with role refunds or adm
 decide (above CARTWRIGHT_REFUND_APPROVAL_ABOVE) and the facts they see; --until-end
 waits for their decision. The amount comes from the stored total (--line SKU=QTY
 for some lines; none: the whole order, what is left). A refusal (not paid, a line
-not in the order, more units than are left) exits 1 with its code, and the key stays
-free; the same key is the same refund, never a second one, and with other lines is
+not in the order, more units than are left) exits with its code (INVALID_ARGUMENT 2),
+and the key stays free; the same key is the same refund, never a second one, and with other lines is
 CONFLICT. With CARTWRIGHT_REFUND_RESTOCK=on_return a refunded run then waits for
 "starter returned".`,
 		Args: exactArgs(1, "WORKFLOW_ID"),
@@ -83,7 +83,7 @@ wait until it took it: the units (--line SKU=QTY; none: every line the refund
 covered) go back on hand in the warehouses they were committed from, exactly once,
 with evidence. A return recorded before is printed as it is (nothing moves again);
 more units than the order committed (less earlier returns), or lines this refund did
-not cover, exit 1 with INVALID_ARGUMENT and the run waits on for a correct return. A
+not cover, exit 2 with INVALID_ARGUMENT and the run waits on for a correct return. A
 refund made while CARTWRIGHT_REFUND_RESTOCK=never never restocks (CONFLICT).`,
 		Args: exactArgs(1, "WORKFLOW_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -136,13 +136,16 @@ func (r *refund) restock(ctx workflow.Context, sig ReturnedSignal) {
 	}
 	// Each try its own step (and correlation id): a refused try's audit
 	// row is final, the next signal is a new call.
-	r.ret.Tries++
-	step := fmt.Sprintf("return/%d", r.ret.Tries)
+	try := r.ret.Tries + 1
+	step := fmt.Sprintf("return/%d", try)
 	got, env, err := flow.CallTool[commerce.Restock](ctx, r.specs, flow.Call{
 		Tool: commerce.ToolRestockReturned, Req: flow.Envelope(ctx, r.in.Request, step),
 		Summary: commerce.ToolRestockReturned + ": " + r.in.DraftOrderID,
 		Args:    commerce.RestockArgs{DraftOrderID: r.in.DraftOrderID, Lines: lines},
 	}).Get(ctx)
+	// Counted once answered: a caller waiting for this try's answer
+	// (client.ReturnGoods) sees the count and the answer together.
+	r.ret.Tries = try
 	if env.SnapshotID() != "" {
 		ref := workflows.EvidenceRefOf(step, env)
 		r.evidence = append(r.evidence, ref)
