@@ -17,6 +17,7 @@ import (
 
 	stripewebhook "github.com/stripe/stripe-go/v76/webhook"
 
+	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
@@ -145,6 +146,11 @@ func TestRefundAndReturnThroughTheCLI(t *testing.T) {
 		if got := onHand(); got != paidOnHand+1 {
 			t.Fatalf("after return %d: on_hand %d, want %d", i, got, paidOnHand+1)
 		}
+	}
+	// The refund run, its return included, audits clean.
+	var arep audit.Report
+	if r := jsonOut(t, &arep, "audit", "draft-order-refund/u_cli/"+key+"/"+rk); r.code != 0 || !arep.Clean || len(arep.Activities) < 3 {
+		t.Fatalf("audit of the refund: exit %d %+v: %s", r.code, arep, r.stderr)
 	}
 	var rep evidence.ReconcileReport
 	if r := jsonOut(t, &rep, "reconcile"); r.code > exitRefused || rep.StockReturnedTwice != 0 || rep.StockTakenTwice != 0 {
