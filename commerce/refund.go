@@ -13,6 +13,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/stripetools"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -41,6 +42,10 @@ func RefundWorkflowID(draftWorkflowID, refundKey string) string {
 type RefundArgs struct {
 	DraftOrderID string     `json:"draft_order_id"`
 	Lines        []LineItem `json:"lines,omitempty"`
+	// ApprovalSnapshotID names the support.record_approval snapshot of the
+	// calling run's staff approval: required for a refund above the
+	// worker's threshold (docs/payments.md#refunds).
+	ApprovalSnapshotID string `json:"approval_snapshot_id,omitempty"`
 }
 
 // RefundResult is checkout.refund_payment's answer; on a dry run (the
@@ -63,12 +68,13 @@ type Refunds interface {
 }
 
 func refundSpec() toolkit.Spec {
-	s := paymentSpec(ToolRefundPayment, "1.0.0", "Refund a paid draft order, whole or some lines, to the customer's card "+
+	s := paymentSpec(ToolRefundPayment, "1.1.0", "Refund a paid draft order, whole or some lines, to the customer's card "+
 		"(the transfer to the merchant is reversed and the platform fee refunded in proportion). Only the order's own "+
-		"refund run may call it, after staff approved a refund above the configured amount; the amount comes from the "+
-		"stored total, never from the caller. dry_run answers the amount without refunding. Success: the Stripe refund's "+
-		"id, amount and what is left. Common failures: INVALID_ARGUMENT (not paid, refunded in full, more than is left, "+
-		"a line not in the order: details.reason), FORBIDDEN (another run), UPSTREAM_ERROR (Stripe; retry).", false, true)
+		"refund run may call it; above the worker's configured amount only with that run's staff approval "+
+		"(approval_snapshot_id). The amount comes from the stored total, never from the caller. dry_run answers the "+
+		"amount without refunding. Success: the Stripe refund's id, amount, the lines it covers and what is left. Common "+
+		"failures: INVALID_ARGUMENT (not paid, refunded in full, more units than are left, a line not in the order: "+
+		"details.reason), FORBIDDEN (another run; approval_missing), UPSTREAM_ERROR (Stripe; retry).", false, true)
 	return s
 }
 
@@ -149,6 +155,11 @@ func (t *tools) refundPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 		if req.DryRun {
 			return nil
 		}
+		if amount > t.refundAbove {
+			if err := t.approvedRefund(ctx, in.ApprovalSnapshotID, caller); err != nil {
+				return err
+			}
+		}
 		sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", in.DraftOrderID, caller, amount)))
 		entry := evidence.AuditEntry{CorrelationID: req.CorrelationID, Tool: ToolRefundPayment, UserID: req.UserID, ActorType: req.Actor.Type,
 			Action: evidence.ActionAllow, Reason: "refund a paid draft order", PayloadSHA: hex.EncodeToString(sum[:]), Call: activityCall(ctx),
@@ -182,6 +193,34 @@ func (t *tools) refundPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 		}
 	}
 	return &toolkit.Output{Data: out}, nil
+}
+
+// approvedRefund checks that snapshot id is a staff approval of the
+// calling run (support.record_approval, approve, by a verified member with
+// role refunds or admin): a refund above the worker's threshold needs one,
+// whatever threshold the run was started with.
+func (t *tools) approvedRefund(ctx context.Context, id, caller string) error {
+	refuse := func(format string, args ...any) error {
+		return toolkit.Errorf(toolkit.Forbidden, format, args...).WithDetail("reason", "approval_missing").
+			WithRecovery("refunds above the configured amount are approved by staff with role refunds or admin in the refund run")
+	}
+	if id == "" {
+		return refuse("a refund above %d needs a staff approval of this run", t.refundAbove)
+	}
+	got, err := t.readStored(ctx, []string{id})
+	if err != nil {
+		return err
+	}
+	rec, ok := got[id]
+	if !ok || rec.Tool != support.RecordApprovalTool || rec.WorkflowID != caller || rec.Status == string(toolkit.StatusError) {
+		return refuse("evidence snapshot %s is no staff decision of this run", id)
+	}
+	var a support.ApprovalRecord
+	if err := json.Unmarshal(rec.Output, &a); err != nil || a.Decision != support.DecisionApprove || !a.StaffVerified ||
+		(a.ApproverRole != support.RoleRefunds && a.ApproverRole != support.RoleAdmin) {
+		return refuse("evidence snapshot %s approves no refund (decision %q by role %q)", id, a.Decision, a.ApproverRole)
+	}
+	return nil
 }
 
 // refundedUnits adds up the units of each SKU earlier refunds covered

@@ -159,6 +159,9 @@ type refund struct {
 	// taken (refund_return.go).
 	ret     *ReturnView
 	returns []ReturnedSignal
+	// approval is the snapshot of the staff approval the Stripe step
+	// names (empty below the threshold).
+	approval string
 }
 
 func (r *refund) run(ctx workflow.Context) (RefundResult, error) {
@@ -203,6 +206,11 @@ func (r *refund) run(ctx workflow.Context) (RefundResult, error) {
 		}
 	}
 	r.state = "REFUNDING"
+	if decided != nil && decided.Evidence != nil {
+		// The tool refunds above the worker's own threshold only with
+		// this run's staff approval.
+		r.approval = decided.Evidence.SnapshotID
+	}
 	got, err := r.call(ctx, "refund/stripe", false)
 	if err != nil {
 		if toolkit.CodeOf(err) == "" {
@@ -224,7 +232,7 @@ func (r *refund) call(ctx workflow.Context, step string, dry bool) (commerce.Ref
 	req.DryRun = dry
 	got, env, err := flow.CallTool[commerce.RefundResult](ctx, r.specs, flow.Call{
 		Tool: commerce.ToolRefundPayment, Req: req, Summary: commerce.ToolRefundPayment + ": " + r.in.DraftOrderID,
-		Args: commerce.RefundArgs{DraftOrderID: r.in.DraftOrderID, Lines: r.in.Lines},
+		Args: commerce.RefundArgs{DraftOrderID: r.in.DraftOrderID, Lines: r.in.Lines, ApprovalSnapshotID: r.approval},
 	}).Get(ctx)
 	if err == nil || env.SnapshotID() != "" {
 		r.evidence = append(r.evidence, workflows.EvidenceRefOf(step, env))

@@ -14,6 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/codec"
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
@@ -70,7 +71,9 @@ var refundUser = toolkit.Request{UserID: "u_e2e", Actor: toolkit.Actor{Type: too
 // refunded order is refused; the same key again is the same refund.
 func TestRefunds(t *testing.T) {
 	testenv.Integration(t)
-	r := newSettleRig(t, time.Hour)
+	// The worker's own threshold: one unit is below it, the rest above,
+	// so the rest reaches Stripe only with the staff approval.
+	r := newSettleRig(t, time.Hour, func(c *config.Config) { c.RefundApprovalAbove = 3000 })
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
 	defer cancel()
 	item := commerce.LineItem{SKU: "TOY-PUZ-1000-ALP", Quantity: 3}
@@ -188,5 +191,40 @@ func TestRefunds(t *testing.T) {
 	if err := r.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(amount_minor), 0) FROM refunds WHERE draft_order_id = $1`, draft.DraftOrderID).Scan(&n, &sum); err != nil ||
 		n != 2 || sum != draft.GrandTotal.Amount {
 		t.Fatalf("refund rows %d summing %d, want 2 summing %d (%v)", n, sum, draft.GrandTotal.Amount, err)
+	}
+}
+
+// TestAttackRefundThresholdFromTheCaller: a refund run started by a bare
+// SDK client with its own threshold (approve_above far above the amount)
+// skips the staff decision, and the tool refuses the refund anyway: above
+// the worker's configured threshold it refunds only with a staff approval
+// of that very run (FORBIDDEN, approval_missing); nothing reaches Stripe.
+func TestAttackRefundThresholdFromTheCaller(t *testing.T) {
+	testenv.Integration(t)
+	r := newSettleRig(t, time.Hour, func(c *config.Config) { c.RefundApprovalAbove = 100 })
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
+	defer cancel()
+	draftID, draft := r.paid(ctx, "refund-attack", commerce.LineItem{SKU: "TOY-PUZ-1000-ALP", Quantity: 1})
+	key := uniqueKey("rf-attack")
+	id := commerce.RefundWorkflowID(draftID, key)
+	in := draftorder.RefundInput{Request: refundUser, DraftOrderID: draft.DraftOrderID, ApproveAbove: 1 << 40}
+	in.Request.IdempotencyKey = key
+	uh, err := r.tc.UpdateWithStartWorkflow(ctx, sdkclient.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: r.tc.NewWithStartWorkflowOperation(workflows.OnceStartOptions(id, r.queue, workflows.FlowOrderSettle, "PRICING", "attack"),
+			draftorder.RefundWorkflowName, in),
+		UpdateOptions: sdkclient.UpdateWorkflowOptions{UpdateName: draftorder.UpdateRefund, Args: []any{draftorder.RefundAsk{Refund: &in, UntilEnd: true}},
+			WaitForStage: sdkclient.WorkflowUpdateStageCompleted},
+	})
+	var st draftorder.RefundStatus
+	if err == nil {
+		err = uh.Get(ctx, &st)
+	}
+	if err != nil || st.Result == nil || st.Result.State != draftorder.StateRefundRefused || st.Result.Code != toolkit.Forbidden ||
+		st.Result.Refund != nil {
+		t.Fatalf("a refund with the caller's own threshold: %+v, %v", st.Result, err)
+	}
+	var n int
+	if err := r.pool.QueryRow(ctx, `SELECT count(*) FROM refunds WHERE draft_order_id = $1`, draft.DraftOrderID).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d refunds written (%v)", n, err)
 	}
 }
