@@ -19,7 +19,7 @@ type SnapshotReader interface {
 
 // snapshotsReader is a SnapshotReader that also reads several snapshots
 // in one round trip (*evidence.Store): a total's snapshots are read at
-// once (docs/performance.md#the-writes-evidence-in-one-read). An id that
+// once (docs/performance.md#the-writes-evidence-from-memory-or-in-one-read). An id that
 // names no row is absent from the map.
 type snapshotsReader interface {
 	GetMany(ctx context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error)
@@ -98,6 +98,15 @@ type wanted struct {
 	into     **snapshot
 }
 
+// writtenReader reads the snapshots a cartwright worker wrote, in one
+// round trip at most (*evidence.Store): the runtime login can append rows
+// of its own, and a total derived from them would carry amounts nobody
+// computed, so a row no worker's key vouches for is an
+// *evidence.ForgedRowError (docs/quote-seals.md#what-the-write-checks).
+type writtenReader interface {
+	ReadWritten(ctx context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error)
+}
+
 // readStored reads ids from the store, in one round trip when it can.
 func (t *tools) readStored(ctx context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error) {
 	out := map[string]*evidence.SnapshotRecord{}
@@ -106,6 +115,17 @@ func (t *tools) readStored(ctx context.Context, ids []string) (map[string]*evide
 	}
 	if t.snaps == nil {
 		return out, nil // an unsealed in-memory stack stores nothing to read
+	}
+	if w, ok := t.snaps.(writtenReader); ok {
+		got, err := w.ReadWritten(ctx, ids)
+		var forged *evidence.ForgedRowError
+		if errors.As(err, &forged) {
+			return nil, sealRefusal("evidence_forged", "%v", forged)
+		}
+		if err != nil {
+			return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %v: %v", ids, err)
+		}
+		return got, nil
 	}
 	if many, ok := t.snaps.(snapshotsReader); ok {
 		got, err := many.GetMany(ctx, ids)

@@ -48,7 +48,7 @@ func sealedSnapshots() *fakeSnapshots {
 // A total's snapshots are read in one round trip when the store can, one
 // by one when it cannot, and refused the same way either way: a missing
 // snapshot, another tool's, another workflow's
-// (docs/performance.md#the-writes-evidence-in-one-read).
+// (docs/performance.md#the-writes-evidence-from-memory-or-in-one-read).
 func TestSealedReadsOneRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	good := EvidenceRefs{PricingSnapshotID: "ev_p", OriginsSnapshotID: "ev_o", ComplianceSnapshotID: "ev_c"}

@@ -86,6 +86,7 @@ func (s *Store) append(ctx context.Context, st *staged) (toolkit.Recorded, error
 	r := st.r
 	if !rec.Reused {
 		r.ChainSeq, r.ChainHash = seq, chainHash
+		s.own.add(r)
 		return toolkit.Recorded{SnapshotID: r.SnapshotID, OutputHash: r.OutputHash}, nil
 	}
 	// The step's stored answer, which the invoker returns in place of the

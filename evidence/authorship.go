@@ -77,3 +77,41 @@ func (a authorship) check(r *SnapshotRecord) (kind, detail string) {
 	}
 	return "", ""
 }
+
+// CheckWrittenByWorker names what is wrong with a row a write is about to
+// rest on ("" when nothing): its output and content must hash as the row
+// says, and it must carry a signature of a cartwright worker's key this
+// store knows. A row the runtime login appended itself (signed by a key
+// of its own, unsigned, or a genuine signature moved onto other content)
+// is refused before its content counts (docs/quote-seals.md#what-the-write-checks).
+// A store that neither signs nor verifies (an in-memory test stack)
+// checks nothing.
+func (s *Store) CheckWrittenByWorker(ctx context.Context, r *SnapshotRecord) (kind, detail string, err error) {
+	if s.keys == nil {
+		return "", "", nil
+	}
+	if r.HashFormat != hashFormatSigned {
+		// A row from before signing (an order quoted by the build before,
+		// still draining) is its chain's to vouch for, as verify does.
+		auth, err := s.authorship(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		kind, detail := auth.check(r)
+		return kind, detail, nil
+	}
+	if h, herr := r.StoredOutputHash(); herr != nil || h != r.OutputHash {
+		return ProblemEditedOutput, fmt.Sprintf("output hashes to %s, row says %s", h, r.OutputHash), nil
+	}
+	if h, herr := r.contentHash(); herr != nil || h != r.ContentHash {
+		return ProblemEditedRow, fmt.Sprintf("content hashes to %s, row says %s", h, r.ContentHash), nil
+	}
+	writer, why := s.keys.verify(r.SignerKeyID, r.RowSignature, evidenceRowMessage(r.ContentHash))
+	switch {
+	case why != "":
+		return ProblemBadSignature, why, nil
+	case writer != WriterWorker:
+		return ProblemBadSignature, fmt.Sprintf("%s key %q signed it, not a worker's", writer, r.SignerKeyID), nil
+	}
+	return "", "", nil
+}

@@ -142,6 +142,22 @@ func TestAttackForgedRowsThroughAppendFunctions(t *testing.T) {
 			t.Errorf("reconcile did not name %s", id)
 		}
 	}
+
+	// The write's read (CheckWrittenByWorker) refuses each forged row as
+	// verify names it, and takes the worker's own.
+	rows, err := s.chain(ctx, wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		kind, detail, err := s.CheckWrittenByWorker(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind != want[r.SnapshotID] {
+			t.Errorf("CheckWrittenByWorker(%s) = %q (%s), want %q", r.SnapshotID, kind, detail, want[r.SnapshotID])
+		}
+	}
 }
 
 // TestAttackForgedDraftRows: draft rows the runtime role writes itself (it

@@ -32,7 +32,7 @@ func (s *Store) Get(ctx context.Context, snapshotID string) (*SnapshotRecord, er
 
 // GetMany returns the snapshots of ids that exist, by id, in one round
 // trip: the write's seal check reads the three or four snapshots a total
-// names at once (docs/performance.md#the-writes-evidence-in-one-read). An
+// names at once (docs/performance.md#the-writes-evidence-from-memory-or-in-one-read). An
 // id that names no row is absent from the map.
 func (s *Store) GetMany(ctx context.Context, ids []string) (map[string]*SnapshotRecord, error) {
 	got := make(map[string]*SnapshotRecord, len(ids))

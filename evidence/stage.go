@@ -106,6 +106,9 @@ func (s *Store) CommitSteps(ctx context.Context, steps []toolkit.Staged) error {
 	if written != len(steps) {
 		return toolkit.Errorf(toolkit.UpstreamError, "evidence store: batch of %d snapshots answered %d rows", len(steps), written)
 	}
+	for _, st := range rows {
+		s.own.add(st.r)
+	}
 	s.log.Debug("evidence batch recorded", zap.Int("snapshots", len(steps)))
 	return nil
 }

@@ -36,6 +36,8 @@ type Store struct {
 	signer *RowSigner
 	keys   *RowKeys
 	since  signingSince
+	// own are the rows this store wrote last (ReadWritten).
+	own *ownRows
 }
 
 // SignWith makes s sign every row it writes with signer, and verify with
@@ -85,7 +87,7 @@ func NewStore(pool *pgxpool.Pool, c Cipher, logger *zap.Logger) (*Store, error) 
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &Store{pool: pool, cipher: c, log: logger.Named("evidence"), now: time.Now}, nil
+	return &Store{pool: pool, cipher: c, log: logger.Named("evidence"), now: time.Now, own: newOwnRows(ownRowsKept)}, nil
 }
 
 // NewStoreFromConfig builds the store with the AES-256-GCM key of

@@ -126,6 +126,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if cfg.WorkflowCacheSize > 0 {
+		// Process-wide, so before the worker exists.
+		worker.SetStickyWorkflowCacheSize(cfg.WorkflowCacheSize)
+	}
 	fatal := make(chan error, 1)
 	w := worker.New(deps.Temporal, cfg.TaskQueue, roles.WorkerOptions(worker.Options{
 		DeploymentOptions:                versioning,

@@ -26,6 +26,11 @@ type Config struct {
 	// from waiting for the next long poll; 0 leaves the SDK default (2).
 	WorkflowPollers int `env:"CARTWRIGHT_WORKFLOW_POLLERS" envDefault:"4"`
 	ActivityPollers int `env:"CARTWRIGHT_ACTIVITY_POLLERS" envDefault:"4"`
+	// WorkflowCacheSize bounds the runs a worker process keeps in memory
+	// between their workflow tasks (docs/performance.md#workflow-cache):
+	// a settle run holds its stock for hours and must not hold memory
+	// that long; 0 leaves the SDK default (10,000).
+	WorkflowCacheSize int `env:"CARTWRIGHT_WORKFLOW_CACHE_SIZE" envDefault:"128"`
 	// WorkerRoles are what this worker process does, comma-separated:
 	// workflows, activities, webhook (serve the Stripe webhook receiver),
 	// schedules (ensure the reconcile, archive and exchange-rate schedules), codec (serve

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -122,7 +123,15 @@ func (p *proc) start(t *testing.T, cmd *exec.Cmd, env []string) {
 	t.Helper()
 	p.cmd, p.log, p.logMu, p.done = cmd, &bytes.Buffer{}, &sync.Mutex{}, make(chan struct{})
 	p.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	w := lockedWriter{mu: p.logMu, buf: p.log}
+	var w io.Writer = lockedWriter{mu: p.logMu, buf: p.log}
+	if dir := os.Getenv("CARTWRIGHT_BENCH_LOG_DIR"); dir != "" { // an experiment's whole logs
+		f, err := os.CreateTemp(dir, p.name+"-*.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = f.Close() })
+		w = io.MultiWriter(w, f)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = w, w
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/activities"
 	"github.com/cartwright-dev/cartwright/commerce"
+	"github.com/cartwright-dev/cartwright/evidence/evidencetest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
@@ -118,6 +119,14 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 // insider's own, against the stack's cartwright worker.
 func (s *stack) runInsider(t *testing.T, steps []insiderStep) insiderResult {
 	t.Helper()
+	return s.runInsiderAs(t, "", steps)
+}
+
+func insiderWorkflowID() string { return "draft-order/u_insider/" + uniqueKey("insider") }
+
+// runInsiderAs is runInsider under workflow id id ("": a new one).
+func (s *stack) runInsiderAs(t *testing.T, id string, steps []insiderStep) insiderResult {
+	t.Helper()
 	private := testenv.TaskQueue(t) + "-insider"
 	w := worker.New(s.tc, private, worker.Options{})
 	w.RegisterWorkflowWithOptions(insiderDraftOrder, workflow.RegisterOptions{Name: draftorder.WorkflowName})
@@ -127,7 +136,10 @@ func (s *stack) runInsider(t *testing.T, steps []insiderStep) insiderResult {
 	defer w.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
 	defer cancel()
-	run, err := s.tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "draft-order/u_insider/" + uniqueKey("insider"), TaskQueue: private},
+	if id == "" {
+		id = insiderWorkflowID()
+	}
+	run, err := s.tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: private},
 		draftorder.WorkflowName, insiderInput{Queue: s.queue, Steps: steps})
 	if err != nil {
 		t.Fatal(err)
@@ -271,5 +283,50 @@ func TestAttackInsiderApprovesItself(t *testing.T) {
 	}
 	wantRefused(t, res, "total", toolkit.Forbidden, "compliance_not_cleared")
 	wantRefused(t, res, "unapproved", toolkit.Forbidden, "compliance_not_cleared")
+	s.mustHaveNoDrafts(t)
+}
+
+// TestAttackInsiderForgedSnapshot: (d) the runtime login appends rows of
+// its own (docs/evidence.md#row-signatures). The insider copies a genuine
+// pricing answer into a row of the next run's own chain, signed by a key
+// of its own, and that run's DraftOrder names it for its total:
+// compute_total refuses it as evidence_forged, where the same run's own
+// pricing snapshot is totalled, and nothing is written.
+func TestAttackInsiderForgedSnapshot(t *testing.T) {
+	s := newStack(t, worker.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(time.Minute))
+	defer cancel()
+	tee := []commerce.LineItem{{SKU: "TEE-ORG-M-WHT", Quantity: 1}}
+	london := commerce.Address{Name: "Jane Doe", Line1: "10 Downing St", City: "London", PostalCode: "SW1A 2AA", Country: "GB"}
+	total := func(name, pricing string) insiderStep {
+		return insiderStep{Name: name, Tool: commerce.ToolComputeTotal, Refs: true, Input: mustJSON(t, map[string]any{
+			"origins_snapshot_id": "$origins", "pricing_snapshot_id": pricing, "compliance_snapshot_id": "$compliance"})}
+	}
+	first := s.runInsider(t, append(quoteSteps(t, tee, london, "GBP", commerce.ServiceStandard), total("total", "$pricing")))
+	if env := first.Answers["total"]; !env.OK {
+		t.Fatalf("the genuine quote is not totalled (%+v): the attack is not tried", env.Error)
+	}
+	priced := first.Answers["pricing"]
+	genuine, err := s.store.Get(ctx, priced.SnapshotID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := insiderWorkflowID()
+	own, _ := evidencetest.StoreWithKey(t, s.pool, nil, evidencetest.Key()) // the runtime login, a key of its own
+	forged, err := own.Record(ctx, toolkit.Snapshot{Tool: genuine.Tool, ToolVersion: genuine.ToolVersion, Build: genuine.Build,
+		Call: toolkit.CallContext{WorkflowID: id, RunID: "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", ActivityID: "1",
+			ActivityType: "CallTool", WorkflowType: draftorder.WorkflowName, Attempt: 1},
+		RequestID: "req-insider", CorrelationID: "corr-00000000000000d4", UserID: "u_insider", InputDigest: genuine.InputDigest,
+		Output: genuine.Output, RulesetVersion: genuine.RulesetVersion, TTL: time.Duration(genuine.TTLSeconds) * time.Second,
+		Status: toolkit.StatusOK, CreatedAt: time.Now().UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := s.runInsiderAs(t, id, append(quoteSteps(t, tee, london, "GBP", commerce.ServiceStandard),
+		total("forged", forged), total("own", "$pricing")))
+	wantRefused(t, res, "forged", toolkit.Forbidden, "evidence_forged")
+	if env := res.Answers["own"]; !env.OK {
+		t.Fatalf("the run's own pricing snapshot is not totalled (%+v): the refusal proves nothing", env.Error)
+	}
 	s.mustHaveNoDrafts(t)
 }
