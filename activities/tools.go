@@ -53,10 +53,19 @@ func CallIn(ctx context.Context, inv *toolkit.Invoker, batch *toolkit.Batch, too
 		return toolkit.ErrorResponse(tool, "", refused), nil
 	}
 	resp, err := inv.InvokeIn(toolkit.WithCall(ctx, callOf(ctx)), batch, tool, req, input)
-	if err != nil && toolkit.AsError(err).Code.Retryable() {
+	if err != nil && retries(inv, tool, toolkit.AsError(err).Code) {
 		return toolkit.Response{}, ApplicationError(err)
 	}
 	return *resp, nil
+}
+
+// retries reports whether tool's retry policy retries code (an
+// unregistered tool: the code table's answer).
+func retries(inv *toolkit.Invoker, tool string, code toolkit.Code) bool {
+	if spec, ok := inv.Registry().Spec(tool); ok {
+		return spec.Retry.Retries(code)
+	}
+	return code.Retryable()
 }
 
 // ListToolsInput asks for the worker's tool catalogue; it has no fields.

@@ -117,6 +117,38 @@ func TestCaptureHistories(t *testing.T) {
 		}
 		s.capture(t, "settle_cancel", settleID, run.GetRunID())
 	})
+	// A refund of a written draft order that was never charged: the
+	// refund run's first step (the tool's dry run) refuses it, the refund
+	// update answers NOT_FOUND (no payment) and the run ends canceled
+	// (docs/payments.md#refunds).
+	t.Run("refund_refused", func(t *testing.T) {
+		in := orderInput(uniqueKey("capture-refund"), tees, berlin, "EUR")
+		_, res := s.runDraftOrder(t, s.tq, in, driver{})
+		requireState(t, res, draftorder.StateDraftCreated)
+		id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
+		key := uniqueKey("capture-rf")
+		rid := commerce.RefundWorkflowID(id, key)
+		rin := draftorder.RefundInput{Request: in.Request, DraftOrderID: res.DraftOrder.DraftOrderID, ApproveAbove: 10000,
+			Restock: draftorder.RestockOnReturn}
+		rin.Request.IdempotencyKey = key
+		uh, err := s.c.UpdateWithStartWorkflow(ctxT(t), client.UpdateWithStartWorkflowOptions{
+			StartWorkflowOperation: s.c.NewWithStartWorkflowOperation(workflows.OnceStartOptions(rid, s.tq, workflows.FlowOrderSettle, "PRICING", "capture"),
+				draftorder.RefundWorkflowName, rin),
+			UpdateOptions: client.UpdateWorkflowOptions{UpdateName: draftorder.UpdateRefund, Args: []any{draftorder.RefundAsk{Refund: &rin}},
+				WaitForStage: client.WorkflowUpdateStageCompleted},
+		})
+		if err == nil {
+			err = uh.Get(ctxT(t), nil)
+		}
+		if toolkit.AsError(err).Code != toolkit.NotFound {
+			t.Fatalf("refund of an order never charged: %v", err)
+		}
+		run := s.c.GetWorkflow(ctxT(t), rid, "")
+		if err := run.Get(ctxT(t), nil); err == nil {
+			t.Fatal("the refused refund's run did not end canceled")
+		}
+		s.capture(t, "refund_refused", rid, run.GetRunID())
+	})
 	t.Run("onboarding", func(t *testing.T) {
 		tq, fake := s.startOnboardingWorker(t)
 		id, runID, res := s.runOnboarding(t, tq, fake)

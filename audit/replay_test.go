@@ -34,8 +34,9 @@ var mustCover = []string{
 	// Driven by Workflow Updates (Update-with-Start, confirm and decide).
 	"updates_draftorder_happy", "updates_draftorder_approval",
 	"onboarding", "toolcall", "reconcile", "archive", "fxrates",
-	// A written draft order's settle run (docs/stock.md).
-	"settle_cancel",
+	// A written draft order's settle run (docs/stock.md), and a refund
+	// its first step refuses (docs/payments.md#refunds).
+	"settle_cancel", "refund_refused",
 }
 
 func TestReplayHistories(t *testing.T) {

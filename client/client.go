@@ -68,6 +68,7 @@ func OptionsFromEnv() (Options, error) {
 			ConfirmWindow: cfg.ConfirmWindow, ApprovalWindow: cfg.ApprovalWindow,
 			ApprovalConfidence: cfg.ApprovalConfidence, OnboardingDeadline: cfg.OnboardingDeadline,
 			PaymentPollEvery: cfg.PaymentPollEvery, RefundApprovalAbove: cfg.RefundApprovalAbove,
+			RefundRestock: cfg.RefundRestock, ReturnWindow: cfg.ReturnWindow,
 		},
 	}, nil
 }

@@ -59,6 +59,11 @@ type ToolDeps struct {
 	// Refunds serve checkout.refund_payment (*stripetools.Client).
 	Refunds        Refunds
 	PlatformFeeBPS int
+	// RefundApprovalAbove: the worker's own threshold (config
+	// CARTWRIGHT_REFUND_APPROVAL_ABOVE): checkout.refund_payment refunds
+	// more than this only with a staff approval of the calling run, whatever
+	// threshold the run was started with.
+	RefundApprovalAbove int64
 	// HoldWindow is how long a draft order holds its stock and stays open
 	// (config CARTWRIGHT_HOLD_WINDOW; DraftOrderTTL when zero).
 	HoldWindow time.Duration
@@ -84,11 +89,13 @@ type tools struct {
 	merchants Merchants
 	refunds   Refunds
 	feeBPS    int
-	audit     AuditLog
-	sealer    AddressSealer
-	seals     *SealRing
-	snaps     SnapshotReader
-	now       func() time.Time
+	// refundAbove is ToolDeps.RefundApprovalAbove.
+	refundAbove int64
+	audit       AuditLog
+	sealer      AddressSealer
+	seals       *SealRing
+	snaps       SnapshotReader
+	now         func() time.Time
 }
 
 func newTools(d ToolDeps) (*tools, error) {
@@ -122,6 +129,7 @@ func newTools(d ToolDeps) (*tools, error) {
 	}
 	t.stock, t.hold = d.Stock, d.HoldWindow
 	t.pool, t.payments, t.merchants, t.feeBPS, t.refunds = d.Pool, d.Payments, d.Merchants, d.PlatformFeeBPS, d.Refunds
+	t.refundAbove = d.RefundApprovalAbove
 	if t.payments != nil && t.merchants == nil {
 		return nil, errors.New("commerce: the payment tools need the merchant store")
 	}
@@ -193,6 +201,7 @@ func register(reg *toolkit.Registry, deps ToolDeps, keep func(toolkit.Spec) bool
 		{getPaymentSpec(), t.getPayment},
 		{cancelPaymentSpec(), t.cancelPayment},
 		{refundSpec(), t.refundPayment},
+		{restockSpec(), t.restockReturned},
 	} {
 		if !keep(r.spec) {
 			continue
@@ -227,5 +236,5 @@ func lookupSpec(name string, ttl time.Duration, provider, description string) to
 // registers them: what workflows derive their activity options from.
 func Specs() []toolkit.Spec {
 	return []toolkit.Spec{quoteSpec(), shippingSpec(), dutiesSpec(), complianceSpec(), totalSpec(), draftSpec(), chooseOriginsSpec(), settleStockSpec(),
-		createPaymentSpec(), getPaymentSpec(), cancelPaymentSpec(), refundSpec()}
+		createPaymentSpec(), getPaymentSpec(), cancelPaymentSpec(), refundSpec(), restockSpec()}
 }

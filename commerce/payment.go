@@ -85,7 +85,10 @@ func paymentSpec(name, version, desc string, readOnly, internal bool) toolkit.Sp
 		Timeout:     8 * time.Second,
 		// Stripe outages are waited out by the settle run's retries; each
 		// attempt sends the same idempotency key.
-		Retry:            toolkit.RetryPolicy{InitialInterval: time.Second, MaxInterval: time.Minute, MaxAttempts: 0},
+		// A CONFLICT (a draft no longer open, a hold ended) is final: no
+		// retry changes it (docs/errors.md#retryable-codes).
+		Retry: toolkit.RetryPolicy{InitialInterval: time.Second, MaxInterval: time.Minute, MaxAttempts: 0,
+			FinalCodes: []toolkit.Code{toolkit.Conflict}},
 		EvidenceRequired: true,
 		Provider:         "stripe",
 		Internal:         internal,
@@ -103,9 +106,10 @@ func createPaymentSpec() toolkit.Spec {
 }
 
 func getPaymentSpec() toolkit.Spec {
-	s := paymentSpec(ToolGetPayment, "1.0.0", "Read the payment of a written draft order from Stripe: status "+
+	s := paymentSpec(ToolGetPayment, "1.1.0", "Read the payment of one of the caller's own written draft orders from Stripe: status "+
 		"(succeeded, processing, requires_payment_method, canceled …), amount and fee. Read-only; never charges. "+
-		"Common failures: NOT_FOUND (no payment for that draft order), UPSTREAM_ERROR / RATE_LIMITED / TIMEOUT (Stripe).", true, false)
+		"Common failures: NOT_FOUND (no payment for that draft order, or the order is not the caller's user's or "+
+		"tenant's), UPSTREAM_ERROR / RATE_LIMITED / TIMEOUT (Stripe).", true, false)
 	s.Retry.MaxAttempts = 5
 	return s
 }
@@ -238,7 +242,14 @@ func (t *tools) getPayment(ctx context.Context, call *toolkit.Call) (*toolkit.Ou
 	if err := t.paymentsReady(); err != nil {
 		return nil, err
 	}
-	p, ok, err := t.storedPayment(ctx, in.DraftOrderID)
+	// Only the order's own user (an agent's tenant, a backend's user) reads
+	// its payment; anyone else gets the answer of an order that does not
+	// exist, so draft order ids cannot be probed (docs/payments.md#webhooks).
+	owner := evidence.HashUserID(call.Request.UserID)
+	if owner == "" {
+		owner = "-" // no user: nobody's order
+	}
+	p, ok, err := t.storedPaymentOf(ctx, in.DraftOrderID, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -280,9 +291,16 @@ func (t *tools) cancelPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 
 // storedPayment is the payments row of a draft order.
 func (t *tools) storedPayment(ctx context.Context, draftID string) (Payment, bool, error) {
+	return t.storedPaymentOf(ctx, draftID, "")
+}
+
+// storedPaymentOf is the payments row of a draft order of the user whose
+// hash is userHash ("": of any user); another user's is not found.
+func (t *tools) storedPaymentOf(ctx context.Context, draftID, userHash string) (Payment, bool, error) {
 	var p Payment
-	err := t.pool.QueryRow(ctx, `SELECT payment_intent_id, status, amount_minor, currency, fee_minor, destination_account
-		FROM payments WHERE draft_order_id = $1`, draftID).
+	err := t.pool.QueryRow(ctx, `SELECT p.payment_intent_id, p.status, p.amount_minor, p.currency, p.fee_minor, p.destination_account
+		FROM payments p JOIN draft_orders d USING (draft_order_id)
+		WHERE p.draft_order_id = $1 AND ($2 = '' OR d.user_id_hash = $2)`, draftID, userHash).
 		Scan(&p.PaymentIntentID, &p.Status, &p.Amount.Amount, &p.Amount.Currency, &p.ApplicationFee.Amount, &p.Destination)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, false, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/stripetools"
+	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -41,6 +42,10 @@ func RefundWorkflowID(draftWorkflowID, refundKey string) string {
 type RefundArgs struct {
 	DraftOrderID string     `json:"draft_order_id"`
 	Lines        []LineItem `json:"lines,omitempty"`
+	// ApprovalSnapshotID names the support.record_approval snapshot of the
+	// calling run's staff approval: required for a refund above the
+	// worker's threshold (docs/payments.md#refunds).
+	ApprovalSnapshotID string `json:"approval_snapshot_id,omitempty"`
 }
 
 // RefundResult is checkout.refund_payment's answer; on a dry run (the
@@ -63,12 +68,13 @@ type Refunds interface {
 }
 
 func refundSpec() toolkit.Spec {
-	s := paymentSpec(ToolRefundPayment, "1.0.0", "Refund a paid draft order, whole or some lines, to the customer's card "+
+	s := paymentSpec(ToolRefundPayment, "1.1.0", "Refund a paid draft order, whole or some lines, to the customer's card "+
 		"(the transfer to the merchant is reversed and the platform fee refunded in proportion). Only the order's own "+
-		"refund run may call it, after staff approved a refund above the configured amount; the amount comes from the "+
-		"stored total, never from the caller. dry_run answers the amount without refunding. Success: the Stripe refund's "+
-		"id, amount and what is left. Common failures: INVALID_ARGUMENT (not paid, refunded in full, more than is left, "+
-		"a line not in the order: details.reason), FORBIDDEN (another run), UPSTREAM_ERROR (Stripe; retry).", false, true)
+		"refund run may call it; above the worker's configured amount only with that run's staff approval "+
+		"(approval_snapshot_id). The amount comes from the stored total, never from the caller. dry_run answers the "+
+		"amount without refunding. Success: the Stripe refund's id, amount, the lines it covers and what is left. Common "+
+		"failures: INVALID_ARGUMENT (not paid, refunded in full, more units than are left, a line not in the order: "+
+		"details.reason), FORBIDDEN (another run; approval_missing), UPSTREAM_ERROR (Stripe; retry).", false, true)
 	return s
 }
 
@@ -135,17 +141,24 @@ func (t *tools) refundPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 			return err
 		}
 		var refunded int64
-		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(amount_minor), 0) FROM refunds WHERE draft_order_id = $1`, in.DraftOrderID).Scan(&refunded); err != nil {
+		var before [][]byte
+		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(amount_minor), 0), coalesce(array_agg(lines), '{}') FROM refunds WHERE draft_order_id = $1`,
+			in.DraftOrderID).Scan(&refunded, &before); err != nil {
 			return err
 		}
-		amount, err := refundAmount(total, in.Lines, paid-refunded)
+		amount, covered, err := refundAmount(total, in.Lines, refundedUnits(before), paid-refunded)
 		if err != nil {
 			return err
 		}
 		out = RefundResult{DraftOrderID: in.DraftOrderID, Status: "pending", Amount: Money{Amount: amount, Currency: currency},
-			Lines: append([]LineItem{}, in.Lines...), Remaining: Money{Amount: paid - refunded - amount, Currency: currency}, DryRun: req.DryRun}
+			Lines: covered, Remaining: Money{Amount: paid - refunded - amount, Currency: currency}, DryRun: req.DryRun}
 		if req.DryRun {
 			return nil
+		}
+		if amount > t.refundAbove {
+			if err := t.approvedRefund(ctx, in.ApprovalSnapshotID, caller); err != nil {
+				return err
+			}
 		}
 		sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", in.DraftOrderID, caller, amount)))
 		entry := evidence.AuditEntry{CorrelationID: req.CorrelationID, Tool: ToolRefundPayment, UserID: req.UserID, ActorType: req.Actor.Type,
@@ -182,39 +195,107 @@ func (t *tools) refundPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 	return &toolkit.Output{Data: out}, nil
 }
 
-// refundAmount is what lines are worth in the stored total (unit price ×
-// quantity; none: everything left), at most left.
-func refundAmount(totalJSON []byte, lines []LineItem, left int64) (int64, error) {
-	if left <= 0 {
-		return 0, toolkit.Errorf(toolkit.InvalidArgument, "the order is refunded in full already").WithDetail("reason", "refunded")
+// approvedRefund checks that snapshot id is a staff approval of the
+// calling run (support.record_approval, approve, by a verified member with
+// role refunds or admin): a refund above the worker's threshold needs one,
+// whatever threshold the run was started with.
+func (t *tools) approvedRefund(ctx context.Context, id, caller string) error {
+	refuse := func(format string, args ...any) error {
+		return toolkit.Errorf(toolkit.Forbidden, format, args...).WithDetail("reason", "approval_missing").
+			WithRecovery("refunds above the configured amount are approved by staff with role refunds or admin in the refund run")
 	}
-	if len(lines) == 0 {
-		return left, nil
+	if id == "" {
+		return refuse("a refund above %d needs a staff approval of this run", t.refundAbove)
+	}
+	got, err := t.readStored(ctx, []string{id})
+	if err != nil {
+		return err
+	}
+	rec, ok := got[id]
+	if !ok || rec.Tool != support.RecordApprovalTool || rec.WorkflowID != caller || rec.Status == string(toolkit.StatusError) {
+		return refuse("evidence snapshot %s is no staff decision of this run", id)
+	}
+	var a support.ApprovalRecord
+	if err := json.Unmarshal(rec.Output, &a); err != nil || a.Decision != support.DecisionApprove || !a.StaffVerified ||
+		(a.ApproverRole != support.RoleRefunds && a.ApproverRole != support.RoleAdmin) {
+		return refuse("evidence snapshot %s approves no refund (decision %q by role %q)", id, a.Decision, a.ApproverRole)
+	}
+	return nil
+}
+
+// refundedUnits adds up the units of each SKU earlier refunds covered
+// (their stored lines).
+func refundedUnits(stored [][]byte) map[string]int {
+	out := map[string]int{}
+	for _, raw := range stored {
+		var ls []LineItem
+		_ = json.Unmarshal(raw, &ls)
+		for _, l := range ls {
+			out[l.SKU] += l.Quantity
+		}
+	}
+	return out
+}
+
+// refundAmount is what lines are worth in the stored total (unit price ×
+// quantity; none: everything left, money and units), at most left, and
+// the lines it covers: each SKU's quantity at most what the order has
+// less what earlier refunds covered (done).
+func refundAmount(totalJSON []byte, lines []LineItem, done map[string]int, left int64) (int64, []LineItem, error) {
+	if left <= 0 {
+		return 0, nil, toolkit.Errorf(toolkit.InvalidArgument, "the order is refunded in full already").WithDetail("reason", "refunded")
 	}
 	var tot Total
 	if err := json.Unmarshal(totalJSON, &tot); err != nil {
-		return 0, fmt.Errorf("decode the stored total: %w", err)
+		return 0, nil, fmt.Errorf("decode the stored total: %w", err)
 	}
-	var amount int64
-	for _, l := range lines {
-		found := false
-		for _, tl := range tot.Lines {
-			if tl.SKU == l.SKU {
-				if l.Quantity < 1 || l.Quantity > tl.Quantity {
-					return 0, toolkit.Errorf(toolkit.InvalidArgument, "%s: the order has %d, not %d", l.SKU, tl.Quantity, l.Quantity).
-						WithDetail("fields", []string{"lines"})
-				}
-				amount += tl.UnitPrice.Amount * int64(l.Quantity)
-				found = true
+	ordered, price := map[string]int{}, map[string]int64{}
+	var order []string
+	for _, tl := range tot.Lines {
+		if _, ok := ordered[tl.SKU]; !ok {
+			order = append(order, tl.SKU)
+		}
+		ordered[tl.SKU] += tl.Quantity
+		price[tl.SKU] = tl.UnitPrice.Amount
+	}
+	if len(lines) == 0 {
+		// The whole order: the money left and every unit not refunded yet.
+		rest := []LineItem{}
+		for _, sku := range order {
+			if n := ordered[sku] - done[sku]; n > 0 {
+				rest = append(rest, LineItem{SKU: sku, Quantity: n})
 			}
 		}
-		if !found {
-			return 0, toolkit.Errorf(toolkit.InvalidArgument, "%s is not in the order", l.SKU).WithDetail("fields", []string{"lines"})
+		return left, rest, nil
+	}
+	asked := map[string]int{}
+	var skus []string
+	for _, l := range lines {
+		if _, ok := ordered[l.SKU]; !ok {
+			return 0, nil, toolkit.Errorf(toolkit.InvalidArgument, "%s is not in the order", l.SKU).WithDetail("fields", []string{"lines"}).
+				WithDetail("reason", "not_in_order")
 		}
+		if l.Quantity < 1 {
+			return 0, nil, toolkit.Errorf(toolkit.InvalidArgument, "%s: quantity %d", l.SKU, l.Quantity).WithDetail("fields", []string{"lines"})
+		}
+		if asked[l.SKU] == 0 {
+			skus = append(skus, l.SKU)
+		}
+		asked[l.SKU] += l.Quantity
+	}
+	var amount int64
+	out := make([]LineItem, 0, len(skus))
+	for _, sku := range skus {
+		if n, can := asked[sku], ordered[sku]-done[sku]; n > can {
+			return 0, nil, toolkit.Errorf(toolkit.InvalidArgument, "%s: the order has %d, %d refunded already; %d cannot be refunded",
+				sku, ordered[sku], done[sku], n).WithDetail("fields", []string{"lines"}).WithDetail("reason", "more_than_left")
+		}
+		amount += price[sku] * int64(asked[sku])
+		out = append(out, LineItem{SKU: sku, Quantity: asked[sku]})
 	}
 	if amount > left {
-		return 0, toolkit.Errorf(toolkit.InvalidArgument, "the lines are worth %d, only %d is left to refund", amount, left).
+		return 0, nil, toolkit.Errorf(toolkit.InvalidArgument, "the lines are worth %d, only %d is left to refund", amount, left).
 			WithDetail("reason", "more_than_left")
 	}
-	return amount, nil
+	return amount, out, nil
 }

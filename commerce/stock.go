@@ -159,9 +159,12 @@ func settleStockSpec() toolkit.Spec {
 		OutputSchema: ToolSettleStock + ".output.json",
 		// A write, idempotent by the draft order: the ledger's unique
 		// movement per line and kind.
-		Annotations:      toolkit.Annotations{ReadOnly: false, Idempotent: true},
-		Timeout:          10 * time.Second,
-		Retry:            toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 30 * time.Second, MaxAttempts: 0},
+		Annotations: toolkit.Annotations{ReadOnly: false, Idempotent: true},
+		Timeout:     10 * time.Second,
+		// CONFLICT (the hold ended the other way) is final: retrying until
+		// done must not retry it forever.
+		Retry: toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 30 * time.Second, MaxAttempts: 0,
+			FinalCodes: []toolkit.Code{toolkit.Conflict}},
 		EvidenceRequired: true,
 		Provider:         "orders-postgres",
 		Internal:         true,

@@ -123,21 +123,24 @@ type ReconcileReport struct {
 	// evidence does not back (InvDraftRowUnbacked).
 	DraftRowsUnbacked int `json:"draft_rows_unbacked"`
 	// The authorship invariants (reconcile_authors.go).
-	EvidenceRowsForged    int         `json:"evidence_rows_forged"`
-	DraftRowsForged       int         `json:"draft_rows_forged"`
-	DraftRowsForeignRun   int         `json:"draft_rows_foreign_run"`
-	DraftTotalsMismatched int         `json:"draft_totals_mismatched"`
-	StockNeverReturned    int         `json:"stock_never_returned"`
-	StockTakenTwice       int         `json:"stock_taken_twice"`
-	Violations            []Violation `json:"violations,omitempty"`
-	DurationMS            int64       `json:"duration_ms"`
+	EvidenceRowsForged    int `json:"evidence_rows_forged"`
+	DraftRowsForged       int `json:"draft_rows_forged"`
+	DraftRowsForeignRun   int `json:"draft_rows_foreign_run"`
+	DraftTotalsMismatched int `json:"draft_totals_mismatched"`
+	StockNeverReturned    int `json:"stock_never_returned"`
+	StockTakenTwice       int `json:"stock_taken_twice"`
+	// StockReturnedTwice counts lines given back more often than they
+	// were committed (InvStockReturnedTwice).
+	StockReturnedTwice int         `json:"stock_returned_twice"`
+	Violations         []Violation `json:"violations,omitempty"`
+	DurationMS         int64       `json:"duration_ms"`
 }
 
 // ViolationCount is the number of broken invariants found.
 func (r ReconcileReport) ViolationCount() int {
 	return r.SuccessWithoutSnapshot + r.SnapshotWithFailedAudit + r.SnapshotWithoutAudit + r.ResultSnapshotsMissing + r.DraftRowsMismatched +
 		r.DraftRowsUnbacked + r.EvidenceRowsForged + r.DraftRowsForged + r.DraftRowsForeignRun + r.DraftTotalsMismatched +
-		r.StockNeverReturned + r.StockTakenTwice
+		r.StockNeverReturned + r.StockTakenTwice + r.StockReturnedTwice
 }
 
 // Merge adds the invariant counts and listed violations of o (a later
@@ -176,6 +179,7 @@ func (r ReconcileReport) LogFields() []zap.Field {
 		zap.Int("draft_totals_mismatched", r.DraftTotalsMismatched),
 		zap.Int("stock_never_returned", r.StockNeverReturned),
 		zap.Int("stock_taken_twice", r.StockTakenTwice),
+		zap.Int("stock_returned_twice", r.StockReturnedTwice),
 		zap.Int("violations", r.ViolationCount()),
 		zap.Int64("duration_ms", r.DurationMS),
 	}

@@ -20,6 +20,10 @@ const (
 	// stock row whose reserved count the ledger does not explain (units
 	// taken or given back outside it).
 	InvStockTakenTwice = "stock_taken_twice"
+	// InvStockReturnedTwice: a draft's line given back (restock, on a
+	// returned signal) more units than it committed, or given back while
+	// its hold is not committed: a unit returned twice.
+	InvStockReturnedTwice = "stock_returned_twice"
 )
 
 // StockGrace is how long after its end a hold may still be held (its
@@ -64,6 +68,48 @@ const stockDriftSQL = `
 	WHERE r.reserved <> coalesce(o.reserved, 0) + coalesce(l.held, 0)
 	ORDER BY r.warehouse, r.sku`
 
+// stockReturnsSQL finds, per draft and line, returns (restock) the ledger
+// cannot explain: more units than were committed, or any on a hold that
+// was never committed (docs/stock.md#returns).
+const stockReturnsSQL = `
+	SELECT m.draft_order_id, h.workflow_id, h.state, m.sku, m.warehouse,
+	       sum(m.quantity) FILTER (WHERE m.kind = 'commit') AS committed,
+	       sum(m.quantity) FILTER (WHERE m.kind = 'restock') AS returned,
+	       count(DISTINCT m.refund_run) FILTER (WHERE m.kind = 'restock') AS runs
+	FROM stock_movements m JOIN stock_holds h USING (draft_order_id)
+	WHERE m.kind IN ('commit', 'restock')
+	GROUP BY m.draft_order_id, h.workflow_id, h.state, m.sku, m.warehouse
+	HAVING coalesce(sum(m.quantity) FILTER (WHERE m.kind = 'restock'), 0) > 0
+	   AND (h.state <> 'committed'
+	        OR sum(m.quantity) FILTER (WHERE m.kind = 'restock') > coalesce(sum(m.quantity) FILTER (WHERE m.kind = 'commit'), 0))
+	ORDER BY m.draft_order_id, m.warehouse, m.sku`
+
+// checkStockReturns reports lines returned more often than committed.
+func checkStockReturns(ctx context.Context, pool *pgxpool.Pool, rep *ReconcileReport) error {
+	rows, err := pool.Query(ctx, stockReturnsSQL)
+	if err != nil {
+		return dbError("check stock returns", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, wf, state, sku, wh string
+		var committed *int64
+		var returned, runs int64
+		if err := rows.Scan(&id, &wf, &state, &sku, &wh, &committed, &returned, &runs); err != nil {
+			return dbError("check stock returns", err)
+		}
+		c := int64(0)
+		if committed != nil {
+			c = *committed
+		}
+		rep.StockReturnedTwice++
+		rep.addViolation(Violation{Invariant: InvStockReturnedTwice, WorkflowID: wf, DraftOrderID: id,
+			Detail: fmt.Sprintf("%s in %s: returned %d by %d refund runs, committed %d (hold %s): %d units returned twice",
+				sku, wh, returned, runs, c, state, returned-c)})
+	}
+	return rows.Err()
+}
+
 // checkStockLedger reports holds that broke the ledger's rules and stock
 // rows the ledger does not explain.
 func checkStockLedger(ctx context.Context, pool *pgxpool.Pool, rep *ReconcileReport) error {
@@ -104,5 +150,8 @@ func checkStockLedger(ctx context.Context, pool *pgxpool.Pool, rep *ReconcileRep
 		rep.addViolation(Violation{Invariant: InvStockTakenTwice,
 			Detail: fmt.Sprintf("%s in %s: reserved %d, the ledger explains %d (%+d units moved outside it)", sku, wh, got, want, got-want)})
 	}
-	return drift.Err()
+	if err := drift.Err(); err != nil {
+		return dbError("check stock rows", err)
+	}
+	return checkStockReturns(ctx, pool, rep)
 }

@@ -44,7 +44,8 @@ func TestAttackInternalToolsOverMCP(t *testing.T) {
 	for _, tl := range list.Tools {
 		switch tl.Name {
 		case commerce.ToolComputeTotal, commerce.ToolCreateDraftOrder,
-			commerce.ToolSettleStock, commerce.ToolCreatePayment, commerce.ToolCancelPayment, commerce.ToolRefundPayment:
+			commerce.ToolSettleStock, commerce.ToolCreatePayment, commerce.ToolCancelPayment, commerce.ToolRefundPayment,
+			commerce.ToolRestockReturned:
 			t.Fatalf("internal tool %s is listed", tl.Name)
 		case commerce.ToolGetPayment:
 			readsPayments = true // an agent may read a payment, never charge (docs/payments.md#webhooks)
@@ -72,6 +73,8 @@ func TestAttackInternalToolsOverMCP(t *testing.T) {
 		commerce.ToolCancelPayment: {"draft_order_id": "do_01JD0000000000000000000000"},
 		commerce.ToolSettleStock:   {"draft_order_id": "do_01JD0000000000000000000000", "action": "release", "reason": "cancelled"},
 		commerce.ToolRefundPayment: {"draft_order_id": "do_01JD0000000000000000000000"},
+		commerce.ToolRestockReturned: {"draft_order_id": "do_01JD0000000000000000000000",
+			"lines": []any{map[string]any{"sku": "TEE-ORG-M-WHT", "quantity": 1}}},
 	} {
 		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		switch {
@@ -95,7 +98,8 @@ func TestAttackInternalToolsOverToolCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, tool := range []string{commerce.ToolComputeTotal, commerce.ToolCreateDraftOrder,
-		commerce.ToolSettleStock, commerce.ToolCreatePayment, commerce.ToolCancelPayment, commerce.ToolRefundPayment} {
+		commerce.ToolSettleStock, commerce.ToolCreatePayment, commerce.ToolCancelPayment, commerce.ToolRefundPayment,
+		commerce.ToolRestockReturned} {
 		key := newKey("attack-internal")
 		tc := toolkit.ToolCall{Tool: tool, Input: []byte(`{}`), Request: toolkit.Request{RequestID: key, IdempotencyKey: key,
 			Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: "attacker"}, UserID: "u_attacker"}}

@@ -29,7 +29,7 @@ draft-order/{user_id}/{idempotency_key}. Once written, the draft holds its stock
 and, with a merchant_id, is charged (order-status, pay, cancel-order).`,
 		a.draftStartCmd(), a.draftConfirmCmd(), a.draftCancelCmd(),
 		a.draftDecideCmd(true), a.draftDecideCmd(false), a.draftStatusCmd(),
-		a.orderStatusCmd(), a.payCmd(), a.cancelOrderCmd(), a.refundCmd())
+		a.orderStatusCmd(), a.payCmd(), a.cancelOrderCmd(), a.refundCmd(), a.returnedCmd())
 }
 
 func (a *app) draftStartCmd() *cobra.Command {

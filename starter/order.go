@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -145,53 +143,4 @@ func printOrder(w io.Writer, id string, st draftorder.SettleStatus) {
 	if r := st.Result; r != nil {
 		fmt.Fprintf(w, "  ended %s: %s\n", r.State, r.Message)
 	}
-}
-
-func (a *app) refundCmd() *cobra.Command {
-	var (
-		key, reason, user string
-		lines             []string
-		wait              time.Duration
-	)
-	c := &cobra.Command{
-		Use:   "refund WORKFLOW_ID --key K [--line SKU=QTY …]",
-		Short: "Refund a paid draft order, whole or some lines (staff decide above the configured amount)",
-		Long: `Start (or attach to) the refund run of --key for the paid draft order WORKFLOW_ID and
-wait for its end: the amount comes from the stored total (--line SKU=QTY for some
-lines; none: the whole order, what is left); above CARTWRIGHT_REFUND_APPROVAL_ABOVE
-it waits for a sealed decision of staff with role refunds or admin. The same key
-is the same refund, never a second one.`,
-		Args: exactArgs(1, "WORKFLOW_ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			req := client.RefundRequest{Key: key, Reason: reason,
-				Request: toolkit.Request{UserID: user, Actor: toolkit.Actor{Type: toolkit.ActorSystem, ID: "starter-cli"}}}
-			for _, l := range lines {
-				sku, qty, ok := strings.Cut(l, "=")
-				n, err := strconv.Atoi(qty)
-				if !ok || err != nil || n < 1 {
-					return usagef("--line %q: want SKU=QTY", l)
-				}
-				req.Lines = append(req.Lines, commerce.LineItem{SKU: sku, Quantity: n})
-			}
-			return a.withClient(wait, func(ctx context.Context, c *client.Client) error {
-				res, err := c.Refund(ctx, args[0], req)
-				if err != nil {
-					return err
-				}
-				a.emit(res, func(w io.Writer) {
-					fmt.Fprintf(w, "%s: %s %s\n", args[0], res.State, res.Message)
-				})
-				if res.State != draftorder.StateRefunded {
-					return toolkit.Errorf(toolkit.Conflict, "refund ended %s: %s", res.State, res.Message)
-				}
-				return nil
-			})
-		},
-	}
-	c.Flags().StringVar(&key, "key", "", "the refund's key (required; the same key is the same refund)")
-	c.Flags().StringVar(&reason, "reason", "", "shown to the staff who decide")
-	c.Flags().StringVar(&user, "user", "", "the user id the refund is for (the draft order's)")
-	c.Flags().StringArrayVar(&lines, "line", nil, "SKU=QTY to refund (repeat; none: the whole order)")
-	c.Flags().DurationVar(&wait, "wait", 30*time.Second, "wait this long for the refund's end")
-	return c
 }

@@ -107,6 +107,7 @@ func printReconcile(w io.Writer, r evidence.ReconcileReport) {
 	fmt.Fprintf(w, "  draft row its chain not backing %d\n", r.DraftRowsUnbacked)
 	fmt.Fprintf(w, "  stock units never returned       %d\n", r.StockNeverReturned)
 	fmt.Fprintf(w, "  stock units taken twice          %d\n", r.StockTakenTwice)
+	fmt.Fprintf(w, "  stock units returned twice       %d\n", r.StockReturnedTwice)
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "  VIOLATION %s: audit %d snapshot %s %s %s %s %s %s\n", v.Invariant, v.AuditID, v.SnapshotID, v.Tool, v.CorrelationID, v.WorkflowID, v.DraftOrderID, v.Detail)
 	}

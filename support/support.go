@@ -132,12 +132,14 @@ var RecordApprovalSpec = toolkit.Spec{
 		"Fails with UNAUTHORIZED for an unsealed, forged, altered or expired seal, NOT_FOUND for an approver missing " +
 		"from the roster and FORBIDDEN for an inactive approver or a role not allowed to decide; sign in at the codec " +
 		"server and send the decision from the Web UI (or starter draft-order approve) instead.",
-	InputSchema:      "support.record_approval.input.json",
-	OutputSchema:     "support.record_approval.output.json",
-	Annotations:      toolkit.Annotations{ReadOnly: false, Idempotent: true},
-	TTL:              0,
-	Timeout:          5 * time.Second,
-	Retry:            toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 10 * time.Second, MaxAttempts: 5},
+	InputSchema:  "support.record_approval.input.json",
+	OutputSchema: "support.record_approval.output.json",
+	Annotations:  toolkit.Annotations{ReadOnly: false, Idempotent: true},
+	TTL:          0,
+	Timeout:      5 * time.Second,
+	// It never answers CONFLICT; were it to, a decision is not retried.
+	Retry: toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 10 * time.Second, MaxAttempts: 5,
+		FinalCodes: []toolkit.Code{toolkit.Conflict}},
 	EvidenceRequired: true,
 	// A decision comes from a person, relayed by the workflow (system) or
 	// entered directly (user); never from an agent.

@@ -199,9 +199,11 @@ func (inv *Invoker) refused(ctx context.Context, c *toolCall, resp *Response, er
 		te.RecoverySuggestion = "fix the named fields and call again"
 	}
 	resp.OK, resp.Status, resp.Data, resp.Error = false, StatusError, nil, te
-	if c.spec == nil || te.Code.Retryable() {
+	if c.spec == nil || c.spec.Retry.Retries(te.Code) {
 		return te
 	}
+	// A code the tool made final is an answer, not a retry.
+	te.CanRetry = false
 	ectx, done := inv.obs.Phase(ctx, c.name, PhaseEvidence)
 	rerr := inv.recordRefusal(ectx, c, resp)
 	done(rerr)

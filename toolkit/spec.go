@@ -24,6 +24,26 @@ type RetryPolicy struct {
 	InitialInterval time.Duration `json:"initial_interval"`
 	MaxInterval     time.Duration `json:"max_interval"`
 	MaxAttempts     int32         `json:"max_attempts"`
+	// FinalCodes are retryable codes (docs/errors.md#retryable-codes) that
+	// this tool answers only for a state no retry changes: a step that
+	// retries until done must not retry them forever (a CONFLICT of a hold
+	// that already ended the other way). Its activities never retry them,
+	// and its refusals carry can_retry false.
+	FinalCodes []Code `json:"final_codes,omitempty"`
+}
+
+// Retries reports whether a failure with code c is retried under this
+// policy: the code table's answer, unless the tool made the code final.
+func (p RetryPolicy) Retries(c Code) bool {
+	if !c.Retryable() {
+		return false
+	}
+	for _, f := range p.FinalCodes {
+		if f == c {
+			return false
+		}
+	}
+	return true
 }
 
 // Spec is a ToolSpec: the machine-readable contract of one tool.

@@ -175,6 +175,13 @@ type Config struct {
 	// order's currency) waits for a staff decision (role refunds or admin,
 	// docs/payments.md#refunds).
 	RefundApprovalAbove int64 `env:"CARTWRIGHT_REFUND_APPROVAL_ABOVE" envDefault:"10000"`
+	// RefundRestock is the operator's choice of whether refunded goods
+	// come back to stock (docs/stock.md#returns): on_return (a refund
+	// waits for the returned signal, then puts those units back on hand)
+	// or never.
+	RefundRestock string `env:"CARTWRIGHT_REFUND_RESTOCK" envDefault:"on_return"`
+	// ReturnWindow: how long a refund waits for its goods to come back.
+	ReturnWindow time.Duration `env:"CARTWRIGHT_RETURN_WINDOW" envDefault:"720h"`
 	// PaymentPollEvery: a settle run waiting for a payment asks Stripe
 	// this often, in case a webhook is late or lost (docs/payments.md).
 	PaymentPollEvery time.Duration `env:"CARTWRIGHT_PAYMENT_POLL_EVERY" envDefault:"10m"`
@@ -289,6 +296,12 @@ func parse(opts env.Options) (Config, error) {
 	}
 	if c.PaymentPollEvery < time.Second {
 		return c, fmt.Errorf("CARTWRIGHT_PAYMENT_POLL_EVERY=%s: must be at least 1s", c.PaymentPollEvery)
+	}
+	if c.RefundRestock != "on_return" && c.RefundRestock != "never" {
+		return c, fmt.Errorf("CARTWRIGHT_REFUND_RESTOCK=%q: must be on_return or never", c.RefundRestock)
+	}
+	if c.ReturnWindow < time.Minute {
+		return c, fmt.Errorf("CARTWRIGHT_RETURN_WINDOW=%s: must be at least 1m", c.ReturnWindow)
 	}
 	if c.HoldWindow < time.Second {
 		return c, fmt.Errorf("CARTWRIGHT_HOLD_WINDOW=%s: must be at least 1s", c.HoldWindow)

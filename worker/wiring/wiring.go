@@ -234,6 +234,7 @@ func (d *Deps) buildCommerce(context.Context) error {
 	deps := commerce.ToolDeps{
 		Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock,
 		QuoteSeals: seals, Snapshots: d.Evidence, HoldWindow: cfg.HoldWindow, PlatformFeeBPS: cfg.PlatformFeeBPS,
+		RefundApprovalAbove: cfg.RefundApprovalAbove,
 	}
 	d.draftTotals = commerce.DraftTotalCheck(seals, d.Evidence)
 	sc, merchants, err := d.stripeClient()

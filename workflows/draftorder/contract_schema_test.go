@@ -31,6 +31,12 @@ var contractSchemas = map[string]reflect.Type{
 	"draft_order.confirm_total.result.json":   reflect.TypeFor[ConfirmAnswer](),
 	"draft_order.decide_approval.input.json":  reflect.TypeFor[approval.Signal](),
 	"draft_order.decide_approval.result.json": reflect.TypeFor[approval.Answer](),
+	// The refund run of a paid draft order (docs/payments.md#refunds).
+	"draft_order_refund.input.json":          reflect.TypeFor[RefundInput](),
+	"draft_order_refund.refund.input.json":   reflect.TypeFor[RefundAsk](),
+	"draft_order_refund.status.json":         reflect.TypeFor[RefundStatus](),
+	"draft_order_refund.result.json":         reflect.TypeFor[RefundResult](),
+	"draft_order_refund.returned.input.json": reflect.TypeFor[ReturnedSignal](),
 }
 
 func contractSchema(t *testing.T, name string, typ reflect.Type) []byte {

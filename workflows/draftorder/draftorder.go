@@ -93,6 +93,10 @@ type StartDefaults struct {
 	PaymentPollEvery   time.Duration
 	// RefundApprovalAbove goes into every refund the starter starts.
 	RefundApprovalAbove int64
+	// RefundRestock (on_return or never) and ReturnWindow go into every
+	// refund too (docs/stock.md#returns).
+	RefundRestock string
+	ReturnWindow  time.Duration
 }
 
 // ApplyDefaults fills the windows and threshold the caller left empty

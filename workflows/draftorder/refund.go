@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/commerce"
@@ -27,6 +28,19 @@ const (
 	StateRefundRefused  = "REFUND_REFUSED"
 	StateRefundRejected = "REFUND_REJECTED"
 	StateRefundExpired  = "REFUND_EXPIRED"
+	// StateAwaitingReturn: refunded; the run waits for the operator's
+	// returned signal to put the goods back on hand (docs/stock.md#returns).
+	StateAwaitingReturn = "AWAITING_RETURN"
+)
+
+// How a refund restocks (config CARTWRIGHT_REFUND_RESTOCK, copied into
+// RefundInput.Restock by the starter): on the returned signal, or never.
+// Empty is never.
+const (
+	RestockOnReturn = "on_return"
+	RestockNever    = "never"
+	// DefaultReturnWindow mirrors config CARTWRIGHT_RETURN_WINDOW.
+	DefaultReturnWindow = 30 * 24 * time.Hour
 )
 
 // RefundInput starts a refund run.
@@ -45,6 +59,12 @@ type RefundInput struct {
 	ApproveAbove int64 `json:"approve_above"`
 	// ApprovalWindow bounds the wait for staff (default 24 h).
 	ApprovalWindow time.Duration `json:"approval_window,omitempty"`
+	// Restock is on_return (a refunded run waits for the returned signal
+	// and puts those units back on hand) or never ("" is never).
+	Restock string `json:"restock,omitempty"`
+	// ReturnWindow bounds the wait for the returned signal (default 30
+	// days); after it the units stay where they are.
+	ReturnWindow time.Duration `json:"return_window,omitempty"`
 }
 
 // RefundResult is how a refund ended.
@@ -55,35 +75,72 @@ type RefundResult struct {
 	Refund   *commerce.RefundResult  `json:"refund,omitempty"`
 	Approval *approval.Outcome       `json:"approval,omitempty"`
 	Evidence []workflows.EvidenceRef `json:"evidence"`
+	// Return is the goods' return, once the refund restocks on one.
+	Return *ReturnView `json:"return,omitempty"`
 }
 
-// RefundStatus answers the refund run's status query.
+// RefundStatus answers the refund run's status query and its refund
+// update: where the refund stands (the amount, the staff decision it
+// waits for with the facts staff see, its result) and the return.
 type RefundStatus struct {
 	State     string          `json:"state"`
 	Amount    *commerce.Money `json:"amount,omitempty"`
 	Approvals approval.Status `json:"approvals"`
 	Result    *RefundResult   `json:"result,omitempty"`
+	// Restock is how this refund restocks: on_return or never.
+	Restock string      `json:"restock"`
+	Return  *ReturnView `json:"return,omitempty"`
 }
 
-// Refund (registered as RefundWorkflowName) refunds a paid
-// draft order once.
+// Refund (registered as RefundWorkflowName) refunds a paid draft order
+// once. Its first step checks the input and asks the tool for the amount
+// (a dry run that checks the order is paid and the lines are its own and
+// not refunded yet); a refusal there is answered through the refund
+// update and ends the run canceled, nothing failed and the key free
+// (refund_update.go). A refunded run that restocks on return then waits
+// for the returned signal (refund_return.go).
 func (b Flow) Refund(ctx workflow.Context, in RefundInput) (RefundResult, error) {
 	r := &refund{in: in, specs: b.Specs, state: "PRICING", evidence: []workflows.EvidenceRef{}}
 	r.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowOrderSettle, Window: in.ApprovalWindow,
 		Request: in.Request, Log: &r.log, Specs: b.Specs})
 	if err := workflow.SetQueryHandler(ctx, workflows.QueryStatus, func() (RefundStatus, error) {
-		return RefundStatus{State: r.state, Amount: r.amount, Approvals: r.approvals.Status(), Result: r.result}, nil
+		return r.status(), nil
 	}); err != nil {
 		return RefundResult{}, err
 	}
 	if err := r.approvals.SetUpdate(ctx, workflow.GetInfo(ctx).WorkflowExecution.ID, func() bool { return r.result != nil }); err != nil {
 		return RefundResult{}, err
 	}
+	if err := r.setUpdate(ctx); err != nil {
+		return RefundResult{}, err
+	}
+	r.listenReturns(ctx)
 	res, err := r.run(ctx)
+	if err == nil && r.refusal == nil && res.State == StateRefunded && r.restocks() {
+		res = r.awaitReturn(ctx)
+	}
+	if r.refusal != nil {
+		// An update that came with the start runs its validator first
+		// (draftorder_startrefusal.go).
+		yield(ctx)
+	}
 	if aerr := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); aerr != nil && err == nil {
 		err = aerr
 	}
+	if err == nil && r.refusal != nil {
+		return RefundResult{}, temporal.NewCanceledError(*r.refusal)
+	}
 	return res, err
+}
+
+// status is the query's and the update's answer.
+func (r *refund) status() RefundStatus {
+	restock := r.in.Restock
+	if restock == "" {
+		restock = RestockNever
+	}
+	return RefundStatus{State: r.state, Amount: r.amount, Approvals: r.approvals.Status(), Result: r.result,
+		Restock: restock, Return: r.ret}
 }
 
 type refund struct {
@@ -95,13 +152,30 @@ type refund struct {
 	amount    *commerce.Money
 	evidence  []workflows.EvidenceRef
 	result    *RefundResult
+	// refusal is the first step's: the input, or the order, refused; the
+	// refund update answers it and the run ends canceled.
+	refusal *toolkit.Error
+	// ret is the goods' return; returns the returned signals not yet
+	// taken (refund_return.go).
+	ret     *ReturnView
+	returns []ReturnedSignal
+	// approval is the snapshot of the staff approval the Stripe step
+	// names (empty below the threshold).
+	approval string
 }
 
 func (r *refund) run(ctx workflow.Context) (RefundResult, error) {
-	// The amount from the stored total (a dry run), for the threshold.
+	if err := r.in.check(workflow.GetInfo(ctx).WorkflowExecution.ID); err != nil {
+		return r.refuse(err), nil
+	}
+	// The amount from the stored total (a dry run), for the threshold; the
+	// tool checks the order is paid and the lines are its own and left.
 	quote, err := r.call(ctx, "refund/amount", true)
 	if err != nil {
-		return r.end(StateRefundRefused, err), nil
+		if toolkit.CodeOf(err) == "" {
+			return RefundResult{}, err
+		}
+		return r.refuse(err), nil
 	}
 	r.amount = &quote.Amount
 	var decided *approval.Outcome
@@ -132,6 +206,11 @@ func (r *refund) run(ctx workflow.Context) (RefundResult, error) {
 		}
 	}
 	r.state = "REFUNDING"
+	if decided != nil && decided.Evidence != nil {
+		// The tool refunds above the worker's own threshold only with
+		// this run's staff approval.
+		r.approval = decided.Evidence.SnapshotID
+	}
 	got, err := r.call(ctx, "refund/stripe", false)
 	if err != nil {
 		if toolkit.CodeOf(err) == "" {
@@ -153,7 +232,7 @@ func (r *refund) call(ctx workflow.Context, step string, dry bool) (commerce.Ref
 	req.DryRun = dry
 	got, env, err := flow.CallTool[commerce.RefundResult](ctx, r.specs, flow.Call{
 		Tool: commerce.ToolRefundPayment, Req: req, Summary: commerce.ToolRefundPayment + ": " + r.in.DraftOrderID,
-		Args: commerce.RefundArgs{DraftOrderID: r.in.DraftOrderID, Lines: r.in.Lines},
+		Args: commerce.RefundArgs{DraftOrderID: r.in.DraftOrderID, Lines: r.in.Lines, ApprovalSnapshotID: r.approval},
 	}).Get(ctx)
 	if err == nil || env.SnapshotID() != "" {
 		r.evidence = append(r.evidence, workflows.EvidenceRefOf(step, env))

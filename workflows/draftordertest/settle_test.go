@@ -25,13 +25,9 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/stripefake"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
-	"github.com/cartwright-dev/cartwright/support"
-	"github.com/cartwright-dev/cartwright/support/sealtest"
-	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/webhook"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
-	"github.com/cartwright-dev/cartwright/workflows/approval"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
@@ -408,100 +404,4 @@ func (r *settleRig) paid(ctx context.Context, key string, items ...commerce.Line
 		r.t.Fatalf("settle %+v", res)
 	}
 	return draftID, draft
-}
-
-// Refunds: some lines below the threshold are refunded at once, once per
-// key; the rest above it waits for a sealed decision of staff with role
-// refunds or admin (a support member is refused), then is refunded; a
-// refund of a fully refunded order, of a line it does not have, or of an
-// unpaid order is refused without a Stripe call.
-func TestRefunds(t *testing.T) {
-	testenv.Integration(t)
-	r := newSettleRig(t, time.Hour)
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(3*time.Minute))
-	defer cancel()
-	item := commerce.LineItem{SKU: "TOY-PUZ-1000-ALP", Quantity: 3}
-	draftID, draft := r.paid(ctx, "refund", item)
-	// One unit of three is below the threshold, the rest (two units,
-	// shipping, duty and tax) above it.
-	threshold := draft.GrandTotal.Amount / 2
-	so := sdkclient.Options{HostPort: testenv.TemporalAddress(), Namespace: "default"}
-	codec.Apply(&so, codectest.Codec())
-	c, err := cwclient.New(ctx, cwclient.Options{Temporal: so, TaskQueue: r.queue,
-		Defaults: cwclient.Defaults{RefundApprovalAbove: threshold, ApprovalWindow: time.Hour}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	user := toolkit.Request{UserID: "u_e2e", Actor: toolkit.Actor{Type: toolkit.ActorUser, ID: "u_e2e"}}
-
-	one := commerce.LineItem{SKU: item.SKU, Quantity: 1}
-	res, err := c.Refund(ctx, draftID, cwclient.RefundRequest{Key: uniqueKey("rf-one"), Lines: []commerce.LineItem{one}, Request: user})
-	if err != nil || res.State != draftorder.StateRefunded || res.Refund == nil || res.Refund.RefundID == "" || res.Approval != nil {
-		t.Fatalf("one line: %+v, %v", res, err)
-	}
-	unit := res.Refund.Amount.Amount
-	if unit <= 0 || unit > threshold {
-		t.Fatalf("one line refunded %d (want its unit price, below the threshold)", unit)
-	}
-	for _, bad := range [][]commerce.LineItem{{{SKU: "TEE-ORG-M-WHT", Quantity: 1}}, {{SKU: item.SKU, Quantity: 9}}} {
-		res, err := c.Refund(ctx, draftID, cwclient.RefundRequest{Key: uniqueKey("rf-bad"), Lines: bad, Request: user})
-		if err != nil || res.State != draftorder.StateRefundRefused || res.Code != toolkit.InvalidArgument {
-			t.Fatalf("refund of %v: %+v, %v", bad, res, err)
-		}
-	}
-
-	// The rest, above the threshold: staff decide.
-	key := uniqueKey("rf-rest")
-	id := commerce.RefundWorkflowID(draftID, key)
-	done := make(chan draftorder.RefundResult, 1)
-	go func() {
-		res, _ := c.Refund(ctx, draftID, cwclient.RefundRequest{Key: key, Reason: "damaged in transit", Request: user})
-		done <- res
-	}()
-	var pending *approval.Pending
-	for pending == nil {
-		v, err := r.tc.QueryWorkflow(ctx, id, "", workflows.QueryStatus)
-		if err == nil {
-			var st draftorder.RefundStatus
-			if v.Get(&st) == nil && st.Approvals.Pending != nil {
-				pending = st.Approvals.Pending
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the large refund never waited for staff")
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	if len(pending.AllowedRoles) != 2 || pending.AllowedRoles[0] != "refunds" {
-		t.Fatalf("pending approval %+v", pending)
-	}
-	for _, who := range []string{"alice.support", "rita.refunds"} {
-		d := sealtest.Seal(t, who, support.Decision{ApprovalID: pending.ApprovalID, Decision: "approve", Reason: "photos attached"})
-		if err := r.tc.SignalWorkflow(ctx, id, "", approval.SignalApproval, approval.SignalOf(d)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res = <-done
-	rest := draft.GrandTotal.Amount - unit
-	if res.State != draftorder.StateRefunded || res.Approval == nil || res.Approval.Approver != "rita.refunds" ||
-		res.Refund.Amount.Amount != rest || res.Refund.Remaining.Amount != 0 {
-		t.Fatalf("the rest: %+v (approval %+v)", res, res.Approval)
-	}
-	// Fully refunded: another key is refused; the same key is the same refund.
-	if res, err := c.Refund(ctx, draftID, cwclient.RefundRequest{Key: uniqueKey("rf-more"), Request: user}); err != nil ||
-		res.State != draftorder.StateRefundRefused || res.Code != toolkit.InvalidArgument {
-		t.Fatalf("a refund of a refunded order: %+v, %v", res, err)
-	}
-	again, err := c.Refund(ctx, draftID, cwclient.RefundRequest{Key: key, Request: user})
-	if err != nil || again.Refund == nil || again.Refund.RefundID != res.Refund.RefundID {
-		t.Fatalf("the same key again: %+v, %v", again, err)
-	}
-	var n int
-	var sum int64
-	if err := r.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(amount_minor), 0) FROM refunds WHERE draft_order_id = $1`, draft.DraftOrderID).Scan(&n, &sum); err != nil ||
-		n != 2 || sum != draft.GrandTotal.Amount {
-		t.Fatalf("refund rows %d summing %d, want 2 summing %d (%v)", n, sum, draft.GrandTotal.Amount, err)
-	}
 }

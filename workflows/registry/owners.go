@@ -27,6 +27,9 @@ func StepOwners() map[string][]string {
 		commerce.ToolCreatePayment: {draftorder.SettleWorkflowName},
 		commerce.ToolCancelPayment: {draftorder.SettleWorkflowName},
 		commerce.ToolRefundPayment: {draftorder.RefundWorkflowName},
+		// Returned goods go back on hand only by the refund that refunded
+		// them (docs/stock.md#returns).
+		commerce.ToolRestockReturned: {draftorder.RefundWorkflowName},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cartwright-dev/cartwright/toolkit"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 	"github.com/cartwright-dev/cartwright/workflows/internal/flowtest"
 	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
@@ -58,5 +59,37 @@ func TestStepOwnersAreRegisteredFlows(t *testing.T) {
 				t.Errorf("%s from %s: %+v", s.Name, wt, err)
 			}
 		}
+	}
+}
+
+// TestSettleAndRefundStepsNeverRetryBusinessCodes: the steps of the
+// settle and refund runs retry until done, so a business code — CONFLICT
+// included, which the code table retries — must be final for each of
+// them, or a hold that ended the other way is asked forever
+// (docs/errors.md#retryable-codes).
+func TestSettleAndRefundStepsNeverRetryBusinessCodes(t *testing.T) {
+	specs := map[string]toolkit.Spec{}
+	for _, s := range flowtest.TestSpecs() {
+		specs[s.Name] = s
+	}
+	outages := []toolkit.Code{toolkit.UpstreamError, toolkit.Timeout, toolkit.RateLimited}
+	checked := 0
+	for tool, types := range StepOwners() {
+		if !slices.Contains(types, draftorder.SettleWorkflowName) && !slices.Contains(types, draftorder.RefundWorkflowName) {
+			continue
+		}
+		s, ok := specs[tool]
+		if !ok {
+			t.Fatalf("%s has no spec", tool)
+		}
+		checked++
+		for _, c := range toolkit.Codes() {
+			if got, want := s.Retry.Retries(c), slices.Contains(outages, c); got != want {
+				t.Errorf("%s retries %s: %v, want %v", tool, c, got, want)
+			}
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("only %d settle and refund steps checked", checked)
 	}
 }

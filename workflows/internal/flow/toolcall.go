@@ -83,6 +83,9 @@ func retryPolicy(s toolkit.Spec) *temporal.RetryPolicy {
 		MaximumAttempts:        s.Retry.MaxAttempts,
 		NonRetryableErrorTypes: toolkit.NonRetryableCodes(),
 	}
+	for _, c := range s.Retry.FinalCodes {
+		p.NonRetryableErrorTypes = append(p.NonRetryableErrorTypes, string(c))
+	}
 	if p.InitialInterval == 0 {
 		p.InitialInterval = 200 * time.Millisecond
 	}
