@@ -44,7 +44,9 @@ func (d *Deps) RegisterRoles(r worker.Registry, roles Roles) {
 
 // localActivities is the activity struct workflows run as local
 // activities: the tool activity, on the same invoker and evidence store.
-func (d *Deps) localActivities() *activities.Tools { return &activities.Tools{Invoker: d.Invoker} }
+func (d *Deps) localActivities() *activities.Tools {
+	return &activities.Tools{Invoker: d.Invoker, FX: d.fxSource(), Clock: d.Clock}
+}
 
 // activities are the activity structs of every workflow, each holding the
 // clients it needs.
