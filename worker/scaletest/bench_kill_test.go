@@ -25,7 +25,7 @@ func auditDeps(t *testing.T, b *benchStack) audit.Deps {
 // auditorStore reads the bench's evidence as an auditor does: it opens
 // the payloads with the evidence key and verifies the rows' signatures
 // with the worker's and the gateway's public rings only (workerEnv,
-// startGateway; docs/evidence.md#rows-name-their-author).
+// startGateway; docs/evidence.md#row-signatures).
 func auditorStore(t *testing.T, b *benchStack) *evidence.Store {
 	t.Helper()
 	sealer, err := evidence.NewAESGCMFromBase64(evidencetest.KeyID, evidencetest.Key())
