@@ -46,7 +46,7 @@ func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.Input) (Draf
 	if err != nil {
 		return h, err
 	}
-	if err := c.checkRates(ctx, in.Currency); err != nil {
+	if err := c.checkRates(withTrace(ctx, in.Request.Trace), in.Currency); err != nil {
 		return h, err
 	}
 	opts, err := draftorder.StartOptions(c.taskQueue, in)
