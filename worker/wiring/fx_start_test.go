@@ -12,6 +12,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/api/serviceerror"
 	sdkclient "go.temporal.io/sdk/client"
 
@@ -158,6 +159,15 @@ func TestStartChecksTheCurrencyAgainstTheRatesInUse(t *testing.T) {
 	if tot := h.Status.Total; tot == nil || tot.FXRates == nil || tot.FXRates.Source != commerce.FXSourceFeed || tot.FXRates.Date != day ||
 		tot.GrandTotal.Currency != "THB" {
 		t.Fatalf("THB status: %+v", h.Status)
+	}
+	// The Web UI's current details say it too.
+	v, err := s.Temporal.QueryWorkflow(ctx, h.WorkflowID, "", "__temporal_workflow_metadata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md sdkpb.WorkflowMetadata
+	if err := v.Get(&md); err != nil || !strings.Contains(md.GetCurrentDetails(), "- exchange rates: ecb feed of "+day) {
+		t.Fatalf("current details (%v):\n%s", err, md.GetCurrentDetails())
 	}
 
 	// Norway: NOK thresholds, which the feed lacks, are no fault of an
