@@ -10,9 +10,12 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// ratesCheckTimeout bounds the start check's read of the rates in use: a
-// cached read in the worker, milliseconds.
-const ratesCheckTimeout = 5 * time.Second
+// ratesCheckTimeout bounds the start check's one read of the rates in
+// use: a cached read in the worker, milliseconds. One attempt: when the
+// rates cannot be read (PostgreSQL down) the check refuses nothing and
+// the quote waits out the outage, where a cancel wins at once
+// (docs/errors.md#outages).
+const ratesCheckTimeout = 3 * time.Second
 
 // checkRates is the part of the start check only the worker can answer
 // (docs/tools.md#exchange-rates): the order's currency against the
@@ -26,7 +29,7 @@ func (d *draftOrder) checkRates(ctx workflow.Context) *toolkit.Error {
 	var tools *activities.Tools
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: ratesCheckTimeout,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 		Summary:             "start check: the currency against the exchange rates in use",
 	})
 	var r activities.RatesInUseResult
