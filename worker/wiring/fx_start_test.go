@@ -14,6 +14,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
 	cwclient "github.com/cartwright-dev/cartwright/client"
@@ -176,6 +177,18 @@ func TestStartChecksTheCurrencyAgainstTheRatesInUse(t *testing.T) {
 	h, err = c.StartDraftOrder(ctx, order("fx-oslo-"+s.TaskQueue, "EUR", oslo))
 	if err != nil || h.Status.Total == nil || h.Status.Result != nil {
 		t.Fatalf("EUR to Norway with a feed without NOK: %+v %v", h.Status, err)
+	}
+	// Three starts asked the workers once: the answer is kept (ratesFor).
+	asks := fmt.Sprintf("WorkflowType = %q AND TaskQueue = %q", maintenance.RatesInUseWorkflowName, s.TaskQueue)
+	for {
+		n, err := s.Temporal.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: asks})
+		if err == nil && n.GetCount() == 1 {
+			break
+		}
+		if err == nil && n.GetCount() > 1 || ctx.Err() != nil {
+			t.Fatalf("FXRatesInUse runs for three starts: %v (%v), want 1", n.GetCount(), err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	for _, key := range []string{"fx-thb-", "fx-oslo-"} {
 		id, _ := workflows.DraftOrderID("u_fxstart", key+s.TaskQueue)
