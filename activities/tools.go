@@ -2,9 +2,13 @@ package activities
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
+	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -14,6 +18,10 @@ import (
 // tool durably) uses it too.
 type Tools struct {
 	Invoker *toolkit.Invoker
+	// FX is the exchange rates the tools price with (nil: the shipped
+	// table) and Clock their clock (nil: time.Now), for RatesInUse.
+	FX    commerce.FXSource
+	Clock func() time.Time
 }
 
 // CallToolInput is one tool call: the tool's name, the request envelope and
@@ -21,6 +29,12 @@ type Tools struct {
 // invoker).
 type CallToolInput struct {
 	Call toolkit.ToolCall `json:"call"`
+	// FailRefusal asks for a refusal as a failed attempt instead of a
+	// result: a non-retryable ApplicationError of its code whose details
+	// are the error and the CallToolResult (RefusalError). A staff
+	// decision support.record_approval refuses is then a failed activity
+	// in the Web UI, not a completed one (docs/approvals.md#what-staff-see).
+	FailRefusal bool `json:"fail_refusal,omitempty"`
 }
 
 // CallToolResult is the response envelope of the call, refusals included;
@@ -36,7 +50,39 @@ type CallToolResult struct {
 // it under the tool's retry policy.
 func (a *Tools) CallTool(ctx context.Context, in CallToolInput) (CallToolResult, error) {
 	env, err := Call(ctx, a.Invoker, in.Call.Tool, in.Call.Request, in.Call.Input)
+	if err == nil && !env.OK && in.FailRefusal {
+		return CallToolResult{}, RefusalError(env)
+	}
 	return CallToolResult{Envelope: env}, err
+}
+
+// RefusalError is a tool's refusal as a failed attempt
+// (CallToolInput.FailRefusal): never retried, its code the error's type,
+// its details the error and the whole CallToolResult, so the workflow
+// still reads the envelope (RefusalOf) and the audit checks it against
+// the refusal's evidence snapshot.
+func RefusalError(env toolkit.Response) error {
+	te := env.Error
+	if te == nil {
+		te = toolkit.Errorf(toolkit.UpstreamError, "tool %s answered ok=false without an error", env.Tool)
+	}
+	return temporal.NewApplicationErrorWithOptions(te.Message, string(te.Code), temporal.ApplicationErrorOptions{
+		NonRetryable: true, Details: []any{*te, CallToolResult{Envelope: env}},
+	})
+}
+
+// RefusalOf is the envelope a RefusalError carries, if err is one.
+func RefusalOf(err error) (toolkit.Response, bool) {
+	var ae *temporal.ApplicationError
+	if !errors.As(err, &ae) || !ae.HasDetails() {
+		return toolkit.Response{}, false
+	}
+	var te toolkit.Error
+	var res CallToolResult
+	if ae.Details(&te, &res) != nil || res.Envelope.OK || res.Envelope.Error == nil {
+		return toolkit.Response{}, false
+	}
+	return res.Envelope, true
 }
 
 // Call is the one tool call every activity shares (and any activity a test

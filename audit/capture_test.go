@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/cartwright-dev/cartwright/activities/history"
@@ -175,6 +176,27 @@ func TestCaptureHistories(t *testing.T) {
 		}
 		s.capture(t, "toolcall", run.GetID(), run.GetRunID())
 	})
+	// A draft order whose currency the rates in use lack (THB: this stack
+	// prices with the shipped table), started past the client's check:
+	// its first step refuses it and the run ends canceled.
+	t.Run("draftorder_currency_refused", func(t *testing.T) {
+		in, err := orderInput(uniqueKey("capture-currency"), tees, berlin, "THB").Check()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts, err := draftorder.StartOptions(s.tq, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := s.c.ExecuteWorkflow(ctxT(t), opts, draftorder.WorkflowName, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := run.Get(ctxT(t), nil); !temporal.IsCanceledError(err) {
+			t.Fatalf("a currency the rates lack: %v, want the run canceled", err)
+		}
+		s.capture(t, "draftorder_currency_refused", run.GetID(), run.GetRunID())
+	})
 	// The scheduled maintenance passes, started once by hand.
 	for _, sc := range []struct {
 		file, workflow string
@@ -185,6 +207,8 @@ func TestCaptureHistories(t *testing.T) {
 		// This stack reads no feed, so the run ends REFUSED: the same
 		// commands as a stored read (activity, search attributes, result).
 		{"fxrates", maintenance.FetchFXRatesWorkflowName, maintenance.FetchFXRatesInput{}},
+		// The Go client's ask of the rates in use before a start.
+		{"fxrates_in_use", maintenance.RatesInUseWorkflowName, maintenance.RatesInUseInput{}},
 	} {
 		t.Run(sc.file, func(t *testing.T) {
 			run, err := s.c.ExecuteWorkflow(ctxT(t), client.StartWorkflowOptions{ID: "capture-" + uniqueKey(sc.file), TaskQueue: s.tq}, sc.workflow, sc.in)

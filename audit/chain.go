@@ -62,7 +62,7 @@ func classify(rep *Report, ev *events, s *evidence.SnapshotRecord) {
 		switch a.State {
 		case stateOpen:
 			f.Kind, f.Detail = NoteInFlight, fmt.Sprintf("attempt %d of an activity that has not closed", s.Attempt)
-		case stateCompleted:
+		case stateCompleted, stateRefused:
 			f.Kind, f.Detail = NoteSupersededAttempt,
 				fmt.Sprintf("attempt %d answered but its result never reached the history; attempt %d completed", s.Attempt, a.Attempt)
 		default:

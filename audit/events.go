@@ -14,7 +14,15 @@ const (
 	stateOpen      activityState = iota // scheduled, not closed (yet)
 	stateCompleted                      // ActivityTaskCompleted
 	stateFailed                         // failed, timed out or cancelled
+	// stateRefused: failed with a tool's refusal as its answer
+	// (activities.RefusalError, a refused staff decision): its envelope
+	// is checked like a completed activity's.
+	stateRefused
 )
+
+// answered reports whether the history holds the activity's answer: its
+// result, or the refusal it failed with.
+func (a *activity) answered() bool { return a.State == stateCompleted || a.State == stateRefused }
 
 // activity is one scheduled activity (or recorded local activity).
 type activity struct {
@@ -95,6 +103,11 @@ func scan(h *historypb.History, dc converter.DataConverter) *events {
 			closeFailed(a)
 			if a != nil {
 				a.EventID = e.GetEventId()
+				// A refusal carries the error and the CallToolResult
+				// (activities.RefusalError): the second is the answer.
+				if d := attr.GetFailure().GetApplicationFailureInfo().GetDetails().GetPayloads(); len(d) == 2 && attr.GetFailure().GetApplicationFailureInfo().GetNonRetryable() {
+					a.State, a.Result = stateRefused, &commonpb.Payloads{Payloads: d[1:]}
+				}
 			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
 			closeFailed(bySched[e.GetActivityTaskTimedOutEventAttributes().GetScheduledEventId()])

@@ -23,7 +23,7 @@ func checkActivities(ctx context.Context, d Deps, r reads, ev *events, rep *Repo
 	var origins originChecks
 	defer origins.finish(rep)
 	for _, a := range ev.Activities {
-		if a.State != stateCompleted {
+		if !a.answered() {
 			continue
 		}
 		f := Finding{ActivityID: a.ID, ActivityType: a.Type, EventID: a.EventID}

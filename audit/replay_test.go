@@ -34,6 +34,9 @@ var mustCover = []string{
 	// Driven by Workflow Updates (Update-with-Start, confirm and decide).
 	"updates_draftorder_happy", "updates_draftorder_approval",
 	"onboarding", "toolcall", "reconcile", "archive", "fxrates",
+	// The currency check against the rates in use: the client's ask, and
+	// a start it refuses in the run's first step.
+	"fxrates_in_use", "draftorder_currency_refused",
 	// A written draft order's settle run (docs/stock.md), and a refund
 	// its first step refuses (docs/payments.md#refunds).
 	"settle_cancel", "refund_refused",

@@ -49,7 +49,7 @@ var laterDraftStatus = map[string]bool{"open": true, "expired": true, "converted
 func checkRows(ctx context.Context, d Deps, r reads, h *historypb.History, ev *events, rep *Report) error {
 	seen := map[string]bool{}
 	for _, a := range ev.Activities {
-		if a.State != stateCompleted {
+		if !a.answered() {
 			continue
 		}
 		envs, _ := a.envelopes(d.DataConverter) // undecodable results are findings of checkActivities already

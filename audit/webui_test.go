@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -152,28 +153,36 @@ func TestWebUIWithCodecServer(t *testing.T) {
 	t.Logf("workflow moved on to %s after the UI's approval; %d UI decode requests logged", after.State, decodes)
 }
 
-// checkQuietHistory: the refused decision left no failed activity and
-// started no second approval-window timer (the only timer longer than the
-// confirmation window).
+// checkQuietHistory: each refused decision (the raw signal's, then the
+// support member's) is one failed activity, never retried, red in the Web
+// UI (docs/approvals.md#what-staff-see), and none started a second
+// approval-window timer (the only timer longer than the confirmation
+// window).
 func checkQuietHistory(t *testing.T, ctx context.Context, s *realStack, id, runID string) {
 	t.Helper()
 	h, err := history.FetchHistory(ctx, s.c, id, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	windows, failed := 0, 0
+	windows, failed := 0, []string(nil)
 	for _, e := range h.GetEvents() {
 		switch e.GetEventType() {
 		case enumspb.EVENT_TYPE_TIMER_STARTED:
 			if e.GetTimerStartedEventAttributes().GetStartToFireTimeout().AsDuration() > 15*time.Minute {
 				windows++
 			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+			if a := e.GetActivityTaskStartedEventAttributes().GetAttempt(); a != 1 {
+				t.Errorf("event %d: attempt %d: an activity was retried", e.GetEventId(), a)
+			}
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED:
-			failed++
+			if app := e.GetActivityTaskFailedEventAttributes().GetFailure().GetApplicationFailureInfo(); app.GetNonRetryable() {
+				failed = append(failed, app.GetType())
+			}
 		}
 	}
-	if windows != 1 || failed != 0 {
-		t.Fatalf("history: %d approval-window timers (want 1), %d failed activities (want 0)", windows, failed)
+	if want := []string{"UNAUTHORIZED", "FORBIDDEN"}; windows != 1 || !slices.Equal(failed, want) {
+		t.Fatalf("history: %d approval-window timers (want 1), refused decisions failed with %v (want %v)", windows, failed, want)
 	}
 }
 

@@ -83,6 +83,9 @@ type Client struct {
 	namespace string
 	hostPort  string
 	ack       time.Duration
+	// rates is the workers' last answer about the exchange rates in use
+	// (checkRates).
+	rates ratesCache
 }
 
 // New connects to Temporal with opts (and checks that it answers).

@@ -26,8 +26,9 @@ import (
 // nothing polls; it waits as long as ctx allows.
 //
 // The input is checked first with the workflow's own check
-// (draftorder.Input.Check: INVALID_ARGUMENT naming the field), so a bad
-// input starts nothing and leaves the key free. Empty windows and
+// (draftorder.Input.Check: INVALID_ARGUMENT naming the field) and its
+// currency against the workers' exchange rates in use (checkRates), so a
+// bad input starts nothing and leaves the key free. Empty windows and
 // thresholds are filled from the client's Defaults, so the values are in
 // the history.
 //
@@ -43,6 +44,9 @@ func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.Input) (Draf
 	in.ApplyDefaults(c.defaults)
 	in, err := in.Check()
 	if err != nil {
+		return h, err
+	}
+	if err := c.checkRates(withTrace(ctx, in.Request.Trace), in.Currency); err != nil {
 		return h, err
 	}
 	opts, err := draftorder.StartOptions(c.taskQueue, in)

@@ -93,11 +93,15 @@ func (t *StaticFX) Version() string { return t.version }
 // AsOf is the reference date of the rates (YYYY-MM-DD), "" when unknown.
 func (t *StaticFX) AsOf() string { return t.asOf }
 
-// Currencies lists the currencies the table can quote in, sorted.
+// Currencies lists the currencies the table can quote in, sorted: not
+// one that was withdrawn (BGN, which the shipped table of 2024 still
+// rates), since no order may be priced in it (commerce/rules/money).
 func (t *StaticFX) Currencies() []string {
 	out := make([]string, 0, len(t.rates))
 	for c := range t.rates {
-		out = append(out, c)
+		if _, gone := money.Withdrawn(c); !gone {
+			out = append(out, c)
+		}
 	}
 	sort.Strings(out)
 	return out

@@ -98,3 +98,24 @@ func TestRatesInUseDecideTheCurrency(t *testing.T) {
 		t.Fatalf("total: %+v %v", tot.FXRates, err)
 	}
 }
+
+// The rates in use offer only what an order may be priced in: the shipped
+// table of 2024 still rates BGN, withdrawn on 2026-01-01, so the start
+// check's refusal of a currency it lacks must not offer BGN.
+func TestRatesInUseOfferNoWithdrawnCurrency(t *testing.T) {
+	r, err := CurrentRates(context.Background(), nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rates.Source != FXSourceFallback || !slices.Contains(r.Currencies, "NOK") || slices.Contains(r.Currencies, "BGN") {
+		t.Fatalf("rates in use %+v", r)
+	}
+	te := toolkit.AsError(r.CheckCurrency("THB"))
+	if te == nil || te.Code != toolkit.InvalidArgument || !slices.Equal(fieldsOf(te), []string{"currency"}) ||
+		strings.Contains(te.Message, "BGN") || slices.Contains(te.Details["supported"].([]string), "BGN") {
+		t.Fatalf("THB against the shipped table: %v", te)
+	}
+	if err := r.CheckCurrency("NOK"); err != nil {
+		t.Fatalf("NOK against the shipped table: %v", err)
+	}
+}

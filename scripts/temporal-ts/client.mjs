@@ -133,6 +133,16 @@ out.bad = await start(order(badKey, [{ sku: "TEE-ORG-M-WHT", quantity: 0 }]));
 out.badRun = await describe(`draft-order/${user}/${badKey}`);
 out.corrected = await start(order(badKey, tee));
 
+// 1b. A currency the exchange rates in use do not price (THB: the test
+// worker prices with the shipped table, which lacks it): the run's first
+// step refuses it through the update the same way, offering the rates'
+// currencies, and the run ends canceled.
+const thbKey = `ts-thb-${tag}`;
+const thb = order(thbKey, tee);
+thb.request.currency = "THB";
+out.currency = await start(thb);
+out.currencyRun = await describe(`draft-order/${user}/${thbKey}`);
+
 // 2. The same key with another basket: CONFLICT, the first run untouched.
 const key = `ts-order-${tag}`;
 out.first = await start(order(key, tee));

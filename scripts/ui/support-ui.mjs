@@ -3,7 +3,7 @@
 // approval, read its current details — where a decision sent without
 // signing in (a raw signal naming an active staff member) shows refused —,
 // decide as the signed-in support member without typing any id and see it
-// refused for the role, see the Signal form fail without sign-in with the
+// refused for the role and its check a failed activity in the history, see the Signal form fail without sign-in with the
 // codec server saying where to sign in, sign in as a compliance officer,
 // decide, see the workflow move on, then find finished orders by outcome.
 import { join } from 'node:path';
@@ -65,6 +65,20 @@ export async function supportPath(page, h, o) {
   }
   await h.shot('6-refusal-shown.png');
   step(`   ${excerpt(refused, 'DECISION REFUSED').split('\n')[0].slice(0, 160)} (shown ${Date.now() - sent} ms after Submit, page load included)`);
+
+  step('6a. the History tab: each refused decision\'s check is a failed activity (red), not retried, its failure the refusal');
+  await page.goto(`${wf}/history`, { waitUntil: 'networkidle2' });
+  await h.waitText('verify approve by alice.support');
+  const failedRows = () => page.evaluate(() => [...document.querySelectorAll('tr')].filter((r) => r.innerText.includes('Activity Task Failed')).length);
+  await h.until(async () => await failedRows() === 2, 15000, 'the event list does not show two Activity Task Failed rows (the unsealed and the support member\'s refused decisions)');
+  const shown = async () => { const t = await h.text(); return t.includes('RETRY_STATE_NON_RETRYABLE_FAILURE') && t.includes('FORBIDDEN') && t.includes('may not decide this request'); };
+  for (let i = 0; i < 2 && !(await shown()); i++) {
+    await page.evaluate((i) => { const r = [...document.querySelectorAll('tr')].filter((r) => r.innerText.includes('Activity Task Failed'))[i]; r.scrollIntoView(); r.click(); }, i);
+    await h.until(shown, 5000, '').catch(() => null);
+  }
+  if (!(await shown())) fail('no failed activity shows the support member\'s refusal: RETRY_STATE_NON_RETRYABLE_FAILURE, FORBIDDEN, "may not decide this request"');
+  await h.shot('6a-refused-decision-failed.png');
+  step('   Activity Task Failed, RETRY_STATE_NON_RETRYABLE_FAILURE, FORBIDDEN: alice.support … may not decide this request');
 
   step('6b. without sign-in the Signal form cannot encode a decision, and the codec server says where to sign in');
   const cookies = await page.cookies(CODEC);

@@ -44,7 +44,9 @@ func (d *Deps) RegisterRoles(r worker.Registry, roles Roles) {
 
 // localActivities is the activity struct workflows run as local
 // activities: the tool activity, on the same invoker and evidence store.
-func (d *Deps) localActivities() *activities.Tools { return &activities.Tools{Invoker: d.Invoker} }
+func (d *Deps) localActivities() *activities.Tools {
+	return &activities.Tools{Invoker: d.Invoker, FX: d.fxSource(), Clock: d.Clock}
+}
 
 // activities are the activity structs of every workflow, each holding the
 // clients it needs.
@@ -64,8 +66,8 @@ func (d *Deps) activities() []any {
 // EnsureSchedules creates (or updates to this configuration) the reconcile
 // and archive schedules on the configured task queue, and the
 // exchange-rate schedule when a feed is configured. The archive skips the
-// reconcile and exchange-rate passes: they carry no tool evidence worth
-// auditing.
+// reconcile and exchange-rate passes and the clients' asks of the rates
+// in use: they carry no tool evidence worth auditing.
 func (d *Deps) EnsureSchedules(ctx context.Context) error {
 	cfg := d.Config
 	if cfg.FXFeedURL != "" {
@@ -86,7 +88,8 @@ func (d *Deps) EnsureSchedules(ctx context.Context) error {
 		TaskQueue: cfg.TaskQueue,
 		Every:     archiveEvery,
 		Input: maintenance.ArchiveHistoriesInput{
-			TaskQueue: cfg.TaskQueue, ExcludeTypes: []string{maintenance.ReconcileWorkflowName, maintenance.FetchFXRatesWorkflowName},
+			TaskQueue: cfg.TaskQueue, ExcludeTypes: []string{maintenance.ReconcileWorkflowName, maintenance.FetchFXRatesWorkflowName,
+				maintenance.RatesInUseWorkflowName},
 		},
 	})
 }

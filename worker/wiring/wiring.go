@@ -83,6 +83,22 @@ type Deps struct {
 	// draftTotals re-checks stored draft rows' totals for the reconcile
 	// pass (commerce.DraftTotalCheck).
 	draftTotals evidence.DraftTotalCheck
+	// fx is the feed's rates (fxSource), built once.
+	fx *commerce.FeedFX
+}
+
+// fxSource is the exchange rates the tools price with and the draft
+// order's start check reads (activities.FXRates.RatesInUse): the feed's
+// stored days when a feed is configured, else nil (the shipped table,
+// docs/operators.md#exchange-rates). One value, so both share its cache.
+func (d *Deps) fxSource() commerce.FXSource {
+	if d.Config.FXFeedURL == "" {
+		return nil
+	}
+	if d.fx == nil {
+		d.fx = &commerce.FeedFX{Store: fxrates.PGStore{Pool: d.Pool}, MaxAge: d.Config.FXMaxAge}
+	}
+	return d.fx
 }
 
 // Connect opens the pool and dials Temporal, as configured. It does not
@@ -244,9 +260,7 @@ func (d *Deps) buildCommerce(context.Context) error {
 	deps.Payments, deps.Merchants, deps.Refunds = sc, merchants, sc
 	// With a feed configured prices use its stored days, never the shipped
 	// table (docs/operators.md#exchange-rates).
-	if cfg.FXFeedURL != "" {
-		deps.FXSource = &commerce.FeedFX{Store: fxrates.PGStore{Pool: d.Pool}, MaxAge: cfg.FXMaxAge}
-	}
+	deps.FXSource = d.fxSource()
 	return commerce.RegisterTools(d.Registry, deps)
 }
 
@@ -254,9 +268,7 @@ func (d *Deps) buildCommerce(context.Context) error {
 // without a quote-seal ring (BuildTools).
 func (d *Deps) buildCommerceReads(context.Context) error {
 	deps := commerce.ToolDeps{Pool: d.Pool, Audit: d.Evidence, Sealer: d.Sealer, Clock: d.Clock, Snapshots: d.Evidence}
-	if d.Config.FXFeedURL != "" {
-		deps.FXSource = &commerce.FeedFX{Store: fxrates.PGStore{Pool: d.Pool}, MaxAge: d.Config.FXMaxAge}
-	}
+	deps.FXSource = d.fxSource()
 	return commerce.RegisterReadTools(d.Registry, deps)
 }
 

@@ -307,9 +307,11 @@ func (a *Gate) consider(ctx workflow.Context, raw converter.RawValue, req Reques
 			Flow: a.cfg.Flow, Subject: p.Subject, ApprovalID: sig.ApprovalID, Decision: sig.Decision,
 			Approver: sig.Approver, Reason: sig.Reason, AllowedRoles: req.AllowedRoles, Seal: sig.Seal,
 		},
-		// "verify": the call checks a claimed decision, and completes also
-		// when it refuses it (docs/approvals.md#what-staff-see).
-		Summary: fmt.Sprintf("%s: verify %s by %s (%s)", support.RecordApprovalTool, sig.Decision, sig.Approver, sig.ApprovalID),
+		// "verify": the call checks a claimed decision; a refused one is a
+		// failed activity, never retried, and the wait goes on
+		// (docs/approvals.md#what-staff-see).
+		Summary:     fmt.Sprintf("%s: verify %s by %s (%s)", support.RecordApprovalTool, sig.Decision, sig.Approver, sig.ApprovalID),
+		FailRefusal: true,
 	}).Get(ctx)
 	if err != nil {
 		reason := workflows.RejectVerifyFailed

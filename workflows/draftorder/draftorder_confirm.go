@@ -127,6 +127,7 @@ func (d *draftOrder) confirmDetails() string {
 	}
 	b.WriteString(fmt.Sprintf("\n- quote_hash: `%s`\n- prices held until %s (a later confirmation re-quotes)\n- confirm before %s\n",
 		c.QuoteHash, workflows.FmtTime(c.QuoteExpiresAt), workflows.FmtTime(c.ConfirmBy)))
+	b.WriteString(assumedDetails(d.total))
 	b.WriteString(d.originDetails())
 	return b.String()
 }
@@ -170,4 +171,21 @@ func (d *draftOrder) create(ctx workflow.Context, hash string) (*Result, error) 
 		state, msg = StateDryRunValidated, "dry run: the draft order was validated and not written"
 	}
 	return d.end(state, "", msg), nil
+}
+
+// assumedDetails says what the total assumed, as the status does
+// (docs/tools.md#exchange-rates): the exchange rates it was priced with
+// (source and date) and any tax it does not model.
+func assumedDetails(t *commerce.Total) string {
+	if t == nil {
+		return ""
+	}
+	var b strings.Builder
+	if fx := t.FXRates; fx != nil {
+		b.WriteString(fmt.Sprintf("- exchange rates: %s of %s (base %s)\n", strings.ReplaceAll(fx.Source, "_", " "), fx.Date, fx.Base))
+	}
+	if len(t.TaxNotModelled) > 0 {
+		b.WriteString(fmt.Sprintf("- not modelled: %s (the tax may be higher)\n", strings.ReplaceAll(strings.Join(t.TaxNotModelled, ", "), "_", " ")))
+	}
+	return b.String()
 }

@@ -4,17 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/cartwright-dev/cartwright/client/clienttest"
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/support/sealtest"
+	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/approval"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
@@ -136,14 +140,61 @@ func TestDrivenByTheCLI(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 	awaitListed(ctx, t, query, id, false)
-	// the origin choice, pricing, compliance, the refusals of the
-	// unsealed decision and of the inactive approver, the approval
-	// record, total, create (the approval came within the quote's TTL: no
-	// re-quote).
-	if n := s.verifyEvidence(ctx, id, run.GetRunID()); n != 8 {
-		t.Fatalf("verified %d activity results, want 8", n)
+	// the origin choice, pricing, compliance, the approval record, total,
+	// create (the approval came within the quote's TTL: no re-quote); the
+	// refusals of the unsealed decision and of the inactive approver are
+	// failed activities, checked next.
+	if n := s.verifyEvidence(ctx, id, run.GetRunID()); n != 6 {
+		t.Fatalf("verified %d activity results, want 6", n)
 	}
+	// The two refused decisions are failed activities (red in the Web
+	// UI), each tried once, with the refusal's code and its evidence.
+	s.refusedDecisions(ctx, id, run.GetRunID(), toolkit.Unauthorized, toolkit.Forbidden)
 	s.replay(ctx, id, run.GetRunID())
+}
+
+// refusedDecisions checks that the history holds exactly the refused staff
+// decisions codes as failed support.record_approval activities
+// (docs/approvals.md#what-staff-see): non-retryable ApplicationErrors of
+// the refusal's code, one attempt each, whose details carry the refusal's
+// envelope and its evidence snapshot; every other activity completed.
+func (s *stack) refusedDecisions(ctx context.Context, id, runID string, codes ...toolkit.Code) {
+	s.t.Helper()
+	iter := s.tc.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	attempts := map[int64]int32{}
+	var got []toolkit.Code
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if st := ev.GetActivityTaskStartedEventAttributes(); st != nil {
+			attempts[st.GetScheduledEventId()] = st.GetAttempt()
+		}
+		f := ev.GetActivityTaskFailedEventAttributes()
+		if f == nil {
+			continue
+		}
+		app := f.GetFailure().GetApplicationFailureInfo()
+		if app == nil || !app.GetNonRetryable() || attempts[f.GetScheduledEventId()] != 1 {
+			s.t.Fatalf("event %d: a failed activity that is not a refusal tried once: %v (attempt %d)", ev.GetEventId(), f.GetFailure(), attempts[f.GetScheduledEventId()])
+		}
+		var te toolkit.Error
+		var res struct {
+			Envelope toolkit.Response `json:"envelope"`
+		}
+		if err := clienttest.DataConverter().FromPayloads(app.GetDetails(), &te, &res); err != nil {
+			s.t.Fatalf("event %d: details: %v", ev.GetEventId(), err)
+		}
+		if string(te.Code) != app.GetType() || res.Envelope.OK || res.Envelope.Tool != support.RecordApprovalTool {
+			s.t.Fatalf("event %d: failure %s carries %+v", ev.GetEventId(), app.GetType(), res.Envelope)
+		}
+		s.checkSnapshot(ctx, ev.GetEventId(), id, res.Envelope)
+		got = append(got, te.Code)
+	}
+	if !slices.Equal(got, codes) {
+		s.t.Fatalf("refused decisions in the history: %v, want %v", got, codes)
+	}
 }
 
 // awaitListed polls `temporal workflow list --query` until id is (or is no

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,9 +75,9 @@ func TestTypeScriptBackendKeepsTheContract(t *testing.T) {
 		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
 	}
 	var out struct {
-		Bad, Corrected, First, Other, Repeat tsStart
-		BadRun                               struct{ Status, RunID string }
-		Confirm, LateConfirm                 struct {
+		Bad, Corrected, First, Other, Repeat, Currency tsStart
+		BadRun, CurrencyRun                            struct{ Status, RunID string }
+		Confirm, LateConfirm                           struct {
 			OK      bool                     `json:"ok"`
 			Answer  draftorder.ConfirmAnswer `json:"answer"`
 			Refusal *tsRefusal               `json:"refusal"`
@@ -106,6 +107,16 @@ func TestTypeScriptBackendKeepsTheContract(t *testing.T) {
 	}
 	if !out.Corrected.OK || out.Corrected.Status.Confirmation == nil {
 		t.Fatalf("the corrected order under the freed key: %+v", out.Corrected)
+	}
+
+	// 1b. A currency the rates in use lack: the run's first step.
+	if r := out.Currency.Refusal; out.Currency.OK || r == nil || r.Code != string(toolkit.InvalidArgument) || r.Error == nil ||
+		!slices.Equal(fieldsOf(r.Error), []string{"currency"}) || !strings.Contains(fmt.Sprint(r.Error.Details["supported"]), "EUR") ||
+		strings.Contains(fmt.Sprint(r.Error.Details["supported"]), "THB") {
+		t.Fatalf("THB with rates that lack it: %+v (refusal %+v)", out.Currency, out.Currency.Refusal)
+	}
+	if out.CurrencyRun.Status != "CANCELLED" {
+		t.Fatalf("the run refused for its currency is %s, want CANCELLED (never FAILED)", out.CurrencyRun.Status)
 	}
 
 	// 2. One key, two baskets.

@@ -27,6 +27,7 @@ func Registry(specs []toolkit.Spec) map[string]any {
 		toolcall.WorkflowName:                    toolcall.Flow{Specs: s}.Run,
 		toolcall.ListToolsWorkflowName:           toolcall.ListTools,
 		maintenance.FetchFXRatesWorkflowName:     maintenance.FetchFXRates,
+		maintenance.RatesInUseWorkflowName:       maintenance.RatesInUse,
 	}
 }
 

@@ -28,6 +28,11 @@ type Call struct {
 	// Handover, if set, runs before a local-first call (runsLocalFirst)
 	// hands over to its regular activity.
 	Handover func(ctx workflow.Context) error
+	// FailRefusal makes a refusal a failed activity (never retried) rather
+	// than a completed one, so the Web UI shows it red: a refused staff
+	// decision (activities.CallToolInput.FailRefusal). Get answers the
+	// same either way.
+	FailRefusal bool
 }
 
 // Wrap runs an activity's start, for example again after an outage.
@@ -68,7 +73,7 @@ func CallTool[T any](ctx workflow.Context, specs ToolSpecs, c Call) Future[T] {
 		return Future[T]{f: f, tool: c.Tool}
 	}
 	var tools *activities.Tools
-	in := activities.CallToolInput{Call: toolkit.ToolCall{Tool: c.Tool, Request: c.Req, Input: raw}}
+	in := activities.CallToolInput{Call: toolkit.ToolCall{Tool: c.Tool, Request: c.Req, Input: raw}, FailRefusal: c.FailRefusal}
 	first := runsLocalFirst(c, spec)
 	f := c.run(ctx, func(ctx workflow.Context) workflow.Future {
 		if first {
@@ -86,6 +91,11 @@ func (t Future[T]) Get(ctx workflow.Context) (T, toolkit.Response, error) {
 	var out T
 	var res activities.CallToolResult
 	if err := t.f.Get(ctx, &res); err != nil {
+		// A refusal as a failed activity (Call.FailRefusal) is the same
+		// answer as a refusal as a result.
+		if env, ok := activities.RefusalOf(err); ok {
+			return out, env, activities.ApplicationError(env.Error)
+		}
 		return out, toolkit.Response{}, err
 	}
 	out, err := Decode[T](t.tool, res.Envelope)
