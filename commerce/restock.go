@@ -53,10 +53,8 @@ func restockSpec() toolkit.Spec {
 		// A write, idempotent by the refund run: one restock per run.
 		Annotations: toolkit.Annotations{ReadOnly: false, Idempotent: true},
 		Timeout:     10 * time.Second,
-		// CONFLICT (other lines returned already) is final, as for every
-		// settle and refund step (docs/errors.md#retryable-codes).
-		Retry: toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 30 * time.Second, MaxAttempts: 0,
-			FinalCodes: []toolkit.Code{toolkit.Conflict}},
+		// CONFLICT (other lines returned already) is final.
+		Retry:            ledgerRetry,
 		EvidenceRequired: true,
 		Provider:         "orders-postgres",
 		Internal:         true,

@@ -145,6 +145,13 @@ func (s PGStock) Settle(ctx context.Context, draftOrderID, action, reason, corre
 	return o, nil
 }
 
+// ledgerRetry is the retry policy of the stock ledger's writes
+// (settle_stock, restock_returned): retried until done while the database
+// is away, but CONFLICT — the ledger already moved otherwise — is final,
+// as for every settle and refund step (docs/errors.md#retryable-codes).
+var ledgerRetry = toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 30 * time.Second, MaxAttempts: 0,
+	FinalCodes: []toolkit.Code{toolkit.Conflict}}
+
 func settleStockSpec() toolkit.Spec {
 	return toolkit.Spec{
 		Name:    ToolSettleStock,
@@ -161,10 +168,8 @@ func settleStockSpec() toolkit.Spec {
 		// movement per line and kind.
 		Annotations: toolkit.Annotations{ReadOnly: false, Idempotent: true},
 		Timeout:     10 * time.Second,
-		// CONFLICT (the hold ended the other way) is final: retrying until
-		// done must not retry it forever.
-		Retry: toolkit.RetryPolicy{InitialInterval: 500 * time.Millisecond, MaxInterval: 30 * time.Second, MaxAttempts: 0,
-			FinalCodes: []toolkit.Code{toolkit.Conflict}},
+		// CONFLICT (the hold ended the other way) is final.
+		Retry:            ledgerRetry,
 		EvidenceRequired: true,
 		Provider:         "orders-postgres",
 		Internal:         true,
