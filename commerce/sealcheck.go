@@ -17,14 +17,6 @@ type SnapshotReader interface {
 	Get(ctx context.Context, snapshotID string) (*evidence.SnapshotRecord, error)
 }
 
-// snapshotsReader is a SnapshotReader that also reads several snapshots
-// in one round trip (*evidence.Store): a total's snapshots are read at
-// once (docs/performance.md#the-writes-evidence-from-memory-or-in-one-read). An id that
-// names no row is absent from the map.
-type snapshotsReader interface {
-	GetMany(ctx context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error)
-}
-
 // snapshot is one evidence snapshot a total rests on, staged by the same
 // batch or read from the store.
 type snapshot struct {
@@ -122,13 +114,6 @@ func (t *tools) readStored(ctx context.Context, ids []string) (map[string]*evide
 		if errors.As(err, &forged) {
 			return nil, sealRefusal("evidence_forged", "%v", forged)
 		}
-		if err != nil {
-			return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %v: %v", ids, err)
-		}
-		return got, nil
-	}
-	if many, ok := t.snaps.(snapshotsReader); ok {
-		got, err := many.GetMany(ctx, ids)
 		if err != nil {
 			return nil, toolkit.Errorf(toolkit.UpstreamError, "read evidence %v: %v", ids, err)
 		}

@@ -22,10 +22,11 @@ func (f *fakeSnapshots) Get(_ context.Context, id string) (*evidence.SnapshotRec
 	return nil, toolkit.Errorf(toolkit.NotFound, "no %s", id).WithCause(evidence.ErrNotFound)
 }
 
-// manySnapshots is fakeSnapshots that also reads several at once.
+// manySnapshots is fakeSnapshots that also reads several at once, as
+// evidence.Store.ReadWritten does.
 type manySnapshots struct{ *fakeSnapshots }
 
-func (m manySnapshots) GetMany(_ context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error) {
+func (m manySnapshots) ReadWritten(_ context.Context, ids []string) (map[string]*evidence.SnapshotRecord, error) {
 	m.many++
 	got := map[string]*evidence.SnapshotRecord{}
 	for _, id := range ids {
@@ -63,7 +64,7 @@ func TestSealedReadsOneRoundTrip(t *testing.T) {
 			t.Fatalf("many=%v: %+v, %v", many, src, err)
 		}
 		if many && (f.many != 1 || f.gets != 0) {
-			t.Errorf("a store that reads several at once: %d GetMany and %d Get, want 1 and 0", f.many, f.gets)
+			t.Errorf("a store that reads several at once: %d ReadWritten and %d Get, want 1 and 0", f.many, f.gets)
 		}
 		if !many && f.gets != 3 {
 			t.Errorf("a store that reads one at a time: %d Get, want 3", f.gets)
