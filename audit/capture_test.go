@@ -95,14 +95,14 @@ func TestCaptureHistories(t *testing.T) {
 			s.capture(t, sc.file, id, runID)
 		})
 	}
-	// A written draft order's settle run, cancelled after the write: the
+	// A written draft order's run, cancelled after the write: the
 	// stock goes back (docs/stock.md).
 	t.Run("settle_cancel", func(t *testing.T) {
 		in := orderInput(uniqueKey("capture-settle"), tees, berlin, "EUR")
 		_, res := s.runDraftOrder(t, s.tq, in, driver{})
 		requireState(t, res, draftorder.StateDraftCreated)
 		id, _ := workflows.DraftOrderID(in.Request.UserID, in.Request.IdempotencyKey)
-		settleID := commerce.SettleWorkflowID(id)
+		settleID := id
 		h, err := s.c.UpdateWorkflow(ctxT(t), client.UpdateWorkflowOptions{WorkflowID: settleID, UpdateName: draftorder.UpdateCancelOrder,
 			Args: []any{draftorder.CancelOrderInput{Reason: "capture"}}, WaitForStage: client.WorkflowUpdateStageCompleted})
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder/drafttest"
 )
 
 // TestAuditManyRate measures audit.AuditMany over draft orders driven as
@@ -242,8 +243,8 @@ func (s *realStack) driveOne(ctx context.Context, in draftorder.Input) error {
 	if err != nil {
 		return err
 	}
-	var res draftorder.Result
-	if err := run.Get(ctx, &res); err != nil {
+	res, err := drafttest.Result(ctx, s.c, run.GetID())
+	if err != nil {
 		return err
 	}
 	if res.State != draftorder.StateDraftCreated {

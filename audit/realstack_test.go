@@ -24,6 +24,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/approval"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder/drafttest"
 )
 
 // realStack runs the real workflows with the worker's own wiring (package
@@ -122,7 +123,11 @@ func (s *realStack) runDraftOrder(t *testing.T, tq string, in draftorder.Input, 
 	}
 	done := make(chan error, 1)
 	var res draftorder.Result
-	go func() { done <- run.Get(ctx, &res) }()
+	go func() {
+		var err error
+		res, err = drafttest.Result(ctx, s.c, run.GetID())
+		done <- err
+	}()
 	confirmed, decided, refused := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for {
 		select {

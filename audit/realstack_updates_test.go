@@ -10,6 +10,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/workflows/approval"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder/drafttest"
 )
 
 // runByUpdates drives a draft order the way the Go client does: the start
@@ -67,8 +68,8 @@ func (s *realStack) runByUpdates(t *testing.T, tq string, in draftorder.Input, d
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res draftorder.Result
-	if err := run.Get(ctx, &res); err != nil {
+	res, err := drafttest.Result(ctx, s.c, run.GetID())
+	if err != nil {
 		t.Fatal(err)
 	}
 	return run.GetRunID(), res

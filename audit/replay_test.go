@@ -37,7 +37,7 @@ var mustCover = []string{
 	// The currency check against the rates in use: the client's ask, and
 	// a start it refuses in the run's first step.
 	"fxrates_in_use", "draftorder_currency_refused",
-	// A written draft order's settle run (docs/stock.md), and a refund
+	// A written draft order's run (docs/stock.md), and a refund
 	// its first step refuses (docs/payments.md#refunds).
 	"settle_cancel", "refund_refused",
 }

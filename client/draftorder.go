@@ -214,18 +214,39 @@ func (c *Client) WaitForAction(ctx context.Context, workflowID string, deadline 
 	return c.nextAction(ctx, workflowID, deadline, draftorder.NextActionInput{})
 }
 
-// WaitResult waits for the draft order to end and returns its result. A
-// business outcome (blocked, out of stock, cancelled, expired …) is a
-// result with State and Code, not an error; the error is for a run that
-// failed (its closed-set code, e.g. INVALID_ARGUMENT), a deadline that
-// passed first (TIMEOUT) or a server that cannot be reached. A zero
-// deadline waits as long as ctx.
+// WaitResult waits for the draft order's result and returns it:
+// DRAFT_CREATED with the draft once it is written (its run then goes on
+// holding the stock: OrderStatus), or why not. A business outcome
+// (blocked, out of stock, cancelled, expired …) is a result with State
+// and Code, not an error; the error is for a run that failed (its
+// closed-set code, e.g. INVALID_ARGUMENT), a deadline that passed first
+// (TIMEOUT) or a server that cannot be reached. The workflow answers
+// when it gets there (the next_action update until_end); a run that
+// closed answers from its history. A zero deadline waits as long as ctx.
 func (c *Client) WaitResult(ctx context.Context, workflowID string, deadline time.Time) (draftorder.Result, error) {
 	var res draftorder.Result
 	if err := checkDraftOrderID(workflowID); err != nil {
 		return res, err
 	}
-	err := c.wait(ctx, workflowID, deadline, &res)
+	wctx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	var st draftorder.Status
+	err := c.update(wctx, workflowID, draftorder.UpdateNextAction, draftorder.NextActionInput{UntilEnd: true}, &st)
+	switch {
+	case err == nil && st.Result != nil:
+		return *st.Result, nil
+	case err == nil:
+		return res, errf(toolkit.UpstreamError, "%s answered without a result (state %s)", workflowID, st.State)
+	case errors.Is(err, errRunClosed):
+		err = c.wait(ctx, workflowID, deadline, &res)
+		return res, err
+	case wctx.Err() != nil && ctx.Err() == nil:
+		return res, errf(toolkit.Timeout, "%s is still running at the deadline", workflowID)
+	}
 	return res, err
 }
 

@@ -2,45 +2,26 @@ package client
 
 import (
 	"context"
-	"errors"
 
-	"go.temporal.io/api/serviceerror"
-
-	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
-	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 )
 
-// SettleID is the id of the settle run of a draft order
-// (docs/stock.md#the-settle-run): where its stock hold, payment and
-// cancel after the write live.
-func SettleID(draftOrderWorkflowID string) (string, error) {
-	if err := checkDraftOrderID(draftOrderWorkflowID); err != nil {
-		return "", err
-	}
-	return commerce.SettleWorkflowID(draftOrderWorkflowID), nil
-}
-
-// OrderStatus is the written draft order's settle status: holding or
-// awaiting payment, paid, cancelled, payment failed or expired, with the
-// payment (its status, amount, fee and where the client secret is) and
-// the stock movement. NOT_FOUND before the draft order was written.
+// OrderStatus is the written draft order's hold: holding or awaiting
+// payment, paid, cancelled, payment failed or expired, with the payment
+// (its status, amount, fee and where the client secret is) and the stock
+// movement (docs/stock.md). The draft order's own run holds it, so this is
+// its status query's order; NOT_FOUND before the draft order was written.
 func (c *Client) OrderStatus(ctx context.Context, draftOrderWorkflowID string) (draftorder.SettleStatus, error) {
-	var st draftorder.SettleStatus
-	id, err := SettleID(draftOrderWorkflowID)
+	st, err := c.Status(ctx, draftOrderWorkflowID)
 	if err != nil {
-		return st, err
+		return draftorder.SettleStatus{}, err
 	}
-	v, err := c.tc.QueryWorkflow(ctx, id, "", workflows.QueryStatus)
-	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return st, errf(toolkit.NotFound, "%s has no written draft order yet", draftOrderWorkflowID).WithCause(err)
-		}
-		return st, c.wrap(err, id, "query the settle status of")
+	if st.Order == nil {
+		return draftorder.SettleStatus{}, errf(toolkit.NotFound, "%s has no written draft order yet (state %s)", draftOrderWorkflowID, st.State).
+			WithDetail("state", st.State)
 	}
-	return st, v.Get(&st)
+	return *st.Order, nil
 }
 
 // CancelOrder cancels a written draft order before it is paid and
@@ -49,11 +30,10 @@ func (c *Client) OrderStatus(ctx context.Context, draftOrderWorkflowID string) (
 // CONFLICT with its state.
 func (c *Client) CancelOrder(ctx context.Context, draftOrderWorkflowID, reason string) (draftorder.SettleStatus, error) {
 	var st draftorder.SettleStatus
-	id, err := SettleID(draftOrderWorkflowID)
-	if err != nil {
+	if err := checkDraftOrderID(draftOrderWorkflowID); err != nil {
 		return st, err
 	}
-	err = c.update(ctx, id, draftorder.UpdateCancelOrder, draftorder.CancelOrderInput{Reason: reason}, &st)
+	err := c.update(ctx, draftOrderWorkflowID, draftorder.UpdateCancelOrder, draftorder.CancelOrderInput{Reason: reason}, &st)
 	if err == nil {
 		return st, nil
 	}

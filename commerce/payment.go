@@ -17,7 +17,7 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// The payment tools (docs/payments.md): the settle run charges the
+// The payment tools (docs/payments.md): the draft order's run charges the
 // written draft order's confirmed total to the customer with a
 // destination charge to the merchant's connected account, reads the
 // charge when a webhook is late, and cancels it when the order ends
@@ -68,7 +68,7 @@ type Payment struct {
 	SecretSHA256 string `json:"secret_sha256,omitempty"`
 }
 
-// idemKey is the Stripe idempotency key of one step of one settle run:
+// idemKey is the Stripe idempotency key of one step of one draft order's hold:
 // the same step of the same run always sends the same key, so a retry
 // (the activity's, or a worker killed between charge and answer) gets
 // the same PaymentIntent, never a second charge.
@@ -83,7 +83,7 @@ func paymentSpec(name, version, desc string, readOnly, internal bool) toolkit.Sp
 		InputSchema: name + ".input.json", OutputSchema: name + ".output.json",
 		Annotations: toolkit.Annotations{ReadOnly: readOnly, Idempotent: true, OpenWorld: true},
 		Timeout:     8 * time.Second,
-		// Stripe outages are waited out by the settle run's retries; each
+		// Stripe outages are waited out by the draft order run's retries; each
 		// attempt sends the same idempotency key.
 		// A CONFLICT (a draft no longer open, a hold ended) is final: no
 		// retry changes it (docs/errors.md#retryable-codes).
@@ -98,7 +98,7 @@ func paymentSpec(name, version, desc string, readOnly, internal bool) toolkit.Sp
 func createPaymentSpec() toolkit.Spec {
 	return paymentSpec(ToolCreatePayment, "1.0.0", "Charge a written draft order: a Stripe PaymentIntent for its confirmed "+
 		"total, a destination charge to its merchant's connected account minus the platform fee. Only the draft order's "+
-		"settle run may call it; amount, fee and destination come from the stored draft, the configuration and the "+
+		"own run may call it; amount, fee and destination come from the stored draft, the configuration and the "+
 		"merchant row. Success: the intent's id and status; its client secret is masked and revealed to the backend only. "+
 		"A repeat returns the same intent (idempotency key of the run and step). Common failures: FORBIDDEN (another "+
 		"run's draft), NOT_FOUND (no such draft or merchant), CONFLICT (draft no longer open), INVALID_ARGUMENT "+
@@ -116,12 +116,13 @@ func getPaymentSpec() toolkit.Spec {
 
 func cancelPaymentSpec() toolkit.Spec {
 	return paymentSpec(ToolCancelPayment, "1.0.0", "Cancel a written draft order's PaymentIntent so it can no longer "+
-		"succeed (the order was cancelled, its payment failed or its hold ended). Only the draft order's settle run may "+
+		"succeed (the order was cancelled, its payment failed or its hold ended). Only the draft order's own run may "+
 		"call it. Success: the intent's status — canceled, or succeeded when the customer paid first (then the order "+
 		"is paid). Common failures: FORBIDDEN, NOT_FOUND, UPSTREAM_ERROR (Stripe; retry).", false, true)
 }
 
-// ownRun refuses a call from any run but the settle run of the draft.
+// ownRun refuses a call from any run but the draft's own (the run that
+// wrote it holds it and takes its payment).
 func (t *tools) ownRun(ctx context.Context, draftID string) error {
 	if t.stock == nil {
 		return toolkit.Errorf(toolkit.UpstreamError, "no stock ledger is configured")
@@ -133,7 +134,7 @@ func (t *tools) ownRun(ctx context.Context, draftID string) error {
 	if !found {
 		return toolkit.Errorf(toolkit.NotFound, "no written draft order %s", draftID)
 	}
-	if want := SettleWorkflowID(owner); want == "" || activityCall(ctx).WorkflowID != want {
+	if !isOwnRun(owner, activityCall(ctx).WorkflowID) {
 		return toolkit.Errorf(toolkit.Forbidden, "draft order %s is paid through its own run only", draftID)
 	}
 	return nil

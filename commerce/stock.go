@@ -32,24 +32,14 @@ const (
 	ReasonHoldExpired   = "hold_expired"
 )
 
-// DraftOrderIDPrefix and SettleIDPrefix start the workflow ids of a draft
-// order and of the run that settles it (workflows.DraftOrderID and
-// workflows.SettleID; commerce sits below workflows): the settle run of
-// draft-order/u/k is draft-order-settle/u/k.
-const (
-	DraftOrderIDPrefix = "draft-order/"
-	SettleIDPrefix     = "draft-order-settle/"
-)
+// DraftOrderIDPrefix starts the workflow id of a draft order
+// (workflows.DraftOrderID; commerce sits below workflows).
+const DraftOrderIDPrefix = "draft-order/"
 
-// SettleWorkflowID is the id of the run that settles the draft order
-// written by workflow draftWorkflowID ("" for an id that is not a draft
-// order's).
-func SettleWorkflowID(draftWorkflowID string) string {
-	rest, ok := strings.CutPrefix(draftWorkflowID, DraftOrderIDPrefix)
-	if !ok || rest == "" {
-		return ""
-	}
-	return SettleIDPrefix + rest
+// isOwnRun reports whether caller is the run that wrote the draft order
+// (owner, the draft's workflow id), which also settles it.
+func isOwnRun(owner, caller string) bool {
+	return strings.HasPrefix(owner, DraftOrderIDPrefix) && caller == owner
 }
 
 // SettleStockArgs is the input of checkout.settle_stock
@@ -200,9 +190,9 @@ func (t *tools) settleStock(ctx context.Context, call *toolkit.Call) (*toolkit.O
 		return nil, toolkit.Errorf(toolkit.NotFound, "draft order %s holds no stock", in.DraftOrderID)
 	}
 	caller := activityCall(ctx).WorkflowID
-	if want := SettleWorkflowID(owner); want == "" || caller != want {
-		// Only the draft order's own settle run moves its stock: not
-		// another order's, not a hand-started tool call.
+	if !isOwnRun(owner, caller) {
+		// Only the draft order's own run moves its stock: not another
+		// order's, not a hand-started tool call.
 		return nil, toolkit.Errorf(toolkit.Forbidden, "draft order %s is settled by its own run only", in.DraftOrderID)
 	}
 	req := call.Request

@@ -12,7 +12,7 @@ import (
 // A hold ends once (docs/stock.md#a-hold-ends): a release gives the
 // units back and a repeat moves nothing; a commit after it is refused; a
 // commit of another hold takes the units out of on_hand and reserved; and
-// only the draft order's own settle run may do either.
+// only the draft order's own run may do either.
 func TestSettleStockOnce(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -51,32 +51,33 @@ func TestSettleStockOnce(t *testing.T) {
 		}
 		return out, err
 	}
-	// Hostile callers: another run, a hand-started tool call, no run at all.
-	for _, caller := range []string{"draft-order-settle/u_other/stock-key-0001", wf, "tool-call/x", ""} {
+	// Hostile callers: another order's run, a run named like the settle
+	// runs of old, a hand-started tool call, no run at all.
+	for _, caller := range []string{"draft-order/u_other/stock-key-0001", "draft-order-settle/u_stock/stock-key-0001", "tool-call/x", ""} {
 		_, err := settle(caller, StockRelease, ReasonCancelled)
 		wantCode(t, err, toolkit.Forbidden)
 	}
 	// A commit must say paid, a release must not.
-	_, err := settle(SettleWorkflowID(wf), StockCommit, ReasonCancelled)
+	_, err := settle(wf, StockCommit, ReasonCancelled)
 	wantCode(t, err, toolkit.InvalidArgument)
-	_, err = settle(SettleWorkflowID(wf), StockRelease, ReasonPaid)
+	_, err = settle(wf, StockRelease, ReasonPaid)
 	wantCode(t, err, toolkit.InvalidArgument)
 	if on, res := stock(); on != on0 || res != res0+line.Quantity {
 		t.Fatalf("refused calls moved stock: on_hand %d reserved %d", on, res)
 	}
 
-	out, err := settle(SettleWorkflowID(wf), StockRelease, ReasonCancelled)
+	out, err := settle(wf, StockRelease, ReasonCancelled)
 	if err != nil || out.State != "released" || out.Replayed || len(out.Lines) != len(Reservations(d.Total)) {
 		t.Fatalf("release = %+v, %v", out, err)
 	}
 	if on, res := stock(); on != on0 || res != res0 {
 		t.Fatalf("after release on_hand %d reserved %d, want %d %d", on, res, on0, res0)
 	}
-	again, err := settle(SettleWorkflowID(wf), StockRelease, ReasonHoldExpired)
+	again, err := settle(wf, StockRelease, ReasonHoldExpired)
 	if err != nil || !again.Replayed || again.Reason != ReasonCancelled {
 		t.Fatalf("repeat release = %+v, %v", again, err)
 	}
-	_, err = settle(SettleWorkflowID(wf), StockCommit, ReasonPaid)
+	_, err = settle(wf, StockCommit, ReasonPaid)
 	wantCode(t, err, toolkit.Conflict)
 	if on, res := stock(); on != on0 || res != res0 {
 		t.Fatalf("repeat and conflict moved stock: on_hand %d reserved %d", on, res)
@@ -93,14 +94,14 @@ func TestSettleStockOnce(t *testing.T) {
 		t.Fatalf("create 2 = %+v, %v", got, err)
 	}
 	d = d2
-	out, err = settle(SettleWorkflowID(wf2), StockCommit, ReasonPaid)
+	out, err = settle(wf2, StockCommit, ReasonPaid)
 	if err != nil || out.State != "committed" {
 		t.Fatalf("commit = %+v, %v", out, err)
 	}
 	if on, res := stock(); on != on0-line.Quantity || res != res0 {
 		t.Fatalf("after commit on_hand %d reserved %d, want %d %d", on, res, on0-line.Quantity, res0)
 	}
-	_, err = settle(SettleWorkflowID(wf2), StockRelease, ReasonHoldExpired)
+	_, err = settle(wf2, StockRelease, ReasonHoldExpired)
 	wantCode(t, err, toolkit.Conflict)
 	if n := countRows(t, e.pool, `SELECT count(*) FROM audit_events WHERE tool = $1 AND status = 'success'`, ToolSettleStock); n != 3 {
 		t.Fatalf("%d successful settle audits, want 3 (release, its repeat, commit)", n)

@@ -27,7 +27,7 @@ const (
 )
 
 // StockGrace is how long after its end a hold may still be held (its
-// settle run's timer and the release's retries).
+// order's run's timer and the release's retries).
 const StockGrace = 15 * time.Minute
 
 // stockHoldsSQL finds holds that break the ledger's rules, with why.

@@ -69,7 +69,7 @@ func TestAttackPaymentOfAnotherTenant(t *testing.T) {
 	}
 	draftID := done.Result.DraftOrder.DraftOrderID
 	t.Cleanup(func() {
-		_ = s.client.Temporal().TerminateWorkflow(context.Background(), commerce.SettleWorkflowID(h.WorkflowID), "", "test over")
+		_ = s.client.Temporal().TerminateWorkflow(context.Background(), h.WorkflowID, "", "test over")
 	})
 	for {
 		if os, err := s.client.OrderStatus(ctx, h.WorkflowID); err == nil && os.Payment != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder/drafttest"
 )
 
 // stack starts the real stack with a worker and points the CLI at it.
@@ -184,8 +185,7 @@ func TestSample(t *testing.T) {
 	if b, err := exec.CommandContext(ctx, "sh", "-c", line).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", line, err, b)
 	}
-	var res draftorder.Result
-	if err := s.Temporal.GetWorkflow(ctx, out.WorkflowID, out.RunID).Get(ctx, &res); err != nil || res.State != draftorder.StateDraftCreated {
+	if res, err := drafttest.Result(ctx, s.Temporal, out.WorkflowID); err != nil || res.State != draftorder.StateDraftCreated {
 		t.Fatalf("after the printed temporal command: %+v, %v", res, err)
 	}
 }

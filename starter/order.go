@@ -25,8 +25,8 @@ import (
 func (a *app) orderStatusCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "order-status WORKFLOW_ID",
-		Short: "Print a written draft order's payment and stock hold (its settle run)",
-		Long: `Print the settle run's status of the draft order WORKFLOW_ID
+		Short: "Print a written draft order's payment and stock hold (kept by the order's own run)",
+		Long: `Print the hold (payment and stock) of the draft order WORKFLOW_ID
 (draft-order/{user_id}/{idempotency_key}): HOLDING, AWAITING_PAYMENT, then PAID,
 PAYMENT_FAILED, CANCELLED or EXPIRED; the hold's end; the payment (intent, status,
 amount, platform fee, destination account, the Stripe events taken); the stock
@@ -52,7 +52,7 @@ func (a *app) payCmd() *cobra.Command {
 		Long: `Read the client secret of the draft order's PaymentIntent: the backend hands it to
 Stripe.js in the customer's browser, which confirms the payment. The secret is
 kept only encrypted in the evidence store; this read is written to its access log
-and checked against the hash the settle run holds. The outcome comes back by
+and checked against the hash the order's run holds. The outcome comes back by
 Stripe's webhook (order-status shows it).`,
 		Args: exactArgs(1, "WORKFLOW_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -90,7 +90,7 @@ func (a *app) cancelOrderCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cancel-order WORKFLOW_ID",
 		Short: "Cancel a written draft order before it is paid: its stock goes back",
-		Long: `Cancel the written draft order with the settle run's cancel_order update: the
+		Long: `Cancel the written draft order with the order run's cancel_order update: the
 charge is cancelled at Stripe, then the stock is released, and the call returns
 once it is. An order paid first is CONFLICT (exit 1): refund it instead.`,
 		Args: exactArgs(1, "WORKFLOW_ID"),

@@ -19,7 +19,7 @@ import (
 // made (recorded, not acted on).
 const StatusIgnoredPayment = "ignored_unknown_payment"
 
-// paymentEvents are the PaymentIntent events a settle run acts on
+// paymentEvents are the PaymentIntent events a draft order's run acts on
 // (docs/payments.md#webhooks).
 var paymentEvents = map[string]bool{
 	draftorder.EventPaymentSucceeded: true,
@@ -28,7 +28,7 @@ var paymentEvents = map[string]bool{
 
 var intentIDPattern = regexp.MustCompile(`^pi_[A-Za-z0-9]{1,64}$`)
 
-// servePayment handles a verified payment_intent.* event: the settle run
+// servePayment handles a verified payment_intent.* event: the order's run
 // is the one the payments table names for the intent (what the event's
 // metadata says is not trusted), and it gets the event once (the dedup
 // row, as for account events). A duplicate, however often Stripe
@@ -64,8 +64,8 @@ func paymentOf(ev stripe.Event) (draftorder.PaymentSignal, bool) {
 		Amount: int64(amount), Currency: strings.ToUpper(currency)}, true
 }
 
-// handlePayment records the event and signals its settle run in one
-// transaction (as handle does for account events). A settle run that has
+// handlePayment records the event and signals the draft order's run in one
+// transaction (as handle does for account events). A draft order's run that has
 // already ended needs nothing more: the event is recorded as signalled.
 func (rc *Receiver) handlePayment(ctx context.Context, ev stripe.Event, sig draftorder.PaymentSignal) (status, workflowID string, err error) {
 	err = pgx.BeginTxFunc(ctx, rc.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {

@@ -32,7 +32,7 @@ const (
 type Signaler interface {
 	SignalWithStartWorkflow(ctx context.Context, workflowID string, signalName string, signalArg any,
 		options client.StartWorkflowOptions, workflow any, workflowArgs ...any) (client.WorkflowRun, error)
-	// SignalWorkflow delivers a payment event to a running settle run
+	// SignalWorkflow delivers a payment event to a running draft order's run
 	// (payments.go).
 	SignalWorkflow(ctx context.Context, workflowID string, runID string, signalName string, arg any) error
 }

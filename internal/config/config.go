@@ -28,7 +28,7 @@ type Config struct {
 	ActivityPollers int `env:"CARTWRIGHT_ACTIVITY_POLLERS" envDefault:"4"`
 	// WorkflowCacheSize bounds the runs a worker process keeps in memory
 	// between their workflow tasks (docs/performance.md#workflow-cache):
-	// a settle run holds its stock for hours and must not hold memory
+	// a draft order's run holds its stock for hours and must not hold memory
 	// that long; 0 leaves the SDK default (10,000).
 	WorkflowCacheSize int `env:"CARTWRIGHT_WORKFLOW_CACHE_SIZE" envDefault:"128"`
 	// WorkerRoles are what this worker process does, comma-separated:
@@ -182,7 +182,7 @@ type Config struct {
 	RefundRestock string `env:"CARTWRIGHT_REFUND_RESTOCK" envDefault:"on_return"`
 	// ReturnWindow: how long a refund waits for its goods to come back.
 	ReturnWindow time.Duration `env:"CARTWRIGHT_RETURN_WINDOW" envDefault:"720h"`
-	// PaymentPollEvery: a settle run waiting for a payment asks Stripe
+	// PaymentPollEvery: a draft order's run waiting for a payment asks Stripe
 	// this often, in case a webhook is late or lost (docs/payments.md).
 	PaymentPollEvery time.Duration `env:"CARTWRIGHT_PAYMENT_POLL_EVERY" envDefault:"10m"`
 	// ApprovalConfidence: compliance answers below it go to support staff

@@ -149,13 +149,20 @@ out.first = await start(order(key, tee));
 out.other = await start(order(key, [{ sku: "TEE-ORG-M-WHT", quantity: 3 }]));
 out.repeat = await start(order(key, tee));
 
-// 3. Confirm, then confirm again after the run ended.
+// 3. Confirm, cancel the written draft, then confirm again after the run ended.
 const handle = client.workflow.getHandle(`draft-order/${user}/${key}`);
 const hash = out.first.status?.confirmation?.quote_hash;
 try {
   out.confirm = { ok: true, answer: await handle.executeUpdate("confirm_total", { args: [{ quote_hash: hash }] }) };
 } catch (err) {
   out.confirm = { ok: false, refusal: refusal(err) };
+}
+// The written draft's run goes on holding its stock: the user cancels it
+// (cancel_order answers once the stock is back), and the run ends.
+try {
+  out.cancelOrder = { ok: true, answer: await handle.executeUpdate("cancel_order", { args: [{ reason: "typescript test" }] }) };
+} catch (err) {
+  out.cancelOrder = { ok: false, refusal: refusal(err) };
 }
 const result = await handle.result();
 try {

@@ -16,7 +16,6 @@ import (
 
 	stripewebhook "github.com/stripe/stripe-go/v76/webhook"
 
-	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/webhook"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
@@ -90,7 +89,7 @@ func (p *faultProxy) keysOf(draftOrderID string) int {
 // at Stripe while the hold ends (the cancel is refused). Every order must
 // end as planned, with one idempotency key for its charge (never two
 // charges), exactly one stock movement per line, and a clean audit of its
-// settle run.
+// order's run.
 func (s *stack) payments(t *testing.T, n int) row {
 	ctx := scenarioCtx(t, 10*time.Minute)
 	r := row{scenario: "payments: Stripe faults at the charge, worker SIGKILL, webhook x100, hold ends in flight", orders: n}
@@ -191,7 +190,7 @@ func (s *stack) payments(t *testing.T, n int) row {
 			r.duplicates++
 			why[msg]++
 		}
-		g, f, problems := s.check(ctx, commerce.SettleWorkflowID(draftID(o.key)), nil)
+		g, f, problems := s.check(ctx, draftID(o.key), nil)
 		r.gaps += g
 		r.findings += f
 		for _, p := range problems {
@@ -205,7 +204,7 @@ func (s *stack) payments(t *testing.T, n int) row {
 	return r
 }
 
-// awaitCharge waits until the order's settle run made its charge.
+// awaitCharge waits until the order's run made its charge.
 func (s *stack) awaitCharge(ctx context.Context, draftWorkflowID string) *draftorder.PaymentView {
 	for ctx.Err() == nil {
 		if st, err := s.client.OrderStatus(ctx, draftWorkflowID); err == nil && st.Payment != nil {
@@ -216,7 +215,7 @@ func (s *stack) awaitCharge(ctx context.Context, draftWorkflowID string) *drafto
 	return nil
 }
 
-// settled waits for the settle run's result, reading its status while
+// settled waits for the order run's result, reading its status while
 // workers come and go.
 func (s *stack) settled(ctx context.Context, draftWorkflowID string) (*draftorder.SettleResult, error) {
 	for {

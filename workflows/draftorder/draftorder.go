@@ -76,8 +76,8 @@ type Input struct {
 	// connected account (docs/payments.md). Empty: the written draft
 	// only holds its stock (docs/stock.md).
 	MerchantID string `json:"merchant_id,omitempty"`
-	// PaymentPollEvery: how often the settle run asks Stripe when no
-	// webhook came (default 10 min).
+	// PaymentPollEvery: how often the run asks Stripe about the charge
+	// when no webhook came (default 10 min).
 	PaymentPollEvery time.Duration `json:"payment_poll_every,omitempty"`
 }
 
@@ -146,8 +146,13 @@ type Result struct {
 	Origins *OriginsSummary `json:"origins,omitempty"`
 	// Approval is the support-staff decision, when one was needed.
 	Approval *approval.Outcome `json:"approval,omitempty"`
-	// Evidence lists the snapshot of every tool call of the run.
+	// Evidence lists the snapshot of every tool call of the run up to the
+	// draft's write (the hold's are in Settled).
 	Evidence []workflows.EvidenceRef `json:"evidence"`
+	// Settled is how a written draft's hold ended (paid, payment failed,
+	// cancelled or expired): set in the run's final result only, never in
+	// the confirmation's answer, which comes when the draft is written.
+	Settled *SettleResult `json:"settled,omitempty"`
 }
 
 // PendingConfirmation is what the user is asked to confirm.
@@ -204,6 +209,10 @@ type Status struct {
 	// Waiting is the outage the order waits out now, and why: the call,
 	// its error, the next try (nil when it waits on none).
 	Waiting *WaitReason `json:"waiting,omitempty"`
+	// Order is the written draft's hold: holding or awaiting payment,
+	// then paid, cancelled, payment failed or expired, with the payment
+	// and the stock movement (nil until the draft is written).
+	Order *SettleStatus `json:"order,omitempty"`
 }
 
 // Flow is the draft order bound to the specs of the tools it
@@ -227,7 +236,7 @@ func (b Flow) Run(ctx workflow.Context, in Input) (Result, error) {
 	// Update handlers still waiting (for the end, or for their turn)
 	// answer before the run closes; the wait adds no command, and a run
 	// without updates does not wait at all.
-	d.over, d.failed = true, err
+	d.over, d.failed, d.settle.over = true, err, true
 	if aerr := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); aerr != nil && err == nil {
 		err = aerr
 	}

@@ -39,8 +39,9 @@ func TestComplianceFollowsTheChosenMode(t *testing.T) {
 	if got := complianceModes(f); len(got) != 1 || got[0] != "ground" {
 		t.Fatalf("compliance checked for %v, want [ground]", got)
 	}
-	// One quote step (origins, pricing, compliance, total) and the write.
-	if n, want := len(f.ToolCalls), 5; n != want || f.Steps != 1 {
+	// One quote step (origins, pricing, compliance, total), the write and
+	// the hold's end (the stock released).
+	if n, want := len(f.ToolCalls), 6; n != want || f.Steps != 1 {
 		t.Fatalf("tool calls = %d in %d step(s), want %d in 1 (%v)", n, f.Steps, want, f.ToolCalls)
 	}
 }

@@ -161,12 +161,9 @@ func (d *draftOrder) confirmAndCreate(ctx workflow.Context) (Result, error) {
 			end, err := d.outcome(err)
 			return d.stop(ctx, end, err)
 		}
-		// The written draft's stock hold and payment run on their own
-		// (settle_start.go).
-		if err := d.startSettle(ctx); err != nil {
-			return Result{}, err
-		}
-		return d.finish(ctx, res)
+		// The written draft's stock hold and payment go on in this run
+		// (draftorder_hold.go).
+		return d.created(ctx, res)
 	}
 }
 

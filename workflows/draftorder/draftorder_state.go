@@ -77,11 +77,14 @@ type draftOrder struct {
 	creates  int
 	evidence []workflows.EvidenceRef
 	result   *Result
+	// settle is the written draft's hold (draftorder_hold.go), in this run.
+	settle *settle
 }
 
 // setup checks the input, then declares the query and the signals (with
 // the descriptions the Web UI's signal form lists) before any activity runs.
 func (d *draftOrder) setup(ctx workflow.Context, in Input) error {
+	d.settle = newSettle(d.specs, &d.log)
 	in, err := startCheck(ctx, in)
 	if err != nil {
 		return err
@@ -100,6 +103,9 @@ func (d *draftOrder) setup(ctx workflow.Context, in Input) error {
 		Description: `The user abandons the order before it is created: {"reason": "…"} (optional).`,
 	})
 	d.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log, Specs: d.specs})
+	if err := d.settle.listen(ctx); err != nil {
+		return err
+	}
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			raw := workflows.ReceiveRaw(ctx, confirmCh)
@@ -125,10 +131,16 @@ func (d *draftOrder) setup(ctx workflow.Context, in Input) error {
 
 // onCancel records a cancel; the main coroutine acts on it at its next
 // decision point (between steps, or at once while waiting for a person).
+// Once the draft is written, a cancel is the hold's: it gives the stock
+// back unless the order is paid or being settled.
 func (d *draftOrder) onCancel(ctx workflow.Context, raw converter.RawValue) {
 	var sig CancelSignal
 	if err := workflows.DecodeSignal(raw, &sig); err != nil && err != workflows.ErrEmptySignal {
 		d.log.Reject(ctx, workflows.RejectedSignal{Signal: SignalCancel, Reason: workflows.RejectMalformed, Detail: err.Error()})
+		return
+	}
+	if d.settle.begun {
+		d.settle.onCancel(ctx)
 		return
 	}
 	if d.pastCancel || d.result != nil {
@@ -157,6 +169,10 @@ func (d *draftOrder) status() (Status, error) {
 		Approvals: d.approvals.Status(), Rejected: d.log.Snapshot(), Compliance: d.compliance,
 		Total: d.total, DraftOrder: d.draft, Requotes: d.requotes, Origins: d.originsSummary(),
 		Evidence: append([]workflows.EvidenceRef{}, d.evidence...), Result: d.result, Waiting: d.waiting,
+	}
+	if d.settle.begun {
+		o, _ := d.settle.status()
+		s.Order = &o
 	}
 	if d.awaitingConfirm && d.confirmation != nil {
 		c := *d.confirmation
@@ -213,13 +229,22 @@ func (d *draftOrder) end(state string, code toolkit.Code, msg string) *Result {
 
 // finish records the result, publishes the final state and returns it.
 func (d *draftOrder) finish(ctx workflow.Context, res *Result) (Result, error) {
+	d.conclude(ctx, res)
+	if err := d.setState(ctx, res.State); err != nil {
+		return *res, err
+	}
+	return *res, nil
+}
+
+// conclude records the draft order's result: the update answers and the
+// status have it from here on, and the Web UI its details. A written
+// draft's run goes on holding it (draftorder_hold.go), whose state
+// CartwrightState shows instead.
+func (d *draftOrder) conclude(ctx workflow.Context, res *Result) {
 	res.Total, res.DraftOrder, res.Approval = d.total, d.draft, d.approval
 	res.Origins = d.originsSummary()
 	res.Evidence = append([]workflows.EvidenceRef{}, d.evidence...)
 	d.result, d.awaitingConfirm = res, false
-	if err := d.setState(ctx, res.State); err != nil {
-		return *res, err
-	}
 	// Counted here, once per run: the SDK's workflow metrics handler
 	// records nothing while replaying, and a metric is not a command.
 	workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"state": res.State}).
@@ -229,7 +254,6 @@ func (d *draftOrder) finish(ctx workflow.Context, res *Result) (Result, error) {
 		details += ": " + res.Message
 	}
 	workflow.SetCurrentDetails(ctx, details)
-	return *res, nil
 }
 
 // cancelledResult is the result of a cancel honoured before creation.

@@ -45,13 +45,18 @@ func happyPath(t *testing.T, f *fixture) {
 	}
 	// Started without the start's attributes, the run sets them
 	// (NEEDS_USER_CONFIRMATION, startState); PRICING and CREATING last
-	// milliseconds inside a task: the other upsert is the end.
-	want := []string{"state=" + StateNeedsConfirm, "state=" + StateDraftCreated}
+	// milliseconds inside a task: the others are the hold the written
+	// draft goes on to in the same run, and its end (24 h on, unpaid).
+	want := append([]string{"state=" + StateNeedsConfirm}, heldUpserts...)
 	if got := f.Upserts; !reflect.DeepEqual(got, want) {
 		t.Fatalf("search attribute upserts %v, want %v", got, want)
 	}
 	checkCorrelationIDs(t, f)
 }
+
+// heldUpserts are the search attribute upserts of a written draft's hold
+// that nobody ends: HOLDING, SETTLING, EXPIRED.
+var heldUpserts = []string{"state=" + StateHolding, "state=" + StateSettling, "state=" + StateExpired}
 
 // checkCorrelationIDs: every tool call has its own corr-{16 hex}, and only
 // the write carries the idempotency key.
@@ -68,7 +73,9 @@ func checkCorrelationIDs(t *testing.T, f *fixture) {
 				t.Errorf("%s and %s share correlation id %s", prev, name, req.CorrelationID)
 			}
 			seen[req.CorrelationID] = name
-			if (req.IdempotencyKey != "") != (name == "CreateDraftOrder") {
+			// The write carries the user's key, and so do the hold's calls
+			// (the key names the order they settle); reads do not.
+			if (req.IdempotencyKey != "") != (name == "CreateDraftOrder" || name == "SettleStock") {
 				t.Errorf("%s: idempotency key %q", name, req.IdempotencyKey)
 			}
 		}

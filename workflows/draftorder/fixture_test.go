@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
@@ -39,6 +38,10 @@ type fixture struct {
 	blockAir bool
 	// beforeCreate, if set, sees each create call's context first.
 	beforeCreate func(ctx context.Context)
+	// held is how the written draft's hold stands in the fake ledger
+	// ("", committed, released); moves counts the stock movements.
+	held  string
+	moves int
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -56,15 +59,11 @@ func newFixture(t *testing.T) *fixture {
 	id, _ := workflows.DraftOrderID("u_123", "key-0001-abcd")
 	f.Init(t, id, "ev_test_")
 	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.Run, workflow.RegisterOptions{Name: WorkflowName})
-	f.Env.RegisterWorkflowWithOptions(Flow{Specs: flow.NewToolSpecs(flowtest.TestSpecs())}.Settle, workflow.RegisterOptions{Name: SettleWorkflowName})
 	f.FakeTools(map[string]any{
 		commerce.ToolGetQuote: f.getQuote, commerce.ToolCheckCompliance: f.checkCompliance,
 		commerce.ToolComputeTotal: f.computeTotal, commerce.ToolCreateDraftOrder: f.createDraftOrder,
-		commerce.ToolChooseOrigins: f.chooseOrigins,
+		commerce.ToolChooseOrigins: f.chooseOrigins, commerce.ToolSettleStock: f.settleStock,
 	})
-	// The settle run a written draft order starts (settle_start.go) has
-	// tests of its own (settle_test.go).
-	f.Env.OnWorkflow(SettleWorkflowName, mock.Anything, mock.Anything).Return(SettleResult{}, nil)
 	return f
 }
 

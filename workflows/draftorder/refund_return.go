@@ -14,7 +14,7 @@ import (
 )
 
 // The goods' return (docs/stock.md#returns). The refund run, not the paid
-// order's settle run, takes the returned signal: the settle run has ended
+// order's run, takes the returned signal: the order's run has ended
 // once paid, and each refund knows the lines it refunded, so a return is
 // bounded by its refund and evidenced and audited in that refund's own
 // history. Configuration decides whether a refund waits for it at all.

@@ -3,28 +3,26 @@ package draftorder
 import (
 	"time"
 
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows"
 )
 
-// The settle run: what happens to a draft order after it is written
-// (docs/stock.md). The draft order's run ends DRAFT_CREATED as before and
-// starts this one as an abandoned child (settle_start.go) with id
-// draft-order-settle/{user}/{key}: it holds the draft's stock until the
-// draft is paid (commit) or cancelled, its payment fails or the hold ends
-// (release), exactly once.
+// The hold: what happens to a draft order after it is written
+// (docs/stock.md). The draft order's own run goes on (draftorder_hold.go):
+// its result is DRAFT_CREATED the moment the draft is written (the
+// confirmation's answer), then it holds the draft's stock until the draft
+// is paid (commit) or cancelled, its payment fails or the hold ends
+// (release), exactly once. One run per order: a second workflow per order
+// cost the server as much as the draft order itself (docs/performance.md#one-run-per-order).
 const (
-	SettleWorkflowName = "DraftOrderSettle"
 	// UpdateCancelOrder cancels a written draft order and answers once
 	// its stock is back (the cancel signal does the same, unanswered).
 	UpdateCancelOrder = "cancel_order"
 )
 
-// Settle states (SettleStatus.State): holding while nobody has decided,
-// then one final state.
+// Hold states (SettleStatus.State, and the run's CartwrightState once the
+// draft is written): holding while nobody has decided, then one final state.
 const (
 	StateHolding       = "HOLDING"
 	StateSettling      = "SETTLING"
@@ -33,8 +31,8 @@ const (
 	// StateCancelled and StateExpired are shared with the draft order.
 )
 
-// SettleInput starts the settle run of a written draft order.
-type SettleInput struct {
+// holdInput is what the hold of a written draft order works from.
+type holdInput struct {
 	// Request is the draft order's envelope (user, actor, idempotency
 	// key); each call gets its own correlation id.
 	Request toolkit.Request `json:"request"`
@@ -49,7 +47,7 @@ type SettleInput struct {
 	PollEvery time.Duration `json:"poll_every,omitempty"`
 }
 
-// SettleResult is how a draft order ended after it was written.
+// SettleResult is how a written draft order's hold ended (Result.Settled).
 type SettleResult struct {
 	// State is PAID, PAYMENT_FAILED, CANCELLED or EXPIRED.
 	State string `json:"state"`
@@ -65,7 +63,7 @@ type SettleResult struct {
 	Evidence []workflows.EvidenceRef `json:"evidence"`
 }
 
-// SettleStatus answers the settle run's status query.
+// SettleStatus is the hold of a written draft order (Status.Order).
 type SettleStatus struct {
 	State        string    `json:"state"`
 	DraftOrderID string    `json:"draft_order_id"`
@@ -84,20 +82,4 @@ type SettleStatus struct {
 type CancelOrderInput struct {
 	// Reason is free text for the record; it is not shown in queries.
 	Reason string `json:"reason,omitempty"`
-}
-
-// Settle (registered as SettleWorkflowName) holds a written
-// draft order's stock until the order is paid, cancelled or its hold
-// ends, and moves the stock once (checkout.settle_stock).
-func (b Flow) Settle(ctx workflow.Context, in SettleInput) (SettleResult, error) {
-	s := &settle{specs: b.Specs}
-	if err := s.setup(ctx, in); err != nil {
-		return SettleResult{}, err
-	}
-	res, err := s.run(ctx)
-	s.over = true
-	if aerr := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); aerr != nil && err == nil {
-		err = aerr
-	}
-	return res, err
 }

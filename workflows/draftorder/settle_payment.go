@@ -14,7 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
 )
 
-// The payment of a written draft order (docs/payments.md): the settle run
+// The payment of a written draft order (docs/payments.md): the order's run
 // charges the confirmed total once (checkout.create_payment), learns the
 // outcome from Stripe's signed webhook (the payment signal, sent by the
 // receiver) or, when none came, by asking Stripe every PollEvery

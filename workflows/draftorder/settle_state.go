@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/cartwright-dev/cartwright/activities"
@@ -14,13 +13,18 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows/internal/flow"
 )
 
-// settle is the state of one settle run. Handlers only record what
-// arrived; the main coroutine decides, in arrival order.
+// settle is the state of a draft order's hold, in the draft order's run
+// (draftorder_hold.go). Handlers only record what arrived; the main
+// coroutine decides, in arrival order.
 type settle struct {
-	in    SettleInput
+	in    holdInput
 	specs flow.ToolSpecs
 	state string
-	log   workflows.SignalLog
+	// log is the run's signal log (the draft order's).
+	log *workflows.SignalLog
+	// begun: the draft is written and the hold is on; before, a cancel is
+	// the draft order's and cancel_order has nothing to cancel.
+	begun bool
 
 	// cancelled: a cancel arrived while the order could still be cancelled.
 	cancelled bool
@@ -41,29 +45,24 @@ type settle struct {
 	result     *SettleResult
 }
 
-// setup checks the input and declares the query, the cancel signal and
-// the cancel_order update before anything blocks.
-func (s *settle) setup(ctx workflow.Context, in SettleInput) error {
-	if in.DraftOrder.DraftOrderID == "" || in.DraftOrder.ExpiresAt.IsZero() {
-		return flow.InvalidInput("settle: the input names no written draft order")
-	}
-	s.in, s.state, s.evidence, s.seenEvents = in, StateHolding, []workflows.EvidenceRef{}, map[string]bool{}
-	if err := workflow.SetQueryHandlerWithOptions(ctx, workflows.QueryStatus, s.status, workflow.QueryHandlerOptions{
-		Description: "State of the written draft order: holding its stock, paid, cancelled, payment failed or expired; the stock movement and evidence.",
-	}); err != nil {
-		return err
-	}
-	cancelCh := workflow.GetSignalChannelWithOptions(ctx, SignalCancel, workflow.SignalChannelOptions{
-		Description: `The user abandons the written draft order before it is paid: {"reason": "…"} (optional). Its stock goes back.`,
-	})
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			s.onCancel(ctx, workflows.ReceiveRaw(ctx, cancelCh))
-		}
-	})
+// newSettle is the hold of a run not yet written; listen declares its
+// signal and update at the run's start, before anything blocks.
+func newSettle(specs flow.ToolSpecs, log *workflows.SignalLog) *settle {
+	return &settle{specs: specs, log: log, evidence: []workflows.EvidenceRef{}, seenEvents: map[string]bool{}}
+}
+
+// listen declares the payment signal and the cancel_order update (the
+// cancel signal is the draft order's, which hands it on once the hold is
+// on: draftOrder.onCancel). A payment event that arrives early waits in
+// the inbox for the hold.
+func (s *settle) listen(ctx workflow.Context) error {
 	s.listenPayments(ctx)
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCancelOrder, s.cancelOrder, workflow.UpdateHandlerOptions{
+	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateCancelOrder, s.cancelOrder, workflow.UpdateHandlerOptions{
 		Validator: func(ctx workflow.Context, _ CancelOrderInput) error {
+			if !s.begun {
+				return activities.ApplicationError(toolkit.Errorf(toolkit.NotFound, "%s has no written draft order yet: cancel it with the cancel signal",
+					workflow.GetInfo(ctx).WorkflowExecution.ID).WithDetail("reason", workflows.RejectNotWaiting))
+			}
 			if s.result != nil && s.result.State == StateCancelled {
 				return nil // already cancelled: the caller gets the result
 			}
@@ -74,21 +73,21 @@ func (s *settle) setup(ctx workflow.Context, in SettleInput) error {
 			return nil
 		},
 		Description: `Cancel the written draft order before it is paid and wait until its stock is back: {"reason": "…"} (optional).`,
-	}); err != nil {
-		return err
-	}
-	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Holding stock** of draft order %s (%s) until %s",
-		in.DraftOrder.DraftOrderID, in.DraftOrder.GrandTotal.Display(), in.DraftOrder.ExpiresAt.UTC().Format(time.RFC3339)))
-	return workflows.UpsertFlowState(ctx, workflows.FlowOrderSettle, StateHolding)
+	})
 }
 
-// onCancel records a cancel; one after the run decided is refused.
-func (s *settle) onCancel(ctx workflow.Context, raw converter.RawValue) {
-	var sig CancelSignal
-	if err := workflows.DecodeSignal(raw, &sig); err != nil && err != workflows.ErrEmptySignal {
-		s.log.Reject(ctx, workflows.RejectedSignal{Signal: SignalCancel, Reason: workflows.RejectMalformed, Detail: err.Error()})
-		return
-	}
+// begin puts the written draft on hold: HOLDING, until the draft's
+// expires_at at the latest.
+func (s *settle) begin(ctx workflow.Context, in holdInput) error {
+	s.in, s.begun = in, true
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**Holding stock** of draft order %s (%s) until %s",
+		in.DraftOrder.DraftOrderID, in.DraftOrder.GrandTotal.Display(), in.DraftOrder.ExpiresAt.UTC().Format(time.RFC3339)))
+	return s.setState(ctx, StateHolding)
+}
+
+// onCancel records a (well-formed) cancel signal of the hold; one after
+// the run decided is refused.
+func (s *settle) onCancel(ctx workflow.Context) {
 	if s.deciding || s.paid || s.result != nil {
 		s.log.Reject(ctx, workflows.RejectedSignal{Signal: SignalCancel, Reason: workflows.RejectNotWaiting,
 			Detail: "the draft order is being settled or has ended (" + s.state + ")"})
@@ -127,5 +126,5 @@ func (s *settle) status() (SettleStatus, error) {
 // setState moves to state and keeps CartwrightState current.
 func (s *settle) setState(ctx workflow.Context, state string) error {
 	s.state = state
-	return workflows.UpsertFlowState(ctx, workflows.FlowOrderSettle, state)
+	return workflows.UpsertFlowState(ctx, workflows.FlowDraftOrder, state)
 }

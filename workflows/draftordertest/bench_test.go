@@ -19,6 +19,7 @@ import (
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder/drafttest"
 )
 
 // BenchmarkDraftOrder runs b.N draft orders end to end on the dev server
@@ -145,8 +146,8 @@ func (s *stack) oneOrder(ctx context.Context, key string) (time.Duration, time.D
 	if err := s.tc.SignalWorkflow(ctx, run.GetID(), "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: hash}); err != nil {
 		return 0, 0, err
 	}
-	var res draftorder.Result
-	if err := run.Get(ctx, &res); err != nil {
+	res, err := drafttest.Result(ctx, s.tc, run.GetID())
+	if err != nil {
 		return 0, 0, err
 	}
 	if res.State != draftorder.StateDraftCreated {

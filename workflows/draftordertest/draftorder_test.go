@@ -22,6 +22,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/approval"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder/drafttest"
 )
 
 var (
@@ -47,15 +48,25 @@ func TestSameKeyOneRunOneDraft(t *testing.T) {
 	if err := s.tc.SignalWorkflow(ctx, first.GetID(), "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash}); err != nil {
 		t.Fatal(err)
 	}
-	var a, b draftorder.Result
-	if err := first.Get(ctx, &a); err != nil {
+	a, err := drafttest.Result(ctx, s.tc, first.GetID())
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := second.Get(ctx, &b); err != nil {
+	b, err := drafttest.Result(ctx, s.tc, second.GetID())
+	if err != nil {
 		t.Fatal(err)
 	}
 	if a.State != draftorder.StateDraftCreated || a.DraftOrder == nil || b.DraftOrder == nil || a.DraftOrder.DraftOrderID != b.DraftOrder.DraftOrderID {
 		t.Fatalf("results: %+v / %+v", a, b)
+	}
+	// The written draft's run holds it until the user cancels: then the
+	// run closes, its stock released.
+	if err := s.tc.SignalWorkflow(ctx, first.GetID(), "", draftorder.SignalCancel, draftorder.CancelSignal{Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	var closed draftorder.Result
+	if err := first.Get(ctx, &closed); err != nil || closed.Settled == nil || closed.Settled.State != draftorder.StateCancelled {
+		t.Fatalf("after the cancel: %+v, %v", closed, err)
 	}
 	// After the run closed, a start with the same key is refused by the
 	// reuse policy and the client hands back the closed run: same run,
@@ -68,9 +79,9 @@ func TestSameKeyOneRunOneDraft(t *testing.T) {
 	if n := s.draftRows(ctx, key); n != 1 {
 		t.Fatalf("draft_orders rows for the key = %d, want 1", n)
 	}
-	// The origin choice, pricing, compliance, total, create.
-	if n := s.verifyEvidence(ctx, first.GetID(), first.GetRunID()); n != 5 {
-		t.Fatalf("verified %d activity results, want 5", n)
+	// The origin choice, pricing, compliance, total, create, the release.
+	if n := s.verifyEvidence(ctx, first.GetID(), first.GetRunID()); n != 6 {
+		t.Fatalf("verified %d activity results, want 6", n)
 	}
 	s.replay(ctx, first.GetID(), first.GetRunID())
 }
@@ -131,8 +142,8 @@ func TestDrivenByTheCLI(t *testing.T) {
 	}
 	signal(draftorder.SignalConfirm, map[string]string{"quote_hash": st.Confirmation.QuoteHash})
 
-	var res draftorder.Result
-	if err := run.Get(ctx, &res); err != nil {
+	res, err := drafttest.Result(ctx, s.tc, run.GetID())
+	if err != nil {
 		t.Fatal(err)
 	}
 	if res.State != draftorder.StateDraftCreated || res.Approval == nil || res.Approval.Approver != "bob.compliance" || res.Approval.Evidence == nil ||

@@ -29,6 +29,7 @@ import (
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows/approval"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder/drafttest"
 )
 
 // observed is a stack whose worker reports to telemetry of the test's own
@@ -119,9 +120,17 @@ func TestOneDraftOrderOneTrace(t *testing.T) {
 	if err := c.Confirm(rctx, h.WorkflowID, st.Confirmation.QuoteHash); err != nil {
 		t.Fatal(err)
 	}
-	var res draftorder.Result
-	if err := o.tc.GetWorkflow(ctx, h.WorkflowID, h.RunID).Get(ctx, &res); err != nil || res.State != draftorder.StateDraftCreated {
+	// (asked within the request's trace: the ask is the request's too)
+	if res, err := drafttest.Result(rctx, o.tc, h.WorkflowID); err != nil || res.State != draftorder.StateDraftCreated {
 		t.Fatalf("result %+v, %v", res, err)
+	}
+	// The run's span lasts as long as the run, which holds the written
+	// draft: the user's cancel, in the same request flow, ends both.
+	if _, err := c.CancelOrder(rctx, h.WorkflowID, "trace test over"); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.tc.GetWorkflow(ctx, h.WorkflowID, "").Get(ctx, nil); err != nil {
+		t.Fatal(err)
 	}
 	root.End()
 
@@ -167,13 +176,14 @@ func TestOneDraftOrderOneTrace(t *testing.T) {
 			}
 		}
 	}
-	// The origin choice, pricing, compliance, the total and the write.
-	if names["tool"] != 5 {
-		t.Errorf("%d tool spans, want the 5 calls of the order", names["tool"])
+	// The origin choice, pricing, compliance, the total, the write and
+	// the cancel's release of the stock.
+	if names["tool"] != 6 {
+		t.Errorf("%d tool spans, want the 6 calls of the order", names["tool"])
 	}
 
 	rows, err := o.store.SnapshotsForWorkflow(ctx, h.WorkflowID)
-	if err != nil || len(rows) != 5 {
+	if err != nil || len(rows) != 6 {
 		t.Fatalf("%d evidence rows, %v", len(rows), err)
 	}
 	for _, r := range rows {
@@ -262,8 +272,9 @@ func TestMetricsCountWhatRan(t *testing.T) {
 			t.Errorf("no %s observations", name)
 		}
 	}
-	if got := telemetry.Sum(fams, "temporal_workflow_completed_total", map[string]string{"task_queue": o.queue}); got != 3 {
-		t.Errorf("temporal_workflow_completed_total = %v, want 3", got)
+	// The blocked order completed; the two written drafts' runs hold them.
+	if got := telemetry.Sum(fams, "temporal_workflow_completed_total", map[string]string{"task_queue": o.queue}); got != 1 {
+		t.Errorf("temporal_workflow_completed_total = %v, want 1", got)
 	}
 	checkDashboard(t, fams)
 	checkNoPII(t, fams, []string{"u_e2e", "Erika", "Mustermann", "Invalidenstrasse", "10115", "Berlin", "Jean", "Dupont",
@@ -279,8 +290,7 @@ func (o *observed) confirm(ctx context.Context, id, hash string) {
 
 func (o *observed) result(ctx context.Context, run sdkclient.WorkflowRun, state string) {
 	o.t.Helper()
-	var res draftorder.Result
-	if err := run.Get(ctx, &res); err != nil || res.State != state {
+	if res, err := drafttest.Result(ctx, o.tc, run.GetID()); err != nil || res.State != state {
 		o.t.Fatalf("%s: %+v, %v; want %s", run.GetID(), res, err, state)
 	}
 }

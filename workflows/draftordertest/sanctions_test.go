@@ -11,6 +11,7 @@ import (
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder/drafttest"
 )
 
 // TestSanctionedDestinationWithoutPostcodeIsBlocked:
@@ -29,8 +30,8 @@ func TestSanctionedDestinationWithoutPostcodeIsBlocked(t *testing.T) {
 	} {
 		in := input(uniqueKey("e2e-sanctioned"), tshirt)
 		in.ShipTo = to
-		var res draftorder.Result
-		if err := s.start(ctx, in).Get(ctx, &res); err != nil {
+		res, err := drafttest.Result(ctx, s.tc, s.start(ctx, in).GetID())
+		if err != nil {
 			t.Fatalf("%s: %v", to.Country, err)
 		}
 		if res.State != draftorder.StateComplianceBlocked || res.Code != toolkit.ComplianceBlocked {

@@ -29,6 +29,7 @@ import (
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
+	"github.com/cartwright-dev/cartwright/workflows/draftorder/drafttest"
 )
 
 // settleRig is a stack whose hold window and Stripe are the test's, with
@@ -76,7 +77,7 @@ func newSettleRig(t *testing.T, hold time.Duration, configure ...func(*config.Co
 }
 
 // written drives a draft order of in to DRAFT_CREATED and returns its
-// draft and the id of its settle run.
+// draft and the id of its run, which goes on holding the draft.
 func (r *settleRig) written(ctx context.Context, in draftorder.Input) (commerce.DraftOrder, string) {
 	r.t.Helper()
 	run := r.start(ctx, in)
@@ -84,11 +85,11 @@ func (r *settleRig) written(ctx context.Context, in draftorder.Input) (commerce.
 	if err := r.tc.SignalWorkflow(ctx, run.GetID(), "", draftorder.SignalConfirm, draftorder.ConfirmSignal{QuoteHash: st.Confirmation.QuoteHash}); err != nil {
 		r.t.Fatal(err)
 	}
-	var res draftorder.Result
-	if err := run.Get(ctx, &res); err != nil || res.State != draftorder.StateDraftCreated {
+	res, err := drafttest.Result(ctx, r.tc, run.GetID())
+	if err != nil || res.State != draftorder.StateDraftCreated {
 		r.t.Fatalf("draft order: %+v, %v", res, err)
 	}
-	id := commerce.SettleWorkflowID(run.GetID())
+	id := run.GetID()
 	r.t.Cleanup(func() {
 		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -97,28 +98,35 @@ func (r *settleRig) written(ctx context.Context, in draftorder.Input) (commerce.
 	return *res.DraftOrder, id
 }
 
-// settleStatus queries a settle run.
+// settleStatus is the hold of the written draft order id (its status
+// query's order).
 func (r *settleRig) settleStatus(ctx context.Context, id string) draftorder.SettleStatus {
 	r.t.Helper()
 	v, err := r.tc.QueryWorkflow(ctx, id, "", workflows.QueryStatus)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	var st draftorder.SettleStatus
+	var st draftorder.Status
 	if err := v.Get(&st); err != nil {
 		r.t.Fatal(err)
 	}
-	return st
+	if st.Order == nil {
+		r.t.Fatalf("%s holds no written draft (state %s)", id, st.State)
+	}
+	return *st.Order
 }
 
-// settled waits for the settle run's result.
+// settled waits for the end of the hold of draft order id: the run's end.
 func (r *settleRig) settled(ctx context.Context, id string) draftorder.SettleResult {
 	r.t.Helper()
-	var res draftorder.SettleResult
+	var res draftorder.Result
 	if err := r.tc.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
 		r.t.Fatalf("settle %s: %v", id, err)
 	}
-	return res
+	if res.Settled == nil {
+		r.t.Fatalf("%s ended %s without a hold", id, res.State)
+	}
+	return *res.Settled
 }
 
 // stock is (on_hand, reserved) of sku in warehouse.
@@ -179,7 +187,7 @@ func (r *settleRig) post(typ, eventID string, p *draftorder.PaymentView) (int, m
 
 func lower(s string) string { return string(bytes.ToLower([]byte(s))) }
 
-// awaitPayment waits until the settle run made its charge.
+// awaitPayment waits until the order's run made its charge.
 func (r *settleRig) awaitPayment(ctx context.Context, id string) *draftorder.PaymentView {
 	r.t.Helper()
 	for {
@@ -373,8 +381,8 @@ func TestMerchantNotReadyRefusedBeforeQuote(t *testing.T) {
 	for _, m := range []string{"m_blue_harbor", "m_cedar_studio"} {
 		in := input(uniqueKey("gate"), commerce.LineItem{SKU: "TOY-PUZ-1000-ALP", Quantity: 1})
 		in.MerchantID = m
-		var res draftorder.Result
-		if err := r.start(ctx, in).Get(ctx, &res); err != nil {
+		res, err := drafttest.Result(ctx, r.tc, r.start(ctx, in).GetID())
+		if err != nil {
 			t.Fatal(err)
 		}
 		if res.State != draftorder.StateMerchantNotReady || res.Code != "FORBIDDEN" || res.Error == nil ||

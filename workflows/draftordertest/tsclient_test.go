@@ -82,6 +82,11 @@ func TestTypeScriptBackendKeepsTheContract(t *testing.T) {
 			Answer  draftorder.ConfirmAnswer `json:"answer"`
 			Refusal *tsRefusal               `json:"refusal"`
 		}
+		CancelOrder struct {
+			OK      bool                    `json:"ok"`
+			Answer  draftorder.SettleStatus `json:"answer"`
+			Refusal *tsRefusal              `json:"refusal"`
+		}
 		LateConfirmRead struct {
 			State       string `json:"state"`
 			AlreadyDone bool   `json:"alreadyDone"`
@@ -131,9 +136,13 @@ func TestTypeScriptBackendKeepsTheContract(t *testing.T) {
 		t.Fatalf("a repeat of the first order: %+v", out.Repeat)
 	}
 
-	// 3. Confirm, and confirm again after the end.
+	// 3. Confirm, cancel the written draft (its run holds it until
+	// then), and confirm again after the end.
 	if !out.Confirm.OK || out.Confirm.Answer.Result.State != draftorder.StateDraftCreated || out.Confirm.Answer.AlreadyDone {
 		t.Fatalf("confirm: %+v", out.Confirm)
+	}
+	if a := out.CancelOrder.Answer; !out.CancelOrder.OK || a.Result == nil || a.Result.State != draftorder.StateCancelled || a.Stock == nil {
+		t.Fatalf("cancel_order: %+v (refusal %+v)", out.CancelOrder, out.CancelOrder.Refusal)
 	}
 	if out.LateConfirm.OK || out.LateConfirm.Refusal == nil || !strings.Contains(strings.ToLower(out.LateConfirm.Refusal.Message), "completed") {
 		t.Fatalf("a confirm after the end: %+v (refusal %+v)", out.LateConfirm, out.LateConfirm.Refusal)

@@ -21,11 +21,11 @@ func StepOwners() map[string][]string {
 		commerce.ToolComputeTotal:     draft,
 		commerce.ToolCreateDraftOrder: draft,
 		support.RecordApprovalTool:    {draftorder.WorkflowName, onboardingflow.WorkflowName, draftorder.RefundWorkflowName},
-		// The written draft's stock and payment are its settle run's; a
-		// refund is the refund run's (docs/backend.md).
-		commerce.ToolSettleStock:   {draftorder.SettleWorkflowName},
-		commerce.ToolCreatePayment: {draftorder.SettleWorkflowName},
-		commerce.ToolCancelPayment: {draftorder.SettleWorkflowName},
+		// The written draft's stock and payment are its own run's (the
+		// hold, docs/stock.md); a refund is the refund run's (docs/backend.md).
+		commerce.ToolSettleStock:   draft,
+		commerce.ToolCreatePayment: draft,
+		commerce.ToolCancelPayment: draft,
 		commerce.ToolRefundPayment: {draftorder.RefundWorkflowName},
 		// Returned goods go back on hand only by the refund that refunded
 		// them (docs/stock.md#returns).

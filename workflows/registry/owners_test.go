@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
 	"github.com/cartwright-dev/cartwright/workflows/internal/flowtest"
@@ -62,8 +63,8 @@ func TestStepOwnersAreRegisteredFlows(t *testing.T) {
 	}
 }
 
-// TestSettleAndRefundStepsNeverRetryBusinessCodes: the steps of the
-// settle and refund runs retry until done, so a business code — CONFLICT
+// TestSettleAndRefundStepsNeverRetryBusinessCodes: the steps of a
+// written draft's hold and of the refund runs retry until done, so a business code — CONFLICT
 // included, which the code table retries — must be final for each of
 // them, or a hold that ended the other way is asked forever
 // (docs/errors.md#retryable-codes).
@@ -75,7 +76,8 @@ func TestSettleAndRefundStepsNeverRetryBusinessCodes(t *testing.T) {
 	outages := []toolkit.Code{toolkit.UpstreamError, toolkit.Timeout, toolkit.RateLimited}
 	checked := 0
 	for tool, types := range StepOwners() {
-		if !slices.Contains(types, draftorder.SettleWorkflowName) && !slices.Contains(types, draftorder.RefundWorkflowName) {
+		hold := tool == commerce.ToolSettleStock || tool == commerce.ToolCreatePayment || tool == commerce.ToolCancelPayment
+		if !hold && !slices.Contains(types, draftorder.RefundWorkflowName) {
 			continue
 		}
 		s, ok := specs[tool]

@@ -20,7 +20,6 @@ func Registry(specs []toolkit.Spec) map[string]any {
 	return map[string]any{
 		draftorder.WorkflowName:                  draftorder.Flow{Specs: s}.Run,
 		onboardingflow.WorkflowName:              onboardingflow.Flow{Specs: s}.Run,
-		draftorder.SettleWorkflowName:            draftorder.Flow{Specs: s}.Settle,
 		draftorder.RefundWorkflowName:            draftorder.Flow{Specs: s}.Refund,
 		maintenance.ReconcileWorkflowName:        maintenance.Reconcile,
 		maintenance.ArchiveHistoriesWorkflowName: maintenance.ArchiveHistories,
