@@ -67,6 +67,10 @@ func printStatus(w io.Writer, id string, st draftorder.Status) {
 	if r := st.Result; r != nil {
 		printResultLine(w, *r)
 	}
+	if o := st.Order; o != nil {
+		fmt.Fprintf(w, "  hold         %s until %s (order-status shows the payment and stock)\n", o.State,
+			o.HoldUntil.UTC().Format("2006-01-02 15:04:05Z"))
+	}
 }
 
 // printOrigins is where the order ships from and why
