@@ -74,7 +74,7 @@ func TestAuditManyRate(t *testing.T) {
 		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
 	}
 	// The audit's own client as the project dials one: requests to Temporal
-	// not gzipped (docs/performance.md#grpc-compression), as `starter audit`
+	// not gzipped (docs/performance.md#garbage-collection-and-compression), as `starter audit`
 	// and the bench audit; the test stack's clients gzip.
 	deps := s.deps
 	deps.Temporal = dialUncompressed(ctx, t)

@@ -14,7 +14,7 @@ import (
 )
 
 // CallTool runs one tool durably through the generic tool-call workflow
-// (ToolCallLocalFirst: docs/performance.md#tool-calls-local-first) and
+// (ToolCallLocalFirst: docs/performance.md#local-first-write) and
 // waits up to deadline for its envelope. The same call (same user and
 // idempotency key, or request id for a read tool) started twice reaches the
 // same run and the same answer. Every answer is an envelope: a refusal

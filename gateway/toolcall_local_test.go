@@ -14,7 +14,7 @@ import (
 	"github.com/cartwright-dev/cartwright/workflows/toolcall"
 )
 
-// TestToolCallLocalFirstIsOneWorkflowTask (docs/performance.md#tool-calls-local-first):
+// TestToolCallLocalFirstIsOneWorkflowTask (docs/performance.md#local-first-write):
 // a write tool called through the Go client runs as ToolCallLocalFirst,
 // answered in the run's one workflow task (a marker, no activity task),
 // and the run audits CLEAN against its evidence; a read does the same.

@@ -60,7 +60,7 @@ func (a *app) openGateway(ctx context.Context) (*gatewayProcess, error) {
 	if os.Getenv("GOGC") == "" {
 		// The gateway's garbage is short-lived request data and its live
 		// heap small: a collection every 5× the live heap instead of 2×
-		// cut its CPU per call by a fifth (docs/performance.md#gateway-garbage-collection).
+		// cut its CPU per call by a fifth (docs/performance.md#garbage-collection-and-compression).
 		debug.SetGCPercent(gatewayGCPercent)
 	}
 	cfg, err := config.Load()

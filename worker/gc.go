@@ -9,7 +9,7 @@ import (
 // Its garbage is short-lived task data (payloads, envelopes, the tool
 // pipeline's trees) over a small live heap: a collection every 3× the live
 // heap instead of 2× took about a tenth off its CPU per draft order for
-// 12–16 MiB more at its peak (docs/performance.md#worker-garbage-collection).
+// 12–16 MiB more at its peak (docs/performance.md#garbage-collection-and-compression).
 const workerGCPercent = 200
 
 // tuneGC applies workerGCPercent unless GOGC is set, and reports the

@@ -6,7 +6,7 @@ import (
 )
 
 // The worker collects at 3× its live heap unless GOGC says otherwise
-// (docs/performance.md#worker-garbage-collection).
+// (docs/performance.md#garbage-collection-and-compression).
 func TestTuneGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	t.Setenv("GOGC", "")

@@ -59,7 +59,7 @@ type Config struct {
 	// GRPCCompression is how requests to Temporal are compressed: "none"
 	// (default) or "gzip" (the SDK's own default). Every payload we send is
 	// encrypted by the payload codec, and ciphertext does not compress, so
-	// gzip only costs CPU on both ends (docs/performance.md#grpc-compression).
+	// gzip only costs CPU on both ends (docs/performance.md#garbage-collection-and-compression).
 	GRPCCompression string `env:"CARTWRIGHT_GRPC_COMPRESSION" envDefault:"none"`
 	// DeploymentName turns on Worker Versioning: the worker joins this
 	// Worker Deployment with BuildID, and every workflow it starts is

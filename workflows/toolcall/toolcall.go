@@ -80,7 +80,7 @@ type Flow struct{ Specs flow.ToolSpecs }
 // (flow.LocalFirst, as the draft order's write:
 // docs/performance.md#local-first-write). A call that answers at once is
 // one workflow task: no activity task, no second workflow task
-// (docs/performance.md#tool-calls-local-first).
+// (docs/performance.md#local-first-write).
 func (b Flow) Run(ctx workflow.Context, in Input) (Result, error) {
 	spec, refused := b.admit(ctx, &in)
 	if refused != nil {

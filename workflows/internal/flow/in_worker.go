@@ -105,7 +105,7 @@ func localOptions(ctx workflow.Context, spec toolkit.Spec, summary string) workf
 // step: the tool is idempotent and the invoker finds the step's evidence
 // (docs/performance.md#local-first-write). The draft order's write and
 // every tool call the Go client starts use it
-// (docs/performance.md#tool-calls-local-first).
+// (docs/performance.md#local-first-write).
 func LocalFirst(ctx workflow.Context, spec toolkit.Spec, c Call, in activities.CallToolInput) workflow.Future {
 	var tools *activities.Tools
 	once := workflow.LocalActivityOptions{
