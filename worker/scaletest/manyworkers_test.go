@@ -245,6 +245,12 @@ func workerEnv(tq, dsn, stripeURL string, conns int) map[string]string {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
+	// An experiment may tune the worker's memory (docs/performance.md#workflow-cache).
+	for _, k := range []string{"CARTWRIGHT_WORKFLOW_CACHE_SIZE", "GOGC", "GOMEMLIMIT"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
 	return env
 }
 
