@@ -30,7 +30,7 @@ type Config struct {
 	// between their workflow tasks (docs/performance.md#workflow-cache):
 	// a draft order's run holds its stock for hours and must not hold memory
 	// that long; 0 leaves the SDK default (10,000).
-	WorkflowCacheSize int `env:"CARTWRIGHT_WORKFLOW_CACHE_SIZE" envDefault:"128"`
+	WorkflowCacheSize int `env:"CARTWRIGHT_WORKFLOW_CACHE_SIZE" envDefault:"64"`
 	// WorkerRoles are what this worker process does, comma-separated:
 	// workflows, activities, webhook (serve the Stripe webhook receiver),
 	// schedules (ensure the reconcile, archive and exchange-rate schedules), codec (serve
