@@ -10,7 +10,8 @@ import (
 )
 
 func TestHistoryRoundTripAndSummary(t *testing.T) {
-	b, err := os.ReadFile("../../audit/testdata/histories/draftorder_happy.json")
+	// A draft order to its end: written, held in its run, cancelled.
+	b, err := os.ReadFile("../../audit/testdata/histories/settle_cancel.json")
 	if err != nil {
 		t.Fatal(err)
 	}
