@@ -83,27 +83,36 @@ func AuditMany(ctx context.Context, d Deps, query string) (ManyReport, error) {
 		defer close(batches)
 		listErr = listBatches(ctx, d, query, batches)
 	}()
-	var runs []*manyRun
-	sem := make(chan struct{}, manyParallel)
+	// manyParallel auditors that live as long as the audit: a run's checks
+	// recurse deeply (payload visits, canonical JSON), and a goroutine per
+	// run would grow its stack from the smallest again for each.
+	todo := make(chan func())
 	var wg sync.WaitGroup
+	for range manyParallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for audit := range todo {
+				audit()
+			}
+		}()
+	}
+	var runs []*manyRun
 	for b := range batches {
 		// A replayer keeps each replayed run's result, so each batch has
 		// its own (replay.go).
 		rs := newReplayers(d)
 		for _, r := range b.runs {
-			sem <- struct{}{}
 			if ctx.Err() != nil {
-				<-sem
 				break
 			}
 			runs = append(runs, r)
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
+			todo <- func() {
 				r.rep, r.err = auditRun(ctx, d, b.reads, rs, ByID(r.info.GetExecution().GetWorkflowId(), r.info.GetExecution().GetRunId()))
-			}()
+			}
 		}
 	}
+	close(todo)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return m, err
