@@ -6,7 +6,7 @@ import (
 	"github.com/cartwright-dev/cartwright/evidence"
 )
 
-// batchReads answers the reads of a page of runs from a few statements
+// batchReads answers the reads of a batch of runs from a few statements
 // made once for all of their workflows: their chains (every snapshot of
 // each, so also every snapshot their envelopes should name), the chains'
 // heads, their draft_orders rows and those rows' backing. Anything outside

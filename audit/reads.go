@@ -11,7 +11,7 @@ import (
 
 // reads is where an audit's checks read PostgreSQL: the evidence store's
 // snapshots and chains, and the business rows. Audit reads per run
-// (directReads); AuditMany reads a page's evidence in a few statements and
+// (directReads); AuditMany reads a batch's evidence in a few statements and
 // answers each run from it (batchReads, docs/performance.md#audit-rate).
 // Both answer the same, so the findings are the same.
 type reads interface {

@@ -19,7 +19,7 @@ type Chain struct {
 
 // Verify is what Store.Verify reports for the chain. It is worked out on
 // the first call, by whoever asks first: the auditor of many runs asks
-// from each run's own goroutine, so a page's chains are verified in
+// from each run's own goroutine, so a batch's chains are verified in
 // parallel rather than one after another where they are read
 // (docs/performance.md#audit-rate).
 func (c *Chain) Verify() VerifyReport {
@@ -32,7 +32,7 @@ func (c *Chain) Verify() VerifyReport {
 
 // ReadChains reads the chains of many workflows in two statements (their
 // rows, their heads); each Chain.Verify checks one as Store.Verify does: the
-// auditor of many runs reads a page's evidence at once instead of three
+// auditor of many runs reads a batch's evidence at once instead of three
 // round trips per run (docs/performance.md#audit-rate). Every key asked for
 // is in the answer; a workflow without evidence has an empty chain, which
 // is OK.
