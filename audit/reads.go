@@ -26,18 +26,20 @@ type reads interface {
 	workflowRows(ctx context.Context, workflowID string) ([]evidence.DraftRowBacking, error)
 }
 
-// draftRow is what the audit compares of a draft_orders row.
+// draftRow is what the audit compares of a draft_orders row, and the
+// workflow it names.
 type draftRow struct {
 	status, quoteHash, currency string
 	total                       int64
+	workflowID                  string
 }
 
 // draftRowColumns are scanned by scanDraftRow, in this order.
-const draftRowColumns = `status, quote_hash, currency, grand_total_minor`
+const draftRowColumns = `status, quote_hash, currency, grand_total_minor, workflow_id`
 
 func scanDraftRow(row pgx.Row) (*draftRow, error) {
 	var r draftRow
-	if err := row.Scan(&r.status, &r.quoteHash, &r.currency, &r.total); err != nil {
+	if err := row.Scan(&r.status, &r.quoteHash, &r.currency, &r.total, &r.workflowID); err != nil {
 		return nil, err
 	}
 	return &r, nil
