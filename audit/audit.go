@@ -107,7 +107,7 @@ func Audit(ctx context.Context, d Deps, t Target) (Report, error) {
 }
 
 // auditRun is Audit with d's defaults filled, its reads of PostgreSQL and
-// its replayers given (AuditMany shares both among a page of runs).
+// its replayers given (AuditMany shares both among a batch of runs).
 func auditRun(ctx context.Context, d Deps, r reads, rs *replayers, t Target) (Report, error) {
 	rep := Report{Findings: []Finding{}, Activities: []ActivityCheck{}}
 	h, err := load(ctx, d, t, &rep)

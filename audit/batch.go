@@ -2,11 +2,12 @@ package audit
 
 import (
 	"context"
+	"sync"
 
 	"github.com/cartwright-dev/cartwright/evidence"
 )
 
-// batchReads answers the reads of a page of runs from a few statements
+// batchReads answers the reads of a batch of runs from a few statements
 // made once for all of their workflows: their chains (every snapshot of
 // each, so also every snapshot their envelopes should name), the chains'
 // heads, their draft_orders rows and those rows' backing. Anything outside
@@ -15,7 +16,11 @@ import (
 // findings are the same (docs/performance.md#audit-rate).
 //
 // The statements run once, in the background, from start; a read waits
-// for them.
+// for them. They run before the runs' histories are fetched: a run still
+// open may have written more since. A snapshot or a draft row that a
+// batch's workflow names and the batch lacks says so, and from then on
+// that workflow's chain and rows are read directly too, as Audit reads
+// them after the history (TestAuditManyReadsWhatAnOpenRunWroteSince).
 type batchReads struct {
 	direct directReads
 	ready  chan struct{}
@@ -26,6 +31,9 @@ type batchReads struct {
 	chains  map[string]*evidence.Chain
 	drafts  map[string]*draftRow
 	rows    map[string][]evidence.DraftRowBacking
+
+	mu    sync.Mutex
+	moved map[string]bool // batch workflows that wrote evidence since it was read
 }
 
 // startBatch begins reading the evidence of workflowIDs.
@@ -61,7 +69,7 @@ func (b *batchReads) load(ctx context.Context, workflowIDs []string) error {
 	for rows.Next() {
 		var r draftRow
 		var id string
-		if err := rows.Scan(&id, &r.status, &r.quoteHash, &r.currency, &r.total); err != nil {
+		if err := rows.Scan(&id, &r.status, &r.quoteHash, &r.currency, &r.total, &r.workflowID); err != nil {
 			rows.Close()
 			return errf("read the draft rows of %d workflows: %v", len(workflowIDs), err)
 		}
@@ -94,14 +102,18 @@ func (b *batchReads) snapshot(ctx context.Context, id string) (*evidence.Snapsho
 	if s, ok := b.snaps[id]; ok {
 		return s, nil
 	}
-	return b.direct.snapshot(ctx, id)
+	s, err := b.direct.snapshot(ctx, id)
+	if err == nil {
+		b.sawNew(s.ChainKey)
+	}
+	return s, err
 }
 
 func (b *batchReads) chain(ctx context.Context, workflowID string) (*evidence.Chain, error) {
 	if err := b.wait(ctx); err != nil {
 		return nil, err
 	}
-	if c, ok := b.chains[workflowID]; ok {
+	if c, ok := b.chains[workflowID]; ok && !b.hasMoved(workflowID) {
 		return c, nil
 	}
 	return b.direct.chain(ctx, workflowID)
@@ -114,15 +126,39 @@ func (b *batchReads) draftRow(ctx context.Context, draftOrderID string) (*draftR
 	if r, ok := b.drafts[draftOrderID]; ok {
 		return r, nil
 	}
-	return b.direct.draftRow(ctx, draftOrderID)
+	r, err := b.direct.draftRow(ctx, draftOrderID)
+	if err == nil && r != nil {
+		b.sawNew(r.workflowID)
+	}
+	return r, err
 }
 
 func (b *batchReads) workflowRows(ctx context.Context, workflowID string) ([]evidence.DraftRowBacking, error) {
 	if err := b.wait(ctx); err != nil {
 		return nil, err
 	}
-	if b.inBatch[workflowID] {
+	if b.inBatch[workflowID] && !b.hasMoved(workflowID) {
 		return b.rows[workflowID], nil
 	}
 	return b.direct.workflowRows(ctx, workflowID)
+}
+
+// sawNew notes evidence of workflowID the batch lacks: written since the
+// batch was read, if workflowID is one of the batch's.
+func (b *batchReads) sawNew(workflowID string) {
+	if !b.inBatch[workflowID] {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.moved == nil {
+		b.moved = map[string]bool{}
+	}
+	b.moved[workflowID] = true
+}
+
+func (b *batchReads) hasMoved(workflowID string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.moved[workflowID]
 }

@@ -19,7 +19,7 @@ func checkChain(ctx context.Context, r reads, ev *events, rep *Report) error {
 	if err != nil {
 		return errf("verify chain of %s: %v", rep.WorkflowID, err)
 	}
-	vr, snaps := c.Verify, c.Rows
+	vr, snaps := c.Verify(), c.Rows
 	rep.Chain = ChainResult{Checked: true, Rows: vr.Rows, OK: vr.OK}
 	byID := map[string]*evidence.SnapshotRecord{}
 	for _, s := range snaps {

@@ -179,18 +179,27 @@ func envelopesOf(dc converter.DataConverter, result *commonpb.Payloads) ([]resul
 	if len(result.GetPayloads()) == 0 {
 		return nil, nil
 	}
-	var raw json.RawMessage
-	if err := dc.FromPayload(result.GetPayloads()[0], &raw); err != nil {
-		return nil, fmt.Errorf("decode result: %w", err)
-	}
-	var holder struct {
+	type envelopeHolder struct {
 		Envelope json.RawMessage `json:"envelope"`
 		Calls    []struct {
 			Envelope json.RawMessage `json:"envelope"`
 		} `json:"calls"`
 	}
-	if json.Unmarshal(raw, &holder) != nil {
-		return nil, nil
+	// Decoded straight into the holder: one pass over the result, not a
+	// copy of it first (docs/performance.md#audit-rate). Only if the
+	// converter cannot do that is the result read as the bytes it holds
+	// and those decoded, to tell a result that does not decode from one
+	// that holds no envelope.
+	var holder envelopeHolder
+	if dc.FromPayload(result.GetPayloads()[0], &holder) != nil {
+		var raw json.RawMessage
+		if err := dc.FromPayload(result.GetPayloads()[0], &raw); err != nil {
+			return nil, fmt.Errorf("decode result: %w", err)
+		}
+		holder = envelopeHolder{}
+		if json.Unmarshal(raw, &holder) != nil {
+			return nil, nil
+		}
 	}
 	var out []resultEnvelope
 	add := func(b json.RawMessage) error {

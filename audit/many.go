@@ -52,12 +52,20 @@ const manyParallel = 16
 // (docs/performance.md#audit-rate).
 const manyBatch = 64
 
+// manyPage is how many runs one visibility request lists: a few batches,
+// so the first runs start soon and the next page is listed while they run.
+const manyPage = 4 * manyBatch
+
 // AuditMany audits every run the visibility query lists (the Web UI's
 // query language, e.g. `WorkflowType = "DraftOrder" AND CloseTime > "2026-01-01T00:00:00Z"`),
 // a few at a time, reporting them in the order listed. Each run is checked
 // as Audit checks it; the evidence of manyBatch listed runs at a time is
 // read at once. One run that cannot be audited does not stop the others;
-// the error is for failing to list at all (or for Deps Audit would refuse).
+// the error is for failing to list (or for Deps Audit would refuse).
+//
+// The runs flow without a pause (docs/performance.md#audit-rate): the
+// listing and each batch's evidence are read one batch ahead of the runs
+// being audited, so no core waits for the server or the database.
 func AuditMany(ctx context.Context, d Deps, query string) (ManyReport, error) {
 	m := ManyReport{Query: query, Reports: []Report{}}
 	if d.Temporal == nil {
@@ -67,78 +75,134 @@ func AuditMany(ctx context.Context, d Deps, query string) (ManyReport, error) {
 	if err != nil {
 		return m, err
 	}
-	var token []byte
-	for {
-		page, err := d.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
-		if err != nil {
-			return m, errf("list workflows (%s): %v", query, err)
-		}
-		if err := auditPage(ctx, d, page.GetExecutions(), &m); err != nil {
-			return m, err
-		}
-		if token = page.GetNextPageToken(); len(token) == 0 {
-			return m, nil
-		}
-	}
-}
-
-// auditPage audits one page of listed runs, manyParallel at a time, and
-// adds them to m in the page's order.
-func auditPage(ctx context.Context, d Deps, execs []*workflowpb.WorkflowExecutionInfo, m *ManyReport) error {
-	reps := make([]Report, len(execs))
-	errs := make([]error, len(execs))
-	sem := make(chan struct{}, manyParallel)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan *manyRuns) // unbuffered: one batch read ahead
+	var listErr error
+	go func() {
+		defer close(batches)
+		listErr = listBatches(ctx, d, query, batches)
+	}()
+	// manyParallel auditors that live as long as the audit: a run's checks
+	// recurse deeply (payload visits, canonical JSON), and a goroutine per
+	// run would grow its stack from the smallest again for each.
+	todo := make(chan func())
 	var wg sync.WaitGroup
-	var batch *batchReads
-	rs := newReplayers(d)
-	for i, info := range execs {
-		if err := ctx.Err(); err != nil {
-			wg.Wait()
-			return err
-		}
-		if i%manyBatch == 0 {
-			// Read ahead: the next runs' evidence is read while the runs
-			// before them are still being audited.
-			batch = startBatch(ctx, d.Evidence, workflowIDs(execs[i:min(i+manyBatch, len(execs))]))
-		}
-		sem <- struct{}{}
+	for range manyParallel {
 		wg.Add(1)
-		go func(r reads) {
-			defer func() { <-sem; wg.Done() }()
-			reps[i], errs[i] = auditRun(ctx, d, r, rs, ByID(info.GetExecution().GetWorkflowId(), info.GetExecution().GetRunId()))
-		}(batch)
+		go func() {
+			defer wg.Done()
+			for audit := range todo {
+				audit()
+			}
+		}()
 	}
+	var runs []*manyRun
+	for b := range batches {
+		// A replayer keeps each replayed run's result, so each batch has
+		// its own (replay.go).
+		rs := newReplayers(d)
+		for _, r := range b.runs {
+			if ctx.Err() != nil {
+				break
+			}
+			runs = append(runs, r)
+			todo <- func() {
+				r.rep, r.err = auditRun(ctx, d, b.reads, rs, ByID(r.info.GetExecution().GetWorkflowId(), r.info.GetExecution().GetRunId()))
+			}
+		}
+	}
+	close(todo)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return err
+		return m, err
 	}
-	for i, info := range execs {
-		if errs[i] == nil && reps[i].lacksKey() {
-			errs[i] = errf("%s", reps[i].Findings[0])
-		}
-		if errs[i] != nil {
-			m.Failed++
-			m.Errors = append(m.Errors, RunError{WorkflowID: info.GetExecution().GetWorkflowId(),
-				RunID: info.GetExecution().GetRunId(), Error: errs[i].Error()})
-			continue
-		}
-		m.Audited++
-		if reps[i].Clean {
-			m.Clean++
-		} else {
-			m.WithFindings++
-		}
-		m.Reports = append(m.Reports, reps[i])
+	for _, r := range runs {
+		m.add(r)
 	}
-	return nil
+	return m, listErr
 }
 
-// workflowIDs are the listed runs' workflow ids, each once.
-func workflowIDs(execs []*workflowpb.WorkflowExecutionInfo) []string {
-	seen := make(map[string]bool, len(execs))
-	ids := make([]string, 0, len(execs))
-	for _, info := range execs {
-		if id := info.GetExecution().GetWorkflowId(); !seen[id] {
+// manyRun is one listed run and what auditing it gave.
+type manyRun struct {
+	info *workflowpb.WorkflowExecutionInfo
+	rep  Report
+	err  error
+}
+
+// manyRuns are manyBatch listed runs and the read of their evidence,
+// begun when they were listed.
+type manyRuns struct {
+	runs  []*manyRun
+	reads *batchReads
+}
+
+// listBatches lists the query's runs page by page and hands them on
+// manyBatch at a time, each batch's evidence read begun before it waits
+// to be taken.
+func listBatches(ctx context.Context, d Deps, query string, out chan<- *manyRuns) error {
+	var pending []*manyRun
+	send := func(n int) bool {
+		b := &manyRuns{runs: pending[:n:n]}
+		pending = pending[n:]
+		b.reads = startBatch(ctx, d.Evidence, workflowIDs(b.runs))
+		select {
+		case out <- b:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	var token []byte
+	for {
+		page, err := d.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: query, PageSize: manyPage, NextPageToken: token})
+		for _, info := range page.GetExecutions() {
+			pending = append(pending, &manyRun{info: info})
+		}
+		token = page.GetNextPageToken()
+		last := err != nil || len(token) == 0
+		// Every run listed is audited, also when the next page fails.
+		for len(pending) >= manyBatch || (last && len(pending) > 0) {
+			if !send(min(manyBatch, len(pending))) {
+				return ctx.Err()
+			}
+		}
+		if err != nil {
+			return errf("list workflows (%s): %v", query, err)
+		}
+		if last {
+			return nil
+		}
+	}
+}
+
+// add files one audited run in m.
+func (m *ManyReport) add(r *manyRun) {
+	if r.err == nil && r.rep.lacksKey() {
+		r.err = errf("%s", r.rep.Findings[0])
+	}
+	if r.err != nil {
+		m.Failed++
+		m.Errors = append(m.Errors, RunError{WorkflowID: r.info.GetExecution().GetWorkflowId(),
+			RunID: r.info.GetExecution().GetRunId(), Error: r.err.Error()})
+		return
+	}
+	m.Audited++
+	if r.rep.Clean {
+		m.Clean++
+	} else {
+		m.WithFindings++
+	}
+	m.Reports = append(m.Reports, r.rep)
+}
+
+// workflowIDs are the runs' workflow ids, each once.
+func workflowIDs(runs []*manyRun) []string {
+	seen := make(map[string]bool, len(runs))
+	ids := make([]string, 0, len(runs))
+	for _, r := range runs {
+		if id := r.info.GetExecution().GetWorkflowId(); !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
 		}

@@ -11,7 +11,7 @@ import (
 
 // reads is where an audit's checks read PostgreSQL: the evidence store's
 // snapshots and chains, and the business rows. Audit reads per run
-// (directReads); AuditMany reads a page's evidence in a few statements and
+// (directReads); AuditMany reads a batch's evidence in a few statements and
 // answers each run from it (batchReads, docs/performance.md#audit-rate).
 // Both answer the same, so the findings are the same.
 type reads interface {
@@ -26,18 +26,20 @@ type reads interface {
 	workflowRows(ctx context.Context, workflowID string) ([]evidence.DraftRowBacking, error)
 }
 
-// draftRow is what the audit compares of a draft_orders row.
+// draftRow is what the audit compares of a draft_orders row, and the
+// workflow it names.
 type draftRow struct {
 	status, quoteHash, currency string
 	total                       int64
+	workflowID                  string
 }
 
 // draftRowColumns are scanned by scanDraftRow, in this order.
-const draftRowColumns = `status, quote_hash, currency, grand_total_minor`
+const draftRowColumns = `status, quote_hash, currency, grand_total_minor, workflow_id`
 
 func scanDraftRow(row pgx.Row) (*draftRow, error) {
 	var r draftRow
-	if err := row.Scan(&r.status, &r.quoteHash, &r.currency, &r.total); err != nil {
+	if err := row.Scan(&r.status, &r.quoteHash, &r.currency, &r.total, &r.workflowID); err != nil {
 		return nil, err
 	}
 	return &r, nil

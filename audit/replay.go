@@ -48,11 +48,11 @@ func replay(rs *replayers, h *historypb.History, rep *Report) error {
 }
 
 // replayers hands out one replayer per workflow type, built on first use
-// and shared by the runs of a page (AuditMany) or made for one run
+// and shared by the runs of a batch (AuditMany) or made for one run
 // (Audit). A replayer is its registry and converters; each replay makes
 // its own task handler and cache, so runs replay on one replayer at once
 // (docs/performance.md#audit-rate). The SDK's replayer keeps each
-// completed run's result by workflow id, so one lives for a page of runs,
+// completed run's result by workflow id, so one lives for a batch of runs,
 // not for a whole query.
 type replayers struct {
 	d      Deps

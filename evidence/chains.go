@@ -2,24 +2,44 @@ package evidence
 
 import (
 	"context"
+	"sync"
 )
 
 // Chain is one workflow's chain as ReadChains read it: its rows in chain
-// order and what Verify reports for them.
+// order, its head and what to check their authors with.
 type Chain struct {
-	Rows   []*SnapshotRecord
-	Verify VerifyReport
+	Rows []*SnapshotRecord
+
+	id   string
+	head *chainHead
+	auth authorship
+	once sync.Once
+	rep  VerifyReport
+}
+
+// Verify is what Store.Verify reports for the chain. It is worked out on
+// the first call, by whoever asks first: the auditor of many runs asks
+// from each run's own goroutine, so a batch's chains are verified in
+// parallel rather than one after another where they are read
+// (docs/performance.md#audit-rate).
+func (c *Chain) Verify() VerifyReport {
+	c.once.Do(func() {
+		c.rep = VerifyReport{WorkflowID: c.id, OK: true}
+		verifyChain(&c.rep, c.Rows, c.head, c.auth)
+	})
+	return c.rep
 }
 
 // ReadChains reads the chains of many workflows in two statements (their
-// rows, their heads) and verifies each as Verify does: the auditor of many
-// runs reads a page's evidence at once instead of three round trips per run
-// (docs/performance.md#audit-rate). Every key asked for is in the answer;
-// a workflow without evidence has an empty chain, which is OK.
+// rows, their heads); each Chain.Verify checks one as Store.Verify does: the
+// auditor of many runs reads a batch's evidence at once instead of three
+// round trips per run (docs/performance.md#audit-rate). Every key asked for
+// is in the answer; a workflow without evidence has an empty chain, which
+// is OK.
 func (s *Store) ReadChains(ctx context.Context, workflowIDs []string) (map[string]*Chain, error) {
 	out := make(map[string]*Chain, len(workflowIDs))
 	for _, id := range workflowIDs {
-		out[id] = &Chain{Verify: VerifyReport{WorkflowID: id, OK: true}}
+		out[id] = &Chain{id: id}
 	}
 	if len(workflowIDs) == 0 {
 		return out, nil
@@ -66,7 +86,7 @@ func (s *Store) ReadChains(ctx context.Context, workflowIDs []string) (map[strin
 		return nil, err
 	}
 	for id, c := range out {
-		verifyChain(&c.Verify, c.Rows, heads[id], auth)
+		c.head, c.auth = heads[id], auth
 	}
 	return out, nil
 }

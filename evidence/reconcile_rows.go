@@ -190,7 +190,7 @@ func DraftRowsOf(ctx context.Context, pool *pgxpool.Pool, workflowID string) ([]
 }
 
 // DraftRowsOfMany is DraftRowsOf for many workflows in one statement (the
-// auditor of many runs reads a page's rows at once,
+// auditor of many runs reads a batch's rows at once,
 // docs/performance.md#audit-rate); each workflow's rows oldest first.
 func DraftRowsOfMany(ctx context.Context, pool *pgxpool.Pool, workflowIDs []string) (map[string][]DraftRowBacking, error) {
 	rows, err := pool.Query(ctx, draftBackingSQL+` WHERE d.workflow_id = ANY($1) ORDER BY d.workflow_id, d.created_at`,

@@ -309,13 +309,16 @@ migrate_app_db() {
 # Dev-server knobs (docs/performance.md#dev-server-knobs): the default
 # transfer-queue poll limit of 20/s adds ~45 ms to every task hand-off at low
 # load, and the default 4 task-queue partitions served by few pollers cause ~2 s
-# stalls.
+# stalls. The CLI also re-reads the search-attribute cache on every request;
+# with its SQLite visibility that cache holds only fixed slots (a search
+# attribute is registered in the namespace), so the re-read buys nothing.
 TEMPORAL_DYNAMIC_CONFIG=(
 	--dynamic-config-value history.transferProcessorMaxPollRPS=1000
 	--dynamic-config-value history.timerProcessorMaxPollRPS=1000
 	--dynamic-config-value history.visibilityProcessorMaxPollRPS=1000
 	--dynamic-config-value matching.numTaskqueueReadPartitions=1
 	--dynamic-config-value matching.numTaskqueueWritePartitions=1
+	--dynamic-config-value system.forceSearchAttributesCacheRefreshOnRead=false
 )
 
 # Custom search attributes the workflows upsert (name:type).
