@@ -252,7 +252,7 @@ func (inv *Invoker) envelope(ctx context.Context, c *toolCall, tool *Tool, out *
 	c.outBytes = len(rawOut)
 
 	_, done = inv.obs.Phase(ctx, c.name, PhaseSanitize)
-	clean, err := sanitizeTree(outTree)
+	clean, err := sanitizedOutput(rawOut, outTree)
 	done(err)
 	if err != nil {
 		return answerEvidence{}, Errorf(UpstreamError, "sanitise output of %s: %v", c.name, err)
@@ -273,6 +273,14 @@ func (inv *Invoker) envelope(ctx context.Context, c *toolCall, tool *Tool, out *
 		resp.Meta.Provider = out.Provider
 	}
 	hash, err := OutputHash(resp.Data)
+	if err != nil && !clean.Changed {
+		// The tool's own bytes may repeat a key (a json.RawMessage in its
+		// data), which the canonical form refuses: hash the decoded value,
+		// as sanitising did before it kept the tool's bytes.
+		if resp.Data, err = json.Marshal(clean.Value); err == nil {
+			hash, err = OutputHash(resp.Data)
+		}
+	}
 	if err != nil {
 		return answerEvidence{}, Errorf(UpstreamError, "hash output of %s: %v", c.name, err)
 	}

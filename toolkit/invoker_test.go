@@ -135,6 +135,39 @@ func TestSuccessfulCallProducesEnvelopeAndEvidence(t *testing.T) {
 	}
 }
 
+// TestOutputKeepsTheToolsBytesUnlessSanitisingChangedThem: an answer
+// sanitising leaves alone is the tool's own JSON (not encoded a second
+// time), and its hash is the canonical hash of that value; raw JSON that
+// repeats a key, which the canonical form refuses, is answered as its
+// decoded value, as before the bytes were kept.
+func TestOutputKeepsTheToolsBytesUnlessSanitisingChangedThem(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data any
+		want string // the envelope's data
+	}{
+		{"struct", struct {
+			Quantity int    `json:"quantity"`
+			Country  string `json:"country"`
+		}{3, "DE"}, `{"quantity":3,"country":"DE"}`},
+		{"repeated key", json.RawMessage(`{"country":"FR","quantity":1,"country":"DE"}`), `{"country":"DE","quantity":1}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inv, sink := newTestInvoker(t, echoSpec(), func(context.Context, *Call) (*Output, error) {
+				return &Output{Data: tc.data}, nil
+			})
+			resp, err := inv.Invoke(context.Background(), "test.echo", validRequest(), map[string]any{"country": "DE", "quantity": 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := CanonicalHash(json.RawMessage(tc.want))
+			if string(resp.Data) != tc.want || resp.Meta.OutputFingerprint != want || sink.snaps[0].OutputHash != want {
+				t.Fatalf("data %s hash %s, want %s %s", resp.Data, resp.Meta.OutputFingerprint, tc.want, want)
+			}
+		})
+	}
+}
+
 func TestRedactedOutputKeepsRawForEncryptedEvidenceOnly(t *testing.T) {
 	inv, sink := newTestInvoker(t, echoSpec(), func(context.Context, *Call) (*Output, error) {
 		return &Output{Data: map[string]any{"country": "DE", "quantity": 1, "note": "mail jane.doe@example.com"}}, nil

@@ -45,6 +45,21 @@ func sanitizeTree(v any) (sanitizedJSON, error) {
 	return sanitizedJSON{Sanitized: s, json: b}, nil
 }
 
+// sanitizedOutput is sanitizeTree of tree, the decoded raw: when
+// sanitising changed nothing, the JSON is raw itself, the same value
+// encoding the tree again would give (docs/performance.md#the-tool-pipeline).
+func sanitizedOutput(raw json.RawMessage, tree any) (sanitizedJSON, error) {
+	s := Sanitize(tree)
+	if s.Changed {
+		b, err := json.Marshal(s.Value)
+		if err != nil {
+			return sanitizedJSON{}, err
+		}
+		return sanitizedJSON{Sanitized: s, json: b}, nil
+	}
+	return sanitizedJSON{Sanitized: s, json: raw}, nil
+}
+
 // inputDigest hashes the sanitised input, so the digest identifies the
 // call without being a dictionary key for the raw PII it may hold.
 func inputDigest(rawIn json.RawMessage) (string, error) {

@@ -71,10 +71,13 @@ func IsSecretField(name string) bool { return isSecretKey(name) }
 
 // Sanitize masks secrets, redacts PII, truncates long text and flags
 // instruction-like text in a decoded JSON value (maps, slices, strings,
-// numbers, bools, nil). It never mutates its input.
+// numbers, bools, nil). It never mutates its input, and shares with it
+// every map and slice whose contents it left alone: most values change
+// nowhere, and copying them was a third of sanitising's cost
+// (docs/performance.md#the-tool-pipeline).
 func Sanitize(v any) Sanitized {
 	s := &sanitizer{warnings: map[string]bool{}}
-	out := s.value("", v)
+	out, _ := s.value("", v)
 	w := make([]string, 0, len(s.warnings))
 	for k := range s.warnings {
 		w = append(w, k)
@@ -83,28 +86,53 @@ func Sanitize(v any) Sanitized {
 	return Sanitized{Value: out, Warnings: w, Changed: s.changed, Tainted: s.tainted}
 }
 
-func (s *sanitizer) value(key string, v any) any {
+// value is v sanitised, and whether that differs from v (then a new map
+// or slice wherever something below it changed).
+func (s *sanitizer) value(key string, v any) (any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(x))
+		var out map[string]any
 		for k, val := range x {
-			out[k] = s.value(k, val)
+			clean, changed := s.value(k, val)
+			if changed && out == nil {
+				out = make(map[string]any, len(x))
+				for k2, v2 := range x {
+					out[k2] = v2
+				}
+			}
+			if out != nil {
+				out[k] = clean
+			}
 		}
-		return out
+		if out == nil {
+			return x, false
+		}
+		return out, true
 	case []any:
-		out := make([]any, len(x))
+		var out []any
 		for i, val := range x {
-			out[i] = s.value(key, val)
+			clean, changed := s.value(key, val)
+			if changed && out == nil {
+				out = make([]any, len(x))
+				copy(out, x)
+			}
+			if out != nil {
+				out[i] = clean
+			}
 		}
-		return out
+		if out == nil {
+			return x, false
+		}
+		return out, true
 	case string:
 		if x != "" && isSecretKey(key) {
 			s.flag(WarnSecretMasked)
-			return maskSecret
+			return maskSecret, true
 		}
-		return s.text(x)
+		clean := s.text(x)
+		return clean, clean != x
 	default:
-		return v
+		return v, false
 	}
 }
 

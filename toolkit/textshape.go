@@ -24,8 +24,10 @@ type textShape struct {
 	// timestamp and sha256 hex string has enough of, so a count alone
 	// would let every such string through to the regexp:
 	// run3Sep: a run of exactly three digits followed by '-' or '.';
-	// run3Dash: the same, followed by '-'; digitAD: a digit followed by
-	// 'A'–'D' and a word boundary, directly or after one \s byte; plusDigit, parenDigit: a
+	// run3Dash: the same, followed by '-'; digitAD: two digits followed by
+	// 'A'–'D' and a word boundary, directly or after one \s byte (the end
+	// of a NINO, \d{2}\s?[A-D]\b, which ids such as ULIDs rarely have);
+	// plusDigit, parenDigit: a
 	// digit right after '+', '('; maxRun: the longest run of digits;
 	// maxChain: the most digits in a row joined by at most one ' ' or '-'
 	// between two.
@@ -44,7 +46,7 @@ func scanText(t string) textShape {
 				sh.run3Sep = true
 				sh.run3Dash = sh.run3Dash || c == '-'
 			}
-			if run > 0 && (endsAD(t, i) || isSpaceByte(c) && endsAD(t, i+1)) {
+			if run >= 2 && (endsAD(t, i) || isSpaceByte(c) && endsAD(t, i+1)) {
 				sh.digitAD = true
 			}
 			run = 0
@@ -133,13 +135,61 @@ func containsFoldASCII(t, p string) bool {
 // urlPattern needs "://".
 func mayURL(_ *textShape, t string) bool { return strings.Contains(t, "://") }
 
-// bearerPattern needs "b"/"B" (bearer, basic) and a \s after the word.
-func mayBearer(sh *textShape, _ string) bool { return sh.b && sh.ws }
+// bearerPattern needs a \s and the word "bearer" or "basic" in any case;
+// (?i) folds the 's' of basic to 'ſ' too (U+017F), none of the other
+// letters to anything but their ASCII other case.
+func mayBearer(sh *textShape, t string) bool {
+	return sh.b && sh.ws && (containsFoldASCII(t, "bearer") || containsBasic(t))
+}
 
-// keyPattern: sk_/rk_/pk_, whsec_ and gh?_ hold '_'; the others start with
-// AKIA, xox or eyJ (case-sensitive).
+// containsBasic reports whether t holds "basic" in any case, its 's' also
+// spelt 'ſ'.
+func containsBasic(t string) bool {
+	for i := 0; i+5 <= len(t); i++ {
+		if t[i]|0x20 != 'b' || t[i+1]|0x20 != 'a' {
+			continue
+		}
+		j := i + 2
+		switch {
+		case t[j]|0x20 == 's':
+			j++
+		case strings.HasPrefix(t[j:], "ſ"):
+			j += len("ſ")
+		default:
+			continue
+		}
+		if j+2 <= len(t) && t[j]|0x20 == 'i' && t[j+1]|0x20 == 'c' {
+			return true
+		}
+	}
+	return false
+}
+
+// keyPattern (case-sensitive): sk_/rk_/pk_ keys hold "_live_" or
+// "_test_", the others "whsec_", "gh" and one of pousr and '_', "AKIA",
+// "xox" or "eyJ". Most strings with a '_' (enum values, ids, tool names)
+// hold none of them.
 func mayKey(sh *textShape, t string) bool {
-	return sh.underscore || strings.Contains(t, "AKIA") || strings.Contains(t, "xox") || strings.Contains(t, "eyJ")
+	if sh.underscore && (strings.Contains(t, "_live_") || strings.Contains(t, "_test_") ||
+		strings.Contains(t, "whsec_") || containsGitHubPrefix(t)) {
+		return true
+	}
+	return strings.Contains(t, "AKIA") || strings.Contains(t, "xox") || strings.Contains(t, "eyJ")
+}
+
+// containsGitHubPrefix reports whether t holds gh[pousr]_.
+func containsGitHubPrefix(t string) bool {
+	for i := strings.Index(t, "gh"); i >= 0 && i+4 <= len(t); {
+		if strings.IndexByte("pousr", t[i+2]) >= 0 && t[i+3] == '_' {
+			return true
+		}
+		next := strings.Index(t[i+1:], "gh")
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
 }
 
 // emailPattern needs '@'.

@@ -109,6 +109,8 @@ func TestSanitizeTextFastPathMatchesRegexps(t *testing.T) {
 		"instructions", "you", "are", "now", "call", "the", "tool", "reveal", "secrets", "disregard", "system", "prompt",
 		"prior", "above", "all", "any", "your", "IGNORE", "Reveal", "YOU", "Call", "ſecret", "ſyſtem", "http", "example.com",
 		"code", "token", "AB", "C", "com", "user", "\xff", "123", "D", "AD", "T", "Z", "2026", "-1", "(4", "+4",
+		"basic", "BAſIC", "baſ", "ic", "_live_", "_test_", "pk", "rk", "gh", "o", "u", "r", "p", "whsec_", "ghs_", "47A", "7 B",
+		"ev_01M8HDR61R1B2BB0RF4FKJMP7A", "shipping.choose_origins", "agent_tool_call",
 	}
 	rng := rand.New(rand.NewPCG(12, 2026))
 	for range 20000 {
