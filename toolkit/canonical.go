@@ -19,6 +19,15 @@ func Canonical(v any) ([]byte, error) {
 		raw = x
 	case []byte:
 		raw = x
+	case map[string]any:
+		if out, ok := canonicalFlat(x); ok {
+			return out, nil
+		}
+		b, err := json.Marshal(x)
+		if err != nil {
+			return nil, fmt.Errorf("canonical json: %w", err)
+		}
+		raw = b
 	default:
 		b, err := json.Marshal(v)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // HashView is the content of struct v that a hash covers: every exported
@@ -17,8 +18,30 @@ func HashView(v any) (map[string]any, error) {
 	if rv.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("hash view of %T: not a struct", v)
 	}
-	rt := rv.Type()
-	out := make(map[string]any, rt.NumField())
+	fields := hashFieldsOf(rv.Type())
+	out := make(map[string]any, len(fields)+4) // room for a caller's extra keys
+	for _, f := range fields {
+		out[f.name] = rv.Field(f.index).Interface()
+	}
+	return out, nil
+}
+
+// hashField is one field HashView takes: its index and JSON name.
+type hashField struct {
+	index int
+	name  string
+}
+
+// hashFields caches each struct type's hashField list: reading the tags
+// of every field on every call was half of an evidence row's content hash
+// (docs/performance.md#the-tool-pipeline).
+var hashFields sync.Map // reflect.Type → []hashField
+
+func hashFieldsOf(rt reflect.Type) []hashField {
+	if f, ok := hashFields.Load(rt); ok {
+		return f.([]hashField)
+	}
+	var fields []hashField
 	for i := 0; i < rt.NumField(); i++ {
 		f := rt.Field(i)
 		if !f.IsExported() || f.Tag.Get("hash") == "-" {
@@ -31,7 +54,8 @@ func HashView(v any) (map[string]any, error) {
 		if name == "" {
 			name = f.Name
 		}
-		out[name] = rv.Field(i).Interface()
+		fields = append(fields, hashField{index: i, name: name})
 	}
-	return out, nil
+	hashFields.Store(rt, fields)
+	return fields
 }
