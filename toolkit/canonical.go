@@ -19,8 +19,8 @@ func Canonical(v any) ([]byte, error) {
 		raw = x
 	case []byte:
 		raw = x
-	case map[string]any:
-		if out, ok := canonicalFlat(x); ok {
+	case map[string]any, []any:
+		if out, ok := canonicalTree(x); ok {
 			return out, nil
 		}
 		b, err := json.Marshal(x)

@@ -272,18 +272,11 @@ func (inv *Invoker) envelope(ctx context.Context, c *toolCall, tool *Tool, out *
 	if out.Provider != "" {
 		resp.Meta.Provider = out.Provider
 	}
-	hash, err := OutputHash(resp.Data)
-	if err != nil && !clean.Changed {
-		// The tool's own bytes may repeat a key (a json.RawMessage in its
-		// data), which the canonical form refuses: hash the decoded value,
-		// as sanitising did before it kept the tool's bytes.
-		if resp.Data, err = json.Marshal(clean.Value); err == nil {
-			hash, err = OutputHash(resp.Data)
-		}
-	}
+	hash, err := clean.hash()
 	if err != nil {
 		return answerEvidence{}, Errorf(UpstreamError, "hash output of %s: %v", c.name, err)
 	}
+	resp.Data = clean.json
 	resp.Meta.OutputFingerprint = hash
 	return answerEvidence{output: resp.Data, hash: hash, raw: rawOut, redacted: clean.Changed}, nil
 }

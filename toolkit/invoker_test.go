@@ -135,12 +135,12 @@ func TestSuccessfulCallProducesEnvelopeAndEvidence(t *testing.T) {
 	}
 }
 
-// TestOutputKeepsTheToolsBytesUnlessSanitisingChangedThem: an answer
-// sanitising leaves alone is the tool's own JSON (not encoded a second
-// time), and its hash is the canonical hash of that value; raw JSON that
-// repeats a key, which the canonical form refuses, is answered as its
-// decoded value, as before the bytes were kept.
-func TestOutputKeepsTheToolsBytesUnlessSanitisingChangedThem(t *testing.T) {
+// TestOutputIsCanonical: an answer's JSON is its canonical form, what its
+// hash hashes; a value the direct encoder leaves to jcs (a key past
+// U+FFFF) is the tool's own bytes when sanitising changed nothing, and raw
+// JSON that repeats a key, which the canonical form refuses, is answered
+// as its decoded value.
+func TestOutputIsCanonical(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		data any
@@ -149,8 +149,12 @@ func TestOutputKeepsTheToolsBytesUnlessSanitisingChangedThem(t *testing.T) {
 		{"struct", struct {
 			Quantity int    `json:"quantity"`
 			Country  string `json:"country"`
-		}{3, "DE"}, `{"quantity":3,"country":"DE"}`},
+			Note     string `json:"note"`
+		}{3, "DE", "<b>&</b> \u2028"}, "{\"country\":\"DE\",\"note\":\"<b>&</b> \u2028\",\"quantity\":3}"},
 		{"repeated key", json.RawMessage(`{"country":"FR","quantity":1,"country":"DE"}`), `{"country":"DE","quantity":1}`},
+		{"left to jcs", json.RawMessage(`{"quantity":1,"country":"DE","\ud83d\ude00":1}`), `{"quantity":1,"country":"DE","\ud83d\ude00":1}`},
+		{"left to jcs, repeated key", json.RawMessage(`{"quantity":1,"country":"FR","country":"DE","\ud83d\ude00":1}`),
+			`{"country":"DE","quantity":1,"😀":1}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inv, sink := newTestInvoker(t, echoSpec(), func(context.Context, *Call) (*Output, error) {

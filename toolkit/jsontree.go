@@ -25,6 +25,8 @@ func decodeJSON(raw []byte) (any, error) {
 type sanitizedJSON struct {
 	Sanitized
 	json json.RawMessage
+	// canonical: json is in RFC 8785 form already.
+	canonical bool
 }
 
 func sanitizeJSON(raw []byte) (sanitizedJSON, error) {
@@ -45,11 +47,17 @@ func sanitizeTree(v any) (sanitizedJSON, error) {
 	return sanitizedJSON{Sanitized: s, json: b}, nil
 }
 
-// sanitizedOutput is sanitizeTree of tree, the decoded raw: when
-// sanitising changed nothing, the JSON is raw itself, the same value
-// encoding the tree again would give (docs/performance.md#the-tool-pipeline).
+// sanitizedOutput is sanitizeTree of tree, the decoded raw, in canonical
+// form (RFC 8785): canonicalTree writes the sanitised value's canonical
+// bytes directly, and they are both the answer's JSON and what its hash
+// hashes, with no second encoding and no parse by jcs
+// (docs/performance.md#the-tool-pipeline). A value canonicalTree leaves
+// to jcs is encoded as before: raw itself when sanitising changed nothing.
 func sanitizedOutput(raw json.RawMessage, tree any) (sanitizedJSON, error) {
 	s := Sanitize(tree)
+	if c, ok := canonicalTree(s.Value); ok {
+		return sanitizedJSON{Sanitized: s, json: c, canonical: true}, nil
+	}
 	if s.Changed {
 		b, err := json.Marshal(s.Value)
 		if err != nil {
@@ -58,6 +66,25 @@ func sanitizedOutput(raw json.RawMessage, tree any) (sanitizedJSON, error) {
 		return sanitizedJSON{Sanitized: s, json: b}, nil
 	}
 	return sanitizedJSON{Sanitized: s, json: raw}, nil
+}
+
+// hash is OutputHash of the JSON; when that is the tool's own bytes and
+// they repeat a key (a json.RawMessage in its data), which the canonical
+// form refuses, the JSON becomes the decoded value, encoded, as it was
+// before the tool's bytes were kept.
+func (o *sanitizedJSON) hash() (string, error) {
+	if o.canonical {
+		h := HashBytes(o.json)
+		outputHashes.put(o.json, h) // the evidence store hashes it again
+		return h, nil
+	}
+	h, err := OutputHash(o.json)
+	if err != nil && !o.Changed {
+		if o.json, err = json.Marshal(o.Value); err == nil {
+			h, err = OutputHash(o.json)
+		}
+	}
+	return h, err
 }
 
 // inputDigest hashes the sanitised input, so the digest identifies the

@@ -1,0 +1,163 @@
+package toolkit
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// A decoded JSON value (maps, slices, strings, numbers, booleans, null:
+// what the invoker's schema check and sanitising walk) or a flat object of
+// strings, integers and booleans (an evidence row's content) is canonical
+// once its keys are sorted, its strings escaped as RFC 8785 §3.2.2.2 says
+// and its numbers written as jcs.NumberToJSON writes them. Encoding it to
+// JSON and parsing that back through jcs cost about 40 µs for a row's
+// content and as much for a tool's answer (docs/performance.md#the-tool-pipeline).
+// canonicalTree writes those bytes directly and answers false for anything
+// else (a struct, a key jcs would sort differently, invalid UTF-8), which
+// Canonical then hands to jcs as before. TestCanonicalTreeIsJCS and
+// FuzzCanonicalTree compare the two.
+
+// maxExactInt is 2^53: up to it an integer's decimal digits are its
+// canonical form; past it, the double jcs reads it as.
+const maxExactInt = 1 << 53
+
+// canonicalTree is Canonical(v) for the values described above; ok is
+// false for any other.
+func canonicalTree(v any) (out []byte, ok bool) {
+	return appendCanonical(make([]byte, 0, 512), v)
+}
+
+func appendCanonical(out []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		return appendCanonicalObject(out, x)
+	case []any:
+		out = append(out, '[')
+		for i, e := range x {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			var ok bool
+			if out, ok = appendCanonical(out, e); !ok {
+				return nil, false
+			}
+		}
+		return append(out, ']'), true
+	case string:
+		return appendJCSString(out, x)
+	case bool:
+		return strconv.AppendBool(out, x), true
+	case nil:
+		return append(out, "null"...), true
+	case json.Number:
+		// ParseFloat takes more than JSON's grammar (hex, Inf); encoding/json
+		// refuses those, so they stay with the slow path's error.
+		if !json.Valid([]byte(x)) {
+			return nil, false
+		}
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return nil, false
+		}
+		return appendNumber(out, f)
+	case int:
+		return appendInt(out, int64(x))
+	case int64:
+		return appendInt(out, x)
+	case int32:
+		return strconv.AppendInt(out, int64(x), 10), true
+	}
+	return nil, false
+}
+
+// appendCanonicalObject writes m's members sorted by key. RFC 8785 sorts
+// by UTF-16 code units, which is the keys' byte order unless a key holds
+// a character past U+FFFF (a 4-byte UTF-8 sequence) or invalid UTF-8:
+// those are left to jcs.
+func appendCanonicalObject(out []byte, m map[string]any) ([]byte, bool) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !sortsAsUTF16(k) {
+			return nil, false
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out = append(out, '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var ok bool
+		if out, ok = appendJCSString(out, k); !ok {
+			return nil, false
+		}
+		out = append(out, ':')
+		if out, ok = appendCanonical(out, m[k]); !ok {
+			return nil, false
+		}
+	}
+	return append(out, '}'), true
+}
+
+func sortsAsUTF16(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if k[i] >= 0xf0 {
+			return false
+		}
+	}
+	return utf8.ValidString(k)
+}
+
+func appendInt(out []byte, n int64) ([]byte, bool) {
+	if n > maxExactInt || n < -maxExactInt {
+		return appendNumber(out, float64(n))
+	}
+	return strconv.AppendInt(out, n, 10), true
+}
+
+func appendNumber(out []byte, f float64) ([]byte, bool) {
+	s, err := jcs.NumberToJSON(f)
+	if err != nil {
+		return nil, false
+	}
+	return append(out, s...), true
+}
+
+// appendJCSString writes s as RFC 8785 does: '"' and '\' escaped, the
+// control characters as \b \t \n \f \r or \u00xx (lower-case hex), every
+// other character as itself. Invalid UTF-8 (which encoding/json replaces
+// before jcs sees it) is left to the slow path.
+func appendJCSString(out []byte, s string) ([]byte, bool) {
+	if !utf8.ValidString(s) {
+		return nil, false
+	}
+	out = append(out, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c == '\b':
+			out = append(out, '\\', 'b')
+		case c == '\t':
+			out = append(out, '\\', 't')
+		case c == '\n':
+			out = append(out, '\\', 'n')
+		case c == '\f':
+			out = append(out, '\\', 'f')
+		case c == '\r':
+			out = append(out, '\\', 'r')
+		case c < 0x20:
+			const hex = "0123456789abcdef"
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, '"'), true
+}
