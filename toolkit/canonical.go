@@ -35,6 +35,9 @@ func Canonical(v any) ([]byte, error) {
 		}
 		raw = b
 	}
+	if out, ok := canonicalRaw(raw); ok {
+		return out, nil
+	}
 	out, err := jcs.Transform(raw)
 	if err != nil {
 		return nil, fmt.Errorf("canonical json: %w", err)

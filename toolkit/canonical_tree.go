@@ -1,9 +1,11 @@
 package toolkit
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
@@ -24,6 +26,73 @@ import (
 // maxExactInt is 2^53: up to it an integer's decimal digits are its
 // canonical form; past it, the double jcs reads it as.
 const maxExactInt = 1 << 53
+
+// canonicalRaw is jcs.Transform(raw) through encoding/json and
+// canonicalTree, where the two cannot differ: raw is valid UTF-8 with no
+// \uD800–\uDFFF escape (the decoder turns invalid text and lone
+// surrogates into U+FFFD, jcs copies or refuses them), one JSON value and
+// white space after it (the decoder stops at the first value), and no
+// object repeats a key (the decoder keeps the last, jcs refuses): every
+// member of raw is one entry of the tree. Anything else is jcs's.
+func canonicalRaw(raw []byte) ([]byte, bool) {
+	if !utf8.Valid(raw) || bytes.Contains(raw, []byte(`\u`)) && hasSurrogateEscape(raw) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	if len(bytes.TrimLeft(raw[dec.InputOffset():], " \t\r\n")) != 0 || members(raw) != entries(v) {
+		return nil, false
+	}
+	return canonicalTree(v)
+}
+
+// hasSurrogateEscape reports whether raw may hold a \uD800–\uDFFF escape
+// (an escaped backslash before "u" counts too: the slow path decides).
+func hasSurrogateEscape(raw []byte) bool {
+	for i := 0; i+3 < len(raw); i++ {
+		if raw[i] == '\\' && raw[i+1] == 'u' && raw[i+2]|0x20 == 'd' && strings.IndexByte("89abcdefABCDEF", raw[i+3]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// members counts the object members of JSON text: the ':' outside strings.
+func members(raw []byte) int {
+	n, inString := 0, false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && c == ':':
+			n++
+		}
+	}
+	return n
+}
+
+// entries counts the object entries of a decoded tree.
+func entries(v any) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		n += len(x)
+		for _, e := range x {
+			n += entries(e)
+		}
+	case []any:
+		for _, e := range x {
+			n += entries(e)
+		}
+	}
+	return n
+}
 
 // canonicalTree is Canonical(v) for the values described above; ok is
 // false for any other.

@@ -121,3 +121,34 @@ func FuzzCanonicalTree(f *testing.F) {
 		}
 	})
 }
+
+// checkRaw: Canonical of JSON text is jcs's answer, bytes or refusal.
+func checkRaw(t testing.TB, raw []byte) {
+	t.Helper()
+	got, err := Canonical(json.RawMessage(raw))
+	want, werr := jcs.Transform(raw)
+	if (err == nil) != (werr == nil) || string(got) != string(want) {
+		t.Fatalf("Canonical(%q) = %q, %v; jcs %q, %v", raw, got, err, want, werr)
+	}
+}
+
+// TestCanonicalRawIsJCS: JSON text takes the direct path only where
+// encoding/json and jcs cannot disagree; repeated keys, invalid UTF-8, lone
+// surrogates and trailing data stay jcs's, refusals included.
+func TestCanonicalRawIsJCS(t *testing.T) {
+	for _, raw := range []string{
+		`{"b":1,"a":[true,false,null,"x"]}`, ` 42 `, `"s"`, `{"a":1,"a":2}`, `{"a":{"b":1,"b":1}}`, `{"a":"\ud800"}`,
+		`{"a":"\ud83d\ude00"}`, "{\"a\":\"\xff\"}", `{"a":1} x`, `{"a":1} {"b":2}`, `{"a":1}` + "\n\t ", `[1e400]`,
+		`{"a":"x:y","b":"\"c\":"}`, `{"\\":"\\\\ud800"}`, `[0.1,-0,1E2,1e21,1e-7]`, ``, `{`, `{"a":01}`, `[1,]`,
+		`{"a":"\u0000\u001f\/"}`, `{"é":1,"e":2,"\ufb01":3}`, "\ufeff{}", `{"a":"\u2028"}`,
+	} {
+		checkRaw(t, []byte(raw))
+	}
+}
+
+func FuzzCanonicalRaw(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[true,null,"x"]}`, `{"a":1,"a":2}`, `{"a":"\ud800"}`, `{"a":1} x`, `[0.5,-0,1e21]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkRaw(t, raw) })
+}
