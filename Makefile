@@ -26,7 +26,7 @@ TOOL_PKGS := github.com/temporalio/cli/cmd/temporal \
 # ./starter has no such command; `make dev DEV_MAIN_JOB=` skips it always.
 DEV_MAIN_JOB ?= sample
 # Fuzz targets `make test` runs briefly, as pkg:FuzzName (space-separated).
-FUZZ_TARGETS ?= ./gateway/wire:FuzzDecodeInbound ./toolkit:FuzzDecodeToolCall ./toolkit:FuzzCanonicalTree ./commerce/rules/address:FuzzValidate ./commerce/rules/tax:FuzzEstimate
+FUZZ_TARGETS ?= ./gateway/wire:FuzzDecodeInbound ./toolkit:FuzzDecodeToolCall ./toolkit:FuzzCanonicalTree ./toolkit:FuzzCanonicalRaw ./commerce/rules/address:FuzzValidate ./commerce/rules/tax:FuzzEstimate
 FUZZ_TIME ?= 100000x
 # Timeout of the integration `go test` run; packages and extra flags for both
 # runs (e.g. TEST_PKGS=./workflows/... GOTEST_FLAGS='-race -run TestDraft').
