@@ -206,6 +206,14 @@ func appendJCSString(out []byte, s string) ([]byte, bool) {
 		return nil, false
 	}
 	out = append(out, '"')
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] >= 0x20 && s[i] != '"' && s[i] != '\\'
+	}
+	if plain { // most strings: ids, codes, amounts' currencies
+		out = append(out, s...)
+		return append(out, '"'), true
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
