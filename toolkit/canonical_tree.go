@@ -35,7 +35,7 @@ const maxExactInt = 1 << 53
 // object repeats a key (the decoder keeps the last, jcs refuses): every
 // member of raw is one entry of the tree. Anything else is jcs's.
 func canonicalRaw(raw []byte) ([]byte, bool) {
-	if !utf8.Valid(raw) || bytes.Contains(raw, []byte(`\u`)) && hasSurrogateEscape(raw) {
+	if !plainText(raw) {
 		return nil, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -48,6 +48,21 @@ func canonicalRaw(raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return canonicalTree(v)
+}
+
+// canonicalDecoded is canonicalRaw(raw) for raw already decoded into tree
+// by decodeJSON (the invoker's input): json.Valid stands for the decoder's
+// "one value and white space after it".
+func canonicalDecoded(raw []byte, tree any) ([]byte, bool) {
+	if !plainText(raw) || !json.Valid(raw) || members(raw) != entries(tree) {
+		return nil, false
+	}
+	return canonicalTree(tree)
+}
+
+// plainText: raw is valid UTF-8 without a surrogate escape.
+func plainText(raw []byte) bool {
+	return utf8.Valid(raw) && !(bytes.Contains(raw, []byte(`\u`)) && hasSurrogateEscape(raw))
 }
 
 // hasSurrogateEscape reports whether raw may hold a \uD800–\uDFFF escape

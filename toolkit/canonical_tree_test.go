@@ -152,3 +152,20 @@ func FuzzCanonicalRaw(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { checkRaw(t, raw) })
 }
+
+// TestInputFingerprintIsCanonicalHash: the input's fingerprint from its
+// decoded tree is CanonicalHash of its bytes, refusal included (a repeated
+// key, trailing data).
+func TestInputFingerprintIsCanonicalHash(t *testing.T) {
+	for _, raw := range []string{`{"b":1,"a":["x",null,2.50]}`, `{"a":1,"a":2}`, `{"a":"\ud800"}`, `{"a":1} 2`, `{"é":"\u2028"}`} {
+		tree, err := decodeJSON([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gerr := inputFingerprint(json.RawMessage(raw), tree)
+		want, werr := CanonicalHash(json.RawMessage(raw))
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Fatalf("%s: fingerprint %q %v, CanonicalHash %q %v", raw, got, gerr, want, werr)
+		}
+	}
+}

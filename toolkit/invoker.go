@@ -112,7 +112,7 @@ func (inv *Invoker) pipeline(ctx context.Context, c *toolCall, resp *Response) e
 	if err != nil {
 		return err
 	}
-	fingerprint, fpErr := CanonicalHash(rawIn)
+	fingerprint, fpErr := inputFingerprint(rawIn, inTree)
 	resp.Meta.InputFingerprint, c.rawIn = fingerprint, rawIn
 
 	c.ran = true

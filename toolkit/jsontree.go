@@ -87,6 +87,16 @@ func (o *sanitizedJSON) hash() (string, error) {
 	return h, err
 }
 
+// inputFingerprint is CanonicalHash(rawIn) for rawIn decoded as tree,
+// without decoding it a second time where the decoded tree gives the same
+// canonical bytes (canonicalDecoded).
+func inputFingerprint(rawIn json.RawMessage, tree any) (string, error) {
+	if c, ok := canonicalDecoded(rawIn, tree); ok {
+		return HashBytes(c), nil
+	}
+	return CanonicalHash(rawIn)
+}
+
 // inputDigest hashes the sanitised input, so the digest identifies the
 // call without being a dictionary key for the raw PII it may hold.
 func inputDigest(rawIn json.RawMessage) (string, error) {
