@@ -44,6 +44,12 @@ type QuoteInput struct {
 	// Cleared is an earlier quote's compliance answer that let the order
 	// go on; it stands while the parcels' transport mode is the same.
 	Cleared *ClearedCompliance `json:"cleared,omitempty"`
+	// CheckRates: the run's first quote starts with the start check only
+	// a worker can answer, the order's currency against the exchange
+	// rates in use (docs/tools.md#exchange-rates), and stops there when
+	// they refuse it. In the quote's local activity it costs no step of
+	// its own.
+	CheckRates bool `json:"check_rates,omitempty"`
 }
 
 // ClearedCompliance is a compliance answer the order went on with: its
@@ -60,6 +66,9 @@ type ClearedCompliance struct {
 // answer like any other; the quote stops at it.
 type QuoteResult struct {
 	Calls []StepCall `json:"calls"`
+	// CurrencyRefused is the rates in use's refusal of the order's
+	// currency (CheckRates): nothing was called, nothing written.
+	CurrencyRefused *toolkit.Error `json:"currency_refused,omitempty"`
 }
 
 // StepCall is one tool call of a quote or a price.
@@ -103,6 +112,11 @@ type StepCaller func(ctx context.Context, tool string, req toolkit.Request, inpu
 // A failure worth retrying fails the attempt; the workflow's retry story
 // (workflows/internal/flow.Steps) takes it from there.
 func (a *Tools) Quote(ctx context.Context, in QuoteInput) (QuoteResult, error) {
+	if in.CheckRates {
+		if refusal := a.refuseCurrency(ctx, in.Order.Currency); refusal != nil {
+			return QuoteResult{Calls: []StepCall{}, CurrencyRefused: refusal}, nil
+		}
+	}
 	ctx = commerce.WithCatalogMemo(ctx)
 	return inBatch(ctx, a.Invoker, func(call StepCaller) (QuoteResult, error) { return RunQuote(ctx, in, call) })
 }
@@ -192,7 +206,7 @@ func RunPrice(ctx context.Context, in PriceInput, call StepCaller) (PriceResult,
 	s := &steps{ctx: ctx, exec: call, reqs: map[string]toolkit.Request{StepTotal: in.Request}}
 	s.call(StepTotal, commerce.ToolComputeTotal, commerce.ComputeTotalArgs{EvidenceRefs: in.Refs}, nil)
 	res, err := s.result()
-	return PriceResult(res), err
+	return PriceResult{Calls: res.Calls}, err
 }
 
 // steps are one Quote's or Price's calls so far.

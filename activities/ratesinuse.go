@@ -20,7 +20,8 @@ type RatesInUseResult struct {
 	Unavailable *toolkit.Error `json:"unavailable,omitempty"`
 }
 
-// RatesInUse answers the draft order's start check and the Go client's
+// RatesInUse answers the Go client's start check (and, in the quote's
+// local activity, the draft order's: refuseCurrency)
 // (docs/tools.md#exchange-rates): the rates the tools price with at this
 // moment, from the same source and clock, and their currencies. Unusable
 // rates are an answer, not a failure.
@@ -34,4 +35,16 @@ func (a *Tools) RatesInUse(ctx context.Context, _ RatesInUseInput) (RatesInUseRe
 		return RatesInUseResult{Unavailable: toolkit.AsError(err)}, nil
 	}
 	return RatesInUseResult{RatesInUse: r}, nil
+}
+
+// refuseCurrency is the draft order's start check against the rates in
+// use (QuoteInput.CheckRates): the same check the Go client runs before a
+// start (commerce.RatesInUse.CheckCurrency). Rates that cannot be read
+// now refuse nothing: the quote waits for them and says so.
+func (a *Tools) refuseCurrency(ctx context.Context, currency string) *toolkit.Error {
+	r, _ := a.RatesInUse(ctx, RatesInUseInput{})
+	if r.Unavailable != nil {
+		return nil
+	}
+	return toolkit.AsError(r.CheckCurrency(currency))
 }

@@ -151,6 +151,12 @@ func TestStartChecksTheCurrencyAgainstTheRatesInUse(t *testing.T) {
 	if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
 		t.Fatalf("the refused run ended %v (%v), want canceled", desc.GetWorkflowExecutionInfo().GetStatus(), err)
 	}
+	// The check comes before the quote's first tool call: nothing of the
+	// refused order is in the evidence store.
+	var rows int
+	if err := s.Pool.QueryRow(ctx, `SELECT count(*) FROM evidence_snapshots WHERE workflow_id = $1`, id).Scan(&rows); err != nil || rows != 0 {
+		t.Fatalf("the refused run wrote %d evidence rows (%v), want none", rows, err)
+	}
 
 	// THB, which the feed prices, starts and is priced with the feed's day.
 	h, err := c.StartDraftOrder(ctx, order("fx-thb-"+s.TaskQueue, "THB", berlin))

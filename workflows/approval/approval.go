@@ -78,6 +78,9 @@ type Config struct {
 	Log *workflows.SignalLog
 	// Specs hold support.record_approval's spec (the owner's tool specs).
 	Specs flow.ToolSpecs
+	// Signals is the owner's listener: decisions arrive through it, with
+	// the owner's own signals, before the owner starts it.
+	Signals *workflows.Listener
 }
 
 // Request is one decision the owner asks support staff for.
@@ -174,22 +177,16 @@ func New(ctx workflow.Context, cfg Config) *Gate {
 		cfg.Log = &workflows.SignalLog{}
 	}
 	a := &Gate{cfg: cfg, decided: map[string]bool{}, decisions: []Outcome{}}
-	ch := workflow.GetSignalChannelWithOptions(ctx, SignalApproval, workflow.SignalChannelOptions{
+	cfg.Signals.On(ctx, SignalApproval, workflow.SignalChannelOptions{
 		Description: `Support staff decide a pending approval: {"approval_id": "apr_…", "decision": "approve" | "reject", ` +
 			`"reason": "…" (required to reject)}, sent after signing in at the codec server, which writes your staff id and seals it; ` +
 			`an unsealed decision is refused. The approval_id is in the status query and the workflow's current details.`,
-	})
-	// One receiver for the whole run: a signal is taken off the channel as
-	// soon as it arrives, so none is left unhandled when the run ends.
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			raw := workflows.ReceiveRaw(ctx, ch)
-			if a.pending != nil {
-				a.inbox = append(a.inbox, raw)
-				continue
-			}
-			a.refuse(ctx, raw)
+	}, func(ctx workflow.Context, raw converter.RawValue) {
+		if a.pending != nil {
+			a.inbox = append(a.inbox, raw)
+			return
 		}
+		a.refuse(ctx, raw)
 	})
 	return a
 }

@@ -229,9 +229,6 @@ func (b Flow) Run(ctx workflow.Context, in Input) (Result, error) {
 	if err := d.setup(ctx, in); err != nil {
 		return Result{}, err
 	}
-	if refusal := d.checkRates(ctx); refusal != nil {
-		return Result{}, d.refuseRates(ctx, refusal)
-	}
 	res, err := d.run(ctx)
 	// Update handlers still waiting (for the end, or for their turn)
 	// answer before the run closes; the wait adds no command, and a run

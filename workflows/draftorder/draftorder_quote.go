@@ -15,8 +15,9 @@ import (
 // policies its local activity takes (flow.Steps).
 var quoteTools = []string{commerce.ToolChooseOrigins, commerce.ToolGetQuote, commerce.ToolCheckCompliance, commerce.ToolComputeTotal}
 
-// quote runs one quote of the order (activities.Tools.Quote: the origin
-// choice, pricing where it ships from, compliance for its transport mode
+// quote runs one quote of the order (activities.Tools.Quote: on the
+// run's first, the order's currency against the rates in use
+// (draftorder_rates.go); then the origin choice, pricing where it ships from, compliance for its transport mode
 // and, when no person must decide first, the total) and keeps what it
 // answered. expected is the price hash the user saw, on a re-quote. It
 // ends the order on a refusal (out of stock, blocked, an unknown SKU …).
@@ -24,7 +25,7 @@ func (d *draftOrder) quote(ctx workflow.Context, expected string) (*Result, erro
 	d.round++
 	d.total = nil
 	in := activities.QuoteInput{Order: d.in.Order, ApprovalConfidence: d.in.ApprovalConfidence, Requests: map[string]toolkit.Request{},
-		ExpectedPriceHash: expected, Cleared: d.cleared}
+		ExpectedPriceHash: expected, Cleared: d.cleared, CheckRates: d.round == 1}
 	for _, st := range activities.QuoteSteps {
 		in.Requests[st.Step] = d.request(ctx, d.step(st.Step))
 	}
@@ -38,6 +39,9 @@ func (d *draftOrder) quote(ctx workflow.Context, expected string) (*Result, erro
 		d.outliving("quote"), tools.Quote, in).Get(ctx, &res)
 	if err != nil {
 		return d.outcome(err)
+	}
+	if res.CurrencyRefused != nil {
+		return nil, d.refuseRates(ctx, res.CurrencyRefused)
 	}
 	return d.keep(res.Calls)
 }

@@ -95,32 +95,26 @@ func (d *draftOrder) setup(ctx workflow.Context, in Input) error {
 	}); err != nil {
 		return err
 	}
-	confirmCh := workflow.GetSignalChannelWithOptions(ctx, SignalConfirm, workflow.SignalChannelOptions{
+	signals := workflows.NewListener(ctx)
+	signals.On(ctx, SignalConfirm, workflow.SignalChannelOptions{
 		Description: `The user confirms the published total: {"quote_hash": "sha256:…"} with the quote_hash from the status query. ` +
 			`A hash other than the one currently published is rejected.`,
+	}, func(ctx workflow.Context, raw converter.RawValue) {
+		if d.awaitingConfirm {
+			d.confirms = append(d.confirms, confirmMsg{raw: raw})
+			return
+		}
+		d.refuseConfirm(ctx, raw)
 	})
-	cancelCh := workflow.GetSignalChannelWithOptions(ctx, SignalCancel, workflow.SignalChannelOptions{
+	signals.On(ctx, SignalCancel, workflow.SignalChannelOptions{
 		Description: `The user abandons the order before it is created: {"reason": "…"} (optional).`,
-	})
-	d.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request, Log: &d.log, Specs: d.specs})
-	if err := d.settle.listen(ctx); err != nil {
+	}, d.onCancel)
+	d.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowDraftOrder, Window: in.ApprovalWindow, Request: in.Request,
+		Log: &d.log, Specs: d.specs, Signals: signals})
+	if err := d.settle.listen(ctx, signals); err != nil {
 		return err
 	}
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			raw := workflows.ReceiveRaw(ctx, confirmCh)
-			if d.awaitingConfirm {
-				d.confirms = append(d.confirms, confirmMsg{raw: raw})
-				continue
-			}
-			d.refuseConfirm(ctx, raw)
-		}
-	})
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			d.onCancel(ctx, workflows.ReceiveRaw(ctx, cancelCh))
-		}
-	})
+	signals.Listen(ctx)
 	if err := d.setUpdates(ctx); err != nil {
 		return err
 	}

@@ -101,8 +101,9 @@ type RefundStatus struct {
 // for the returned signal (refund_return.go).
 func (b Flow) Refund(ctx workflow.Context, in RefundInput) (RefundResult, error) {
 	r := &refund{in: in, specs: b.Specs, state: "PRICING", evidence: []workflows.EvidenceRef{}}
+	signals := workflows.NewListener(ctx)
 	r.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowOrderSettle, Window: in.ApprovalWindow,
-		Request: in.Request, Log: &r.log, Specs: b.Specs})
+		Request: in.Request, Log: &r.log, Specs: b.Specs, Signals: signals})
 	if err := workflow.SetQueryHandler(ctx, workflows.QueryStatus, func() (RefundStatus, error) {
 		return r.status(), nil
 	}); err != nil {
@@ -114,7 +115,8 @@ func (b Flow) Refund(ctx workflow.Context, in RefundInput) (RefundResult, error)
 	if err := r.setUpdate(ctx); err != nil {
 		return RefundResult{}, err
 	}
-	r.listenReturns(ctx)
+	r.listenReturns(ctx, signals)
+	signals.Listen(ctx)
 	res, err := r.run(ctx)
 	if err == nil && r.refusal == nil && res.State == StateRefunded && r.restocks() {
 		res = r.awaitReturn(ctx)

@@ -60,16 +60,11 @@ func (r *refund) restocks() bool { return r.in.Restock == RestockOnReturn }
 // listenReturns takes every returned signal as it arrives: queued while
 // the run may still restock, refused into the signal log otherwise
 // (never restocks, or restocked already: a unit comes back once).
-func (r *refund) listenReturns(ctx workflow.Context) {
-	ch := workflow.GetSignalChannelWithOptions(ctx, SignalReturned, workflow.SignalChannelOptions{
+func (r *refund) listenReturns(ctx workflow.Context, signals *workflows.Listener) {
+	signals.On(ctx, SignalReturned, workflow.SignalChannelOptions{
 		Description: `The goods of this refund came back: {"lines": [{"sku": "…", "quantity": 1}] (none: every line ` +
 			`refunded), "note": "…"}. Puts the units back on hand once; only when the refund restocks on return.`,
-	})
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			r.onReturned(ctx, workflows.ReceiveRaw(ctx, ch))
-		}
-	})
+	}, r.onReturned)
 }
 
 func (r *refund) onReturned(ctx workflow.Context, raw converter.RawValue) {

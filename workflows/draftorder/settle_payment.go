@@ -63,15 +63,10 @@ type PaymentView struct {
 }
 
 // paymentInbox receives payment signals; the main coroutine reads them.
-func (s *settle) listenPayments(ctx workflow.Context) {
-	ch := workflow.GetSignalChannelWithOptions(ctx, SignalPayment, workflow.SignalChannelOptions{
+func (s *settle) listenPayments(ctx workflow.Context, signals *workflows.Listener) {
+	signals.On(ctx, SignalPayment, workflow.SignalChannelOptions{
 		Description: "A verified Stripe payment_intent.succeeded or payment_intent.payment_failed event (sent by the webhook receiver).",
-	})
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			s.onPayment(ctx, workflows.ReceiveRaw(ctx, ch))
-		}
-	})
+	}, s.onPayment)
 }
 
 // onPayment queues an event once by its id; a duplicate or one for

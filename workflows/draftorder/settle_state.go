@@ -55,8 +55,8 @@ func newSettle(specs flow.ToolSpecs, log *workflows.SignalLog) *settle {
 // cancel signal is the draft order's, which hands it on once the hold is
 // on: draftOrder.onCancel). A payment event that arrives early waits in
 // the inbox for the hold.
-func (s *settle) listen(ctx workflow.Context) error {
-	s.listenPayments(ctx)
+func (s *settle) listen(ctx workflow.Context, signals *workflows.Listener) error {
+	s.listenPayments(ctx, signals)
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateCancelOrder, s.cancelOrder, workflow.UpdateHandlerOptions{
 		Validator: func(ctx workflow.Context, _ CancelOrderInput) error {
 			if !s.begun {

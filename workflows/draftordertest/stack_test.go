@@ -249,11 +249,6 @@ func toolResult(ev *historypb.HistoryEvent) *commonpb.Payloads {
 	if m.GetMarkerName() != "LocalActivity" || m.GetFailure() != nil {
 		return nil
 	}
-	// The start check's read of the exchange rates in use is no tool call.
-	var md struct{ ActivityType string }
-	if clienttest.DataConverter().FromPayloads(m.GetDetails()["data"], &md) == nil && md.ActivityType == "RatesInUse" {
-		return nil
-	}
 	return m.GetDetails()["result"]
 }
 

@@ -85,7 +85,10 @@ func newOnboardingRun(ctx workflow.Context, in Input, specs flow.ToolSpecs) (*on
 	o.dashboard = workflow.GetSignalChannelWithOptions(ctx, SignalDashboard, workflow.SignalChannelOptions{
 		Description: `The merchant asked for the Express Dashboard: {} makes a new single-use login link (see the status query).`,
 	})
-	o.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowOnboarding, Window: in.ApprovalWindow, Request: o.base, Log: &st.Log, Specs: specs})
+	signals := workflows.NewListener(ctx)
+	o.approvals = approval.New(ctx, approval.Config{Flow: workflows.FlowOnboarding, Window: in.ApprovalWindow, Request: o.base,
+		Log: &st.Log, Specs: specs, Signals: signals})
+	signals.Listen(ctx)
 	o.deadline = workflow.NewTimerWithOptions(ctx, st.DeadlineAt.Sub(now), workflow.TimerOptions{Summary: "onboarding deadline"})
 	workflow.Go(ctx, o.reviewLoop)
 	state := st.State
