@@ -57,7 +57,7 @@ func TestAppendLoad(t *testing.T) {
 	// alternates the append as the migrations define it (SECURITY
 	// DEFINER, a pinned search_path) with a SECURITY INVOKER append the
 	// runtime role is granted the tables for: what the definer costs
-	// (docs/performance.md#what-the-authority-checks-cost).
+	// (docs/performance.md#what-a-draft-order-adds-to-its-protocol).
 	modes := strings.Split(os.Getenv("CARTWRIGHT_EVIDENCE_LOAD_MODES"), ",")
 	if modes[0] == "" {
 		modes = []string{"definer"}
