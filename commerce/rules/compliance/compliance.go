@@ -375,16 +375,6 @@ func Categories() []string {
 	return out
 }
 
-// RulesetVersion is the version of the compliance rules, e.g.
-// "compliance-2026.11.3".
-func RulesetVersion() string {
-	rs, err := ruleset()
-	if err != nil {
-		return ""
-	}
-	return rs.version
-}
-
 // Sources lists the public references of the rules.
 func Sources() []string {
 	rs, err := ruleset()

@@ -4,7 +4,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -111,20 +110,6 @@ func Exponent(currency string) (int, error) {
 func Known(currency string) bool {
 	_, err := Exponent(currency)
 	return err == nil
-}
-
-// Currencies lists the known codes, sorted.
-func Currencies() []string {
-	t, err := load()
-	if err != nil {
-		return nil
-	}
-	out := make([]string, 0, len(t.exponent))
-	for c := range t.exponent {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Withdrawn returns the date (YYYY-MM-DD) a currency stopped being legal
