@@ -360,26 +360,3 @@ func (rs *rules) classify(it Item) (string, string, []Reason) {
 	}
 	return "", "unknown", append(unknown, Reason{Code: ReasonUnknownHSCode, Verdict: Uncertain, Confidence: 0.5, Message: "the HS chapter has no compliance rule here; needs classification", SKU: it.SKU})
 }
-
-// Categories lists the known category ids, sorted.
-func Categories() []string {
-	rs, err := ruleset()
-	if err != nil {
-		return nil
-	}
-	out := make([]string, 0, len(rs.categories))
-	for c := range rs.categories {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Sources lists the public references of the rules.
-func Sources() []string {
-	rs, err := ruleset()
-	if err != nil {
-		return nil
-	}
-	return append([]string(nil), rs.sources...)
-}

@@ -200,11 +200,12 @@ func TestInvalidInput(t *testing.T) {
 }
 
 func TestRulesetLoads(t *testing.T) {
-	if _, err := ruleset(); err != nil {
+	rs, err := ruleset()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(Categories()) < 25 || len(Sources()) == 0 {
-		t.Errorf("categories %d sources %d", len(Categories()), len(Sources()))
+	if len(rs.categories) < 25 || len(rs.sources) == 0 {
+		t.Errorf("categories %d sources %d", len(rs.categories), len(rs.sources))
 	}
 }
 

@@ -83,15 +83,6 @@ func RulesetVersion() string {
 	return t.version
 }
 
-// Sources lists the public references the currency table comes from.
-func Sources() []string {
-	t, err := load()
-	if err != nil {
-		return nil
-	}
-	return append([]string(nil), t.sources...)
-}
-
 // Exponent returns the number of decimals of the currency's minor unit
 // (JPY 0, EUR 2, KWD 3). The code must be upper-case ISO 4217.
 func Exponent(currency string) (int, error) {

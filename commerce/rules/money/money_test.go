@@ -24,8 +24,8 @@ func TestExponentsPinnedToISO4217(t *testing.T) {
 	if v := RulesetVersion(); v != "money-2026.11.1" {
 		t.Errorf("RulesetVersion = %q", v)
 	}
-	if len(Sources()) == 0 {
-		t.Error("no sources")
+	if tb, err := load(); err != nil || len(tb.sources) == 0 {
+		t.Errorf("no sources: %v", err)
 	}
 }
 

@@ -194,25 +194,6 @@ func Schemes() []string {
 	return out
 }
 
-// RulesetVersion is the version shared by the tax data files, e.g.
-// "tax-2026.11.5"; it goes into evidence with every estimate.
-func RulesetVersion() string {
-	r, err := load()
-	if err != nil {
-		return ""
-	}
-	return r.version
-}
-
-// Sources lists the public references of the tax data.
-func Sources() []string {
-	r, err := load()
-	if err != nil {
-		return nil
-	}
-	return append([]string(nil), r.sources...)
-}
-
 // Currency returns the currency of a destination ("" when the destination
 // is not supported): what an order shipped there is usually priced in.
 func Currency(country string) string {
