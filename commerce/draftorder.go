@@ -156,7 +156,7 @@ func (t *tools) insertDraft(ctx context.Context, req toolkit.Request, scope Draf
 	if err != nil {
 		return nil, err
 	}
-	call := activityCall(ctx)
+	call := toolkit.CallFrom(ctx)
 	payload, _ := json.Marshal(map[string]any{"scope": scope, "quote_hash": in.Total.QuoteHash})
 	sum := sha256.Sum256(payload)
 	entry := evidence.AuditEntry{
@@ -307,7 +307,3 @@ func auditError(err error) error {
 	}
 	return toolkit.Errorf(toolkit.UpstreamError, "audit unavailable: %v", err).WithCause(err)
 }
-
-// activityCall locates the call in Temporal for the audit row (the
-// activity put it on the context).
-func activityCall(ctx context.Context) toolkit.CallContext { return toolkit.CallFrom(ctx) }

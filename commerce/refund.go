@@ -97,7 +97,7 @@ func (t *tools) refundPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.UpstreamError, "orders database unavailable, retry").WithCause(err)
 	}
-	caller := activityCall(ctx).WorkflowID
+	caller := toolkit.CallFrom(ctx).WorkflowID
 	if want := RefundWorkflowID(owner, "x"); !found || want == "" || !strings.HasPrefix(caller, strings.TrimSuffix(want, "x")) {
 		return nil, toolkit.Errorf(toolkit.Forbidden, "draft order %s is refunded through its own refund runs only", in.DraftOrderID)
 	}
@@ -162,7 +162,7 @@ func (t *tools) refundPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 		}
 		sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", in.DraftOrderID, caller, amount)))
 		entry := evidence.AuditEntry{CorrelationID: req.CorrelationID, Tool: ToolRefundPayment, UserID: req.UserID, ActorType: req.Actor.Type,
-			Action: evidence.ActionAllow, Reason: "refund a paid draft order", PayloadSHA: hex.EncodeToString(sum[:]), Call: activityCall(ctx),
+			Action: evidence.ActionAllow, Reason: "refund a paid draft order", PayloadSHA: hex.EncodeToString(sum[:]), Call: toolkit.CallFrom(ctx),
 			Refs: map[string]any{"draft_order_id": in.DraftOrderID, "amount": out.Amount}}
 		if _, err := t.audit.WritePending(ctx, entry); err != nil {
 			return auditError(err)

@@ -189,7 +189,7 @@ func (t *tools) settleStock(ctx context.Context, call *toolkit.Call) (*toolkit.O
 	if !found {
 		return nil, toolkit.Errorf(toolkit.NotFound, "draft order %s holds no stock", in.DraftOrderID)
 	}
-	caller := activityCall(ctx).WorkflowID
+	caller := toolkit.CallFrom(ctx).WorkflowID
 	if !isOwnRun(owner, caller) {
 		// Only the draft order's own run moves its stock: not another
 		// order's, not a hand-started tool call.
@@ -201,7 +201,7 @@ func (t *tools) settleStock(ctx context.Context, call *toolkit.Call) (*toolkit.O
 	entry := evidence.AuditEntry{
 		CorrelationID: req.CorrelationID, Tool: ToolSettleStock, UserID: req.UserID, ActorType: req.Actor.Type,
 		Action: evidence.ActionAllow, Reason: in.Action + " stock: " + in.Reason, PayloadSHA: hex.EncodeToString(sum[:]),
-		Call: activityCall(ctx), Refs: map[string]any{"draft_order_id": in.DraftOrderID, "action": in.Action, "reason": in.Reason},
+		Call: toolkit.CallFrom(ctx), Refs: map[string]any{"draft_order_id": in.DraftOrderID, "action": in.Action, "reason": in.Reason},
 	}
 	if _, err := t.audit.WritePending(ctx, entry); err != nil {
 		return nil, auditError(err)

@@ -2,6 +2,7 @@ package money
 
 import (
 	"math"
+	"math/big"
 	"testing"
 )
 
@@ -139,18 +140,18 @@ func TestParseFormatMajor(t *testing.T) {
 
 func TestConvertAcrossExponents(t *testing.T) {
 	// 100.00 EUR at 162.35 JPY/EUR = ¥16,235.
-	if v, err := Convert(10000, "EUR", "JPY", "162.35"); err != nil || v != 16235 {
+	if v, err := ConvertRat(10000, "EUR", "JPY", big.NewRat(16235, 100)); err != nil || v != 16235 {
 		t.Errorf("EUR→JPY = %d, %v", v, err)
 	}
 	// ¥1,000 at 0.0061596 EUR/JPY = 6.1596 EUR → 6.16.
-	if v, err := Convert(1000, "JPY", "EUR", "0.0061596"); err != nil || v != 616 {
+	if v, err := ConvertRat(1000, "JPY", "EUR", big.NewRat(61596, 10_000_000)); err != nil || v != 616 {
 		t.Errorf("JPY→EUR = %d, %v", v, err)
 	}
 	// 10.00 EUR at 0.3569 KWD/EUR = 3.569 KWD = 3569 fils.
-	if v, err := Convert(1000, "EUR", "KWD", "0.3569"); err != nil || v != 3569 {
+	if v, err := ConvertRat(1000, "EUR", "KWD", big.NewRat(3569, 10000)); err != nil || v != 3569 {
 		t.Errorf("EUR→KWD = %d, %v", v, err)
 	}
-	if _, err := Convert(1, "EUR", "USD", "-1"); err == nil {
+	if _, err := ConvertRat(1, "EUR", "USD", big.NewRat(-1, 1)); err == nil {
 		t.Error("negative rate accepted")
 	}
 }
