@@ -72,9 +72,6 @@ func (r Rate) Apply(amount int64) (int64, error) {
 	return MulDiv(amount, int64(r), 100*PPMPerPercent)
 }
 
-// Add returns r+o.
-func (r Rate) Add(o Rate) Rate { return r + o }
-
 // MarshalJSON writes the rate as a JSON string percentage ("9.975") so
 // data files and evidence stay human-readable and exact.
 func (r Rate) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
