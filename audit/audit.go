@@ -37,7 +37,7 @@ type Deps struct {
 	// registry's); required when Workflows is nil.
 	Specs []toolkit.Spec
 	// DataConverter must be the worker's: the payload codec's
-	// (the codec's, as `starter audit` sets it). nil means the codec of the
+	// (client.SDKOptions; Open sets it). nil means the codec of the
 	// configured key ring (CARTWRIGHT_PAYLOAD_KEYS), or without one the
 	// SDK default, which reads only histories written without a codec.
 	DataConverter converter.DataConverter
