@@ -196,13 +196,10 @@ func (t *tools) createPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 	}
 	fee := amount * int64(t.feeBPS) / 10000
 	req := call.Request
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%s/%d/%s", in.DraftOrderID, amount, currency, fee, m.StripeAccountID)))
-	entry := evidence.AuditEntry{
-		CorrelationID: req.CorrelationID, Tool: ToolCreatePayment, UserID: req.UserID, ActorType: req.Actor.Type,
-		Action: evidence.ActionAllow, Reason: "charge a written draft order", PayloadSHA: hex.EncodeToString(sum[:]),
-		Call: toolkit.CallFrom(ctx), Refs: map[string]any{"draft_order_id": in.DraftOrderID, "merchant_id": in.MerchantID,
-			"amount": Money{Amount: amount, Currency: currency}, "application_fee": Money{Amount: fee, Currency: currency}},
-	}
+	entry := allowEntry(ctx, req, ToolCreatePayment, "charge a written draft order",
+		fmt.Appendf(nil, "%s/%d/%s/%d/%s", in.DraftOrderID, amount, currency, fee, m.StripeAccountID),
+		map[string]any{"draft_order_id": in.DraftOrderID, "merchant_id": in.MerchantID,
+			"amount": Money{Amount: amount, Currency: currency}, "application_fee": Money{Amount: fee, Currency: currency}})
 	// Audit first (docs/evidence.md#two-phase-audit): no row, no charge.
 	if _, err := t.audit.WritePending(ctx, entry); err != nil {
 		return nil, auditError(err)
