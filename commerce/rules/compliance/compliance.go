@@ -138,11 +138,6 @@ type Result struct {
 	RulesetVersion string       `json:"ruleset_version"`
 }
 
-// NeedsApproval reports whether the result must go to support staff.
-func (r Result) NeedsApproval() bool {
-	return r.Verdict == Uncertain || (r.Verdict == Allow && r.Confidence < ApprovalThreshold)
-}
-
 // Stable reason codes the engine itself emits (the data adds its own).
 const (
 	ReasonUnknownCategory = "UNKNOWN_CATEGORY"

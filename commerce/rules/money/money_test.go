@@ -71,8 +71,8 @@ func TestRateParseAndApply(t *testing.T) {
 	}
 	for _, c := range cases {
 		r, err := ParseRate(c.s)
-		if err != nil || r.PPM() != c.ppm || r.BPS() != c.bps || r.String() != c.text {
-			t.Errorf("ParseRate(%q) = %d (%d bps, %q), %v", c.s, r.PPM(), r.BPS(), r.String(), err)
+		if err != nil || int64(r) != c.ppm || r.BPS() != c.bps || r.String() != c.text {
+			t.Errorf("ParseRate(%q) = %d (%d bps, %q), %v", c.s, int64(r), r.BPS(), r.String(), err)
 		}
 	}
 	for _, bad := range []string{"", "-1", "+1", "1.23456", "abc", "1.+2", "1e2", "1_0"} {
@@ -96,10 +96,10 @@ func TestRateParseAndApply(t *testing.T) {
 
 func TestRateJSON(t *testing.T) {
 	var r Rate
-	if err := r.UnmarshalJSON([]byte(`9.975`)); err != nil || r.PPM() != 99_750 {
+	if err := r.UnmarshalJSON([]byte(`9.975`)); err != nil || int64(r) != 99_750 {
 		t.Fatalf("number: %d %v", r, err)
 	}
-	if err := r.UnmarshalJSON([]byte(`"25.5"`)); err != nil || r.PPM() != 255_000 {
+	if err := r.UnmarshalJSON([]byte(`"25.5"`)); err != nil || int64(r) != 255_000 {
 		t.Fatalf("string: %d %v", r, err)
 	}
 	b, _ := r.MarshalJSON()

@@ -50,9 +50,6 @@ func MustRate(s string) Rate {
 	return r
 }
 
-// PPM returns the rate in parts per million.
-func (r Rate) PPM() int64 { return int64(r) }
-
 // BPS returns the rate in basis points rounded half-up (9.975% → 998):
 // for display only; compute with Apply.
 func (r Rate) BPS() int64 {
