@@ -16,52 +16,65 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// Open builds Deps the way the worker wires itself, for the starter CLI:
-// PostgreSQL from CARTWRIGHT_PG_DSN, the evidence store and the archive
-// with the evidence key (CARTWRIGHT_EVIDENCE_KEY), Temporal from the
-// standard TEMPORAL_* environment, and the replayer with the clients' data
-// converter (the payload codec of CARTWRIGHT_PAYLOAD_KEYS). The Temporal client is lazy — it
-// connects on first use — so auditing a history file needs no server.
-// close releases everything. specs are the tool specs the replayed
-// workflows are bound to (the worker registry's; wiring.ToolSpecs()).
+// OpenStores opens what an audit reads, the way the worker wires itself:
+// PostgreSQL from CARTWRIGHT_PG_DSN, the evidence store, the history
+// archive with the evidence key (CARTWRIGHT_EVIDENCE_KEY), and the seal key
+// ring when there is one (without it the audit still runs, and says which
+// seals it could not check: KindSealUnverifiable). Errors carry their code:
+// UPSTREAM_ERROR for the database, INVALID_ARGUMENT for a key or setting.
+// close releases the database.
+func OpenStores(ctx context.Context, cfg config.Config, logger *zap.Logger) (d Deps, close func(), err error) {
+	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	if err != nil {
+		return Deps{}, nil, toolkit.Errorf(toolkit.UpstreamError, "evidence database: %v", err)
+	}
+	fail := func(what string, err error) (Deps, func(), error) {
+		pool.Close()
+		return Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "%s: %v", what, err)
+	}
+	store, err := evidence.NewStoreFromConfig(pool, cfg, logger)
+	if err != nil {
+		return fail("evidence store", err)
+	}
+	sealer, err := evidence.NewAESGCMFromBase64(cfg.EvidenceKeyID, cfg.EvidenceKey)
+	if err != nil {
+		return fail("history archive key", err)
+	}
+	arch, err := archive.NewStore(pool, sealer)
+	if err != nil {
+		return fail("history archive", err)
+	}
+	d = Deps{Evidence: store, Archive: arch}
+	if seals, err := support.SealRingFromConfig(cfg); err == nil {
+		d.Seals = seals
+	}
+	return d, pool.Close, nil
+}
+
+// Open is OpenStores with Temporal from the standard TEMPORAL_* environment
+// and the replayer with the clients' data converter (the payload codec of
+// CARTWRIGHT_PAYLOAD_KEYS). The Temporal client is lazy — it connects on
+// first use — so auditing a history file needs no server. specs are the
+// tool specs the replayed workflows are bound to (the worker registry's;
+// wiring.ToolSpecs()).
 func Open(ctx context.Context, cfg config.Config, specs []toolkit.Spec, logger *zap.Logger) (d Deps, close func(), err error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	d, closeStores, err := OpenStores(ctx, cfg, logger)
 	if err != nil {
-		return Deps{}, nil, err
-	}
-	store, err := evidence.NewStoreFromConfig(pool, cfg, logger)
-	if err != nil {
-		pool.Close()
-		return Deps{}, nil, err
-	}
-	sealer, err := evidence.NewAESGCMFromBase64(cfg.EvidenceKeyID, cfg.EvidenceKey)
-	if err != nil {
-		pool.Close()
-		return Deps{}, nil, err
-	}
-	arch, err := archive.NewStore(pool, sealer)
-	if err != nil {
-		pool.Close()
 		return Deps{}, nil, err
 	}
 	opts, err := client.SDKOptions(cfg, logger)
 	if err != nil {
-		pool.Close()
+		closeStores()
 		return Deps{}, nil, err
 	}
 	tc, err := sdkclient.NewLazyClient(opts)
 	if err != nil {
-		pool.Close()
+		closeStores()
 		return Deps{}, nil, fmt.Errorf("temporal client: %w", err)
 	}
-	d = Deps{Temporal: tc, Evidence: store, Archive: arch, Logger: logger, Specs: specs, DataConverter: opts.DataConverter}
-	// Without a seal key ring the audit still runs, and says which seals
-	// it could not check (KindSealUnverifiable).
-	if seals, err := support.SealRingFromConfig(cfg); err == nil {
-		d.Seals = seals
-	}
-	return d, func() { tc.Close(); pool.Close() }, nil
+	d.Temporal, d.Logger, d.Specs, d.DataConverter = tc, logger, specs, opts.DataConverter
+	return d, func() { tc.Close(); closeStores() }, nil
 }

@@ -7,16 +7,6 @@ import (
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
-// validateAddress applies the rule data of commerce/rules/address: the
-// normalised address (a region derived from the postal code where that is
-// unambiguous) and every problem found, errors and warnings; the tools
-// refuse on errors and pass warnings on to the envelope. It is no
-// interface: the region/postcode decisions are the product's own rules
-// (commerce/rules/README.md), not a provider's to replace.
-func validateAddress(a Address) (Address, []address.Problem) {
-	return address.Resolve(a)
-}
-
 // Address warnings in the response envelope (stable constants,
 // docs/envelope.md#warnings): what the address validator noticed without
 // refusing the address.
@@ -70,7 +60,7 @@ func splitProblems(problems []address.Problem) (errs []address.Problem, warnings
 // it) and returns it normalised with its warnings, or ADDRESS_INVALID
 // naming every bad field.
 func (t *tools) checkAddress(field string, a Address) (Address, []string, error) {
-	n, problems := validateAddress(a)
+	n, problems := address.Resolve(a)
 	errs, warnings := splitProblems(problems)
 	return n, warnings, addressError(field, errs)
 }
@@ -81,7 +71,7 @@ func (t *tools) checkAddress(field string, a Address) (Address, []string, error)
 // It returns the normalised address (region code, canonical postal code,
 // region derived from the postal code) and the warnings for the envelope.
 func (t *tools) checkDestination(field string, a Address) (Address, []string, error) {
-	n, problems := validateAddress(a)
+	n, problems := address.Resolve(a)
 	errs, warnings := splitProblems(problems)
 	var keep []address.Problem
 	for _, p := range errs {

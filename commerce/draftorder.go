@@ -156,16 +156,11 @@ func (t *tools) insertDraft(ctx context.Context, req toolkit.Request, scope Draf
 	if err != nil {
 		return nil, err
 	}
-	call := activityCall(ctx)
+	call := toolkit.CallFrom(ctx)
 	payload, _ := json.Marshal(map[string]any{"scope": scope, "quote_hash": in.Total.QuoteHash})
-	sum := sha256.Sum256(payload)
-	entry := evidence.AuditEntry{
-		CorrelationID: req.CorrelationID, Tool: ToolCreateDraftOrder, UserID: req.UserID, ActorType: req.Actor.Type,
-		Action: evidence.ActionAllow, Reason: "create draft order for a confirmed total",
-		PayloadSHA: hex.EncodeToString(sum[:]), Call: call,
-		Refs: map[string]any{"quote_hash": in.Total.QuoteHash, "quote_id": in.Total.QuoteID,
-			"grand_total": in.Total.GrandTotal, "idempotency_key": req.IdempotencyKey},
-	}
+	entry := allowEntry(ctx, req, ToolCreateDraftOrder, "create draft order for a confirmed total", payload,
+		map[string]any{"quote_hash": in.Total.QuoteHash, "quote_id": in.Total.QuoteID,
+			"grand_total": in.Total.GrandTotal, "idempotency_key": req.IdempotencyKey})
 	draft := NewDraft{
 		Scope: scope, DraftOrderID: id, Total: in.Total, ShipTo: sealed, CorrelationID: req.CorrelationID,
 		WorkflowID: call.WorkflowID, RunID: call.RunID, WorkflowType: call.WorkflowType, CreatedAt: now,
@@ -297,6 +292,14 @@ func draftFrom(s StoredDraft, replayed bool) DraftOrder {
 		QuoteHash: s.QuoteHash, GrandTotal: s.GrandTotal, Replayed: replayed}
 }
 
+// allowEntry is the audit row of a side effect the call goes on with
+// (docs/evidence.md#two-phase-audit), its payload named by its SHA-256.
+func allowEntry(ctx context.Context, req toolkit.Request, tool, reason string, payload []byte, refs map[string]any) evidence.AuditEntry {
+	sum := sha256.Sum256(payload)
+	return evidence.AuditEntry{CorrelationID: req.CorrelationID, Tool: tool, UserID: req.UserID, ActorType: req.Actor.Type,
+		Action: evidence.ActionAllow, Reason: reason, PayloadSHA: hex.EncodeToString(sum[:]), Call: toolkit.CallFrom(ctx), Refs: refs}
+}
+
 // auditError keeps a toolkit error (CONFLICT for an audit closed as
 // failed, UPSTREAM_ERROR for a database outage) and reports anything else
 // as a retryable UPSTREAM_ERROR: without its audit the write cannot go on.
@@ -307,7 +310,3 @@ func auditError(err error) error {
 	}
 	return toolkit.Errorf(toolkit.UpstreamError, "audit unavailable: %v", err).WithCause(err)
 }
-
-// activityCall locates the call in Temporal for the audit row (the
-// activity put it on the context).
-func activityCall(ctx context.Context) toolkit.CallContext { return toolkit.CallFrom(ctx) }

@@ -134,7 +134,7 @@ func (t *tools) ownRun(ctx context.Context, draftID string) error {
 	if !found {
 		return toolkit.Errorf(toolkit.NotFound, "no written draft order %s", draftID)
 	}
-	if !isOwnRun(owner, activityCall(ctx).WorkflowID) {
+	if !isOwnRun(owner, toolkit.CallFrom(ctx).WorkflowID) {
 		return toolkit.Errorf(toolkit.Forbidden, "draft order %s is paid through its own run only", draftID)
 	}
 	return nil
@@ -185,7 +185,7 @@ func (t *tools) createPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 		return nil, toolkit.Errorf(toolkit.InvalidArgument, "merchant %s has no connected Stripe account", in.MerchantID).
 			WithRecovery("onboard the merchant first", "stripe.create_relink_url")
 	}
-	caller := activityCall(ctx).WorkflowID
+	caller := toolkit.CallFrom(ctx).WorkflowID
 	// A repeat after the charge answers from the intent already made.
 	if p, ok, err := t.storedPayment(ctx, in.DraftOrderID); err != nil {
 		return nil, err
@@ -196,13 +196,10 @@ func (t *tools) createPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 	}
 	fee := amount * int64(t.feeBPS) / 10000
 	req := call.Request
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%s/%d/%s", in.DraftOrderID, amount, currency, fee, m.StripeAccountID)))
-	entry := evidence.AuditEntry{
-		CorrelationID: req.CorrelationID, Tool: ToolCreatePayment, UserID: req.UserID, ActorType: req.Actor.Type,
-		Action: evidence.ActionAllow, Reason: "charge a written draft order", PayloadSHA: hex.EncodeToString(sum[:]),
-		Call: activityCall(ctx), Refs: map[string]any{"draft_order_id": in.DraftOrderID, "merchant_id": in.MerchantID,
-			"amount": Money{Amount: amount, Currency: currency}, "application_fee": Money{Amount: fee, Currency: currency}},
-	}
+	entry := allowEntry(ctx, req, ToolCreatePayment, "charge a written draft order",
+		fmt.Appendf(nil, "%s/%d/%s/%d/%s", in.DraftOrderID, amount, currency, fee, m.StripeAccountID),
+		map[string]any{"draft_order_id": in.DraftOrderID, "merchant_id": in.MerchantID,
+			"amount": Money{Amount: amount, Currency: currency}, "application_fee": Money{Amount: fee, Currency: currency}})
 	// Audit first (docs/evidence.md#two-phase-audit): no row, no charge.
 	if _, err := t.audit.WritePending(ctx, entry); err != nil {
 		return nil, auditError(err)
@@ -282,7 +279,7 @@ func (t *tools) cancelPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 	if !ok {
 		return nil, toolkit.Errorf(toolkit.NotFound, "draft order %s has no payment", in.DraftOrderID)
 	}
-	intent, err := t.payments.CancelIntent(ctx, p.PaymentIntentID, idemKey(activityCall(ctx).WorkflowID, "payment/cancel"))
+	intent, err := t.payments.CancelIntent(ctx, p.PaymentIntentID, idemKey(toolkit.CallFrom(ctx).WorkflowID, "payment/cancel"))
 	if err != nil {
 		return nil, err
 	}

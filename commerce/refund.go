@@ -2,8 +2,6 @@ package commerce
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,7 +95,7 @@ func (t *tools) refundPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.UpstreamError, "orders database unavailable, retry").WithCause(err)
 	}
-	caller := activityCall(ctx).WorkflowID
+	caller := toolkit.CallFrom(ctx).WorkflowID
 	if want := RefundWorkflowID(owner, "x"); !found || want == "" || !strings.HasPrefix(caller, strings.TrimSuffix(want, "x")) {
 		return nil, toolkit.Errorf(toolkit.Forbidden, "draft order %s is refunded through its own refund runs only", in.DraftOrderID)
 	}
@@ -160,10 +158,8 @@ func (t *tools) refundPayment(ctx context.Context, call *toolkit.Call) (*toolkit
 				return err
 			}
 		}
-		sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", in.DraftOrderID, caller, amount)))
-		entry := evidence.AuditEntry{CorrelationID: req.CorrelationID, Tool: ToolRefundPayment, UserID: req.UserID, ActorType: req.Actor.Type,
-			Action: evidence.ActionAllow, Reason: "refund a paid draft order", PayloadSHA: hex.EncodeToString(sum[:]), Call: activityCall(ctx),
-			Refs: map[string]any{"draft_order_id": in.DraftOrderID, "amount": out.Amount}}
+		entry := allowEntry(ctx, req, ToolRefundPayment, "refund a paid draft order",
+			fmt.Appendf(nil, "%s/%s/%d", in.DraftOrderID, caller, amount), map[string]any{"draft_order_id": in.DraftOrderID, "amount": out.Amount})
 		if _, err := t.audit.WritePending(ctx, entry); err != nil {
 			return auditError(err)
 		}

@@ -2,8 +2,6 @@ package commerce
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -76,7 +74,7 @@ func (t *tools) restockReturned(ctx context.Context, call *toolkit.Call) (*toolk
 	if err != nil {
 		return nil, toolkit.Errorf(toolkit.UpstreamError, "stock ledger unavailable, retry").WithDetail("upstream_code", "db_error").WithCause(err)
 	}
-	caller := activityCall(ctx).WorkflowID
+	caller := toolkit.CallFrom(ctx).WorkflowID
 	if want := RefundWorkflowID(owner, "x"); !found || want == "" || !strings.HasPrefix(caller, strings.TrimSuffix(want, "x")) {
 		return nil, toolkit.Errorf(toolkit.Forbidden, "draft order %s is restocked through its own refund runs only", in.DraftOrderID)
 	}
@@ -93,12 +91,8 @@ func (t *tools) restockReturned(ctx context.Context, call *toolkit.Call) (*toolk
 	}
 	req := call.Request
 	payload, _ := json.Marshal(in)
-	sum := sha256.Sum256(payload)
-	entry := evidence.AuditEntry{
-		CorrelationID: req.CorrelationID, Tool: ToolRestockReturned, UserID: req.UserID, ActorType: req.Actor.Type,
-		Action: evidence.ActionAllow, Reason: "returned goods back on hand", PayloadSHA: hex.EncodeToString(sum[:]),
-		Call: activityCall(ctx), Refs: map[string]any{"draft_order_id": in.DraftOrderID, "lines": in.Lines},
-	}
+	entry := allowEntry(ctx, req, ToolRestockReturned, "returned goods back on hand", payload,
+		map[string]any{"draft_order_id": in.DraftOrderID, "lines": in.Lines})
 	if _, err := t.audit.WritePending(ctx, entry); err != nil {
 		return nil, auditError(err)
 	}

@@ -59,9 +59,6 @@ func NewSealRing(current string, keys map[string][]byte) (*SealRing, error) {
 	return &SealRing{keys: r}, nil
 }
 
-// IDs are the ring's key ids, sorted.
-func (r *SealRing) IDs() []string { return r.keys.IDs() }
-
 // sealDoc is what a seal's MAC covers (docs/quote-seals.md#the-seal): the
 // total's priced content by its quote_hash and amounts, the workflow that
 // sealed it, and the evidence it rests on.

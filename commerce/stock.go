@@ -2,8 +2,6 @@ package commerce
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -189,7 +187,7 @@ func (t *tools) settleStock(ctx context.Context, call *toolkit.Call) (*toolkit.O
 	if !found {
 		return nil, toolkit.Errorf(toolkit.NotFound, "draft order %s holds no stock", in.DraftOrderID)
 	}
-	caller := activityCall(ctx).WorkflowID
+	caller := toolkit.CallFrom(ctx).WorkflowID
 	if !isOwnRun(owner, caller) {
 		// Only the draft order's own run moves its stock: not another
 		// order's, not a hand-started tool call.
@@ -197,12 +195,8 @@ func (t *tools) settleStock(ctx context.Context, call *toolkit.Call) (*toolkit.O
 	}
 	req := call.Request
 	payload, _ := json.Marshal(in)
-	sum := sha256.Sum256(payload)
-	entry := evidence.AuditEntry{
-		CorrelationID: req.CorrelationID, Tool: ToolSettleStock, UserID: req.UserID, ActorType: req.Actor.Type,
-		Action: evidence.ActionAllow, Reason: in.Action + " stock: " + in.Reason, PayloadSHA: hex.EncodeToString(sum[:]),
-		Call: activityCall(ctx), Refs: map[string]any{"draft_order_id": in.DraftOrderID, "action": in.Action, "reason": in.Reason},
-	}
+	entry := allowEntry(ctx, req, ToolSettleStock, in.Action+" stock: "+in.Reason, payload,
+		map[string]any{"draft_order_id": in.DraftOrderID, "action": in.Action, "reason": in.Reason})
 	if _, err := t.audit.WritePending(ctx, entry); err != nil {
 		return nil, auditError(err)
 	}

@@ -57,9 +57,7 @@ type ReconcileOptions struct {
 
 // Check applies the defaults and refuses values below their floors, so a
 // caller can refuse bad options before it opens a connection.
-func (o *ReconcileOptions) Check() error { return o.normalise() }
-
-func (o *ReconcileOptions) normalise() error {
+func (o *ReconcileOptions) Check() error {
 	if o.PendingAfter == 0 {
 		o.PendingAfter = DefaultPendingAfter
 	}
@@ -193,7 +191,7 @@ func (r ReconcileReport) LogFields() []zap.Field {
 func Reconcile(ctx context.Context, pool *pgxpool.Pool, opts ReconcileOptions) (ReconcileReport, error) {
 	start := time.Now()
 	rep := ReconcileReport{}
-	if err := opts.normalise(); err != nil {
+	if err := opts.Check(); err != nil {
 		return rep, err
 	}
 	rep.PendingAfterSeconds = int64(opts.PendingAfter / time.Second)

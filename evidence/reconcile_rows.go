@@ -181,16 +181,9 @@ func (s *Store) DraftRowsOfMany(ctx context.Context, workflowIDs []string) (map[
 	return out, nil
 }
 
-// DraftRowsOf returns every draft_orders row that names workflowID, with
-// its backing: what the audit checks for the workflow it audits
-// (docs/quote-seals.md#audit-and-reconcile).
-func DraftRowsOf(ctx context.Context, pool *pgxpool.Pool, workflowID string) ([]DraftRowBacking, error) {
-	m, err := DraftRowsOfMany(ctx, pool, []string{workflowID})
-	return m[workflowID], err
-}
-
-// DraftRowsOfMany is DraftRowsOf for many workflows in one statement (the
-// auditor of many runs reads a batch's rows at once,
+// DraftRowsOfMany returns every draft_orders row that names one of
+// workflowIDs, with its backing (docs/quote-seals.md#audit-and-reconcile),
+// in one statement (the auditor of many runs reads a batch's rows at once,
 // docs/performance.md#audit-rate); each workflow's rows oldest first.
 func DraftRowsOfMany(ctx context.Context, pool *pgxpool.Pool, workflowIDs []string) (map[string][]DraftRowBacking, error) {
 	rows, err := pool.Query(ctx, draftBackingSQL+` WHERE d.workflow_id = ANY($1) ORDER BY d.workflow_id, d.created_at`,

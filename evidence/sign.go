@@ -73,9 +73,6 @@ func ParseRowSigner(writer, keys, currentID string) (*RowSigner, error) {
 	return s, nil
 }
 
-// Writer is the process whose ring this is (WriterWorker, WriterGateway).
-func (s *RowSigner) Writer() string { return s.writer }
-
 // KeyID is the id of the key that signs.
 func (s *RowSigner) KeyID() string { return s.keyID }
 

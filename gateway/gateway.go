@@ -150,9 +150,6 @@ func New(opts Options) (*Gateway, error) {
 	return g, nil
 }
 
-// Server is the SDK server (for in-memory transports in tests).
-func (g *Gateway) Server() *mcp.Server { return g.server }
-
 // ToolNames lists every tool the gateway serves, sorted.
 func (g *Gateway) ToolNames() []string {
 	out := make([]string, 0, len(g.names))

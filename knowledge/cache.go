@@ -67,9 +67,3 @@ func (c *lru) put(key string, v CiteResult) {
 		delete(c.items, last.Value.(*lruEntry).key)
 	}
 }
-
-func (c *lru) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
-}

@@ -157,3 +157,9 @@ func FuzzClaimText(f *testing.F) {
 		}
 	})
 }
+
+func (c *lru) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
+}

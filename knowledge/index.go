@@ -268,12 +268,6 @@ func (ix *Index) loadLexemes(ctx context.Context) error {
 	return nil
 }
 
-// CorpusVersion is the content hash of the loaded corpus.
-func (ix *Index) CorpusVersion() string { return ix.version }
-
-// Sections returns the number of sections in the corpus.
-func (ix *Index) Sections() int { return len(ix.sections) }
-
 // searchSQL ranks the corpus version's sections by two signals in one round
 // trip: full text (ts_rank_cd of an OR query, normalised rank/(rank+1)) and
 // trigram similarity (word_similarity of the claim against the short head

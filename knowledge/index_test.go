@@ -62,11 +62,11 @@ func TestLoadIsIdempotentPerVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM knowledge_sections WHERE corpus_version = $1`,
-		ix.CorpusVersion()).Scan(&sections); err != nil {
+		ix.version).Scan(&sections); err != nil {
 		t.Fatal(err)
 	}
-	if versions != 1 || sections != len(c.Sections) || ix.Sections() != len(c.Sections) {
-		t.Fatalf("versions=%d sections=%d index=%d, want 1, %d, %d", versions, sections, ix.Sections(), len(c.Sections), len(c.Sections))
+	if versions != 1 || sections != len(c.Sections) || len(ix.sections) != len(c.Sections) {
+		t.Fatalf("versions=%d sections=%d index=%d, want 1, %d, %d", versions, sections, len(ix.sections), len(c.Sections), len(c.Sections))
 	}
 
 	// A different corpus (another build) is a new version beside the old
@@ -78,7 +78,7 @@ func TestLoadIsIdempotentPerVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix2 := load(t, pool, WithCorpus(other))
-	if ix2.CorpusVersion() == ix.CorpusVersion() {
+	if ix2.version == ix.version {
 		t.Fatal("different corpora share a version")
 	}
 	r, err := ix2.Cite(ctx, "how do I bake sourdough", 3)

@@ -34,6 +34,33 @@ as_root() {
 # `make down` would always think another stack still uses the cluster.
 without_locks() { "$@" 6>&- 7>&- 8>&- 9>&-; }
 
+# npm_setup DIR PACKAGE WHAT [APT_PACKAGE...]: the setup of a Node test
+# (WHAT names it in messages): node, npm and the APT_PACKAGEs from Debian's
+# packages if absent, then DIR's pinned npm packages (its package-lock.json)
+# with npm ci unless PACKAGE is installed and the lock is not newer. Without
+# network for apt or npm it fails, saying so: the tests fail, never skip,
+# when it has not run. Puppeteer's own browser is never downloaded
+# (scripts/ui uses Debian's chromium).
+npm_setup() {
+	local dir=$1 pkg=$2 what=$3 need=() p
+	shift 3
+	for p in "$@"; do command -v "$p" >/dev/null || need+=("$p"); done
+	command -v node >/dev/null || need+=(nodejs)
+	command -v npm >/dev/null || need+=(npm)
+	if [ ${#need[@]} -gt 0 ]; then
+		log "installing ${need[*]} from Debian's packages ($what needs them)"
+		as_root apt-get update -qq ||
+			die "apt-get update failed (no network or no Debian mirror?): cannot install ${need[*]} for $what"
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null ||
+			die "apt-get install ${need[*]} failed: $what cannot run"
+	fi
+	if [ ! -d "$dir/node_modules/$pkg" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+		log "installing $dir's npm packages (npm ci)"
+		(cd "$dir" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) ||
+			die "npm ci in $dir failed (no network or no npm registry?): $what cannot run"
+	fi
+}
+
 # as_postgres CMD...: the Debian cluster trusts the OS user "postgres" over
 # the Unix socket (peer auth), which is the only superuser access a fresh
 # install has; use it to create our roles.

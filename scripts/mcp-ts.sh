@@ -11,26 +11,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-setup() {
-	local need=()
-	command -v node >/dev/null || need+=(nodejs)
-	command -v npm >/dev/null || need+=(npm)
-	if [ ${#need[@]} -gt 0 ]; then
-		log "installing ${need[*]} from Debian's packages (the TypeScript MCP client test needs them)"
-		as_root apt-get update -qq ||
-			die "apt-get update failed (no network or no Debian mirror?): cannot install ${need[*]} for the TypeScript MCP client test"
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null ||
-			die "apt-get install ${need[*]} failed: the TypeScript MCP client test cannot run"
-	fi
-	if [ ! -d scripts/mcp-ts/node_modules/@modelcontextprotocol/sdk ] ||
-		[ scripts/mcp-ts/package-lock.json -nt scripts/mcp-ts/node_modules/.package-lock.json ]; then
-		log "installing scripts/mcp-ts's npm packages (npm ci)"
-		(cd scripts/mcp-ts && npm ci --no-audit --no-fund --loglevel=error) ||
-			die "npm ci in scripts/mcp-ts failed (no network or no npm registry?): the TypeScript MCP client test cannot run"
-	fi
-}
-
 case ${1:-} in
-setup) setup ;;
+setup) npm_setup scripts/mcp-ts @modelcontextprotocol/sdk "the TypeScript MCP client test" ;;
 *) die "usage: scripts/mcp-ts.sh setup" ;;
 esac

@@ -22,23 +22,7 @@ set -euo pipefail
 cd "$ROOT"
 
 setup() {
-	local need=()
-	command -v chromium >/dev/null || need+=(chromium)
-	command -v node >/dev/null || need+=(nodejs)
-	command -v npm >/dev/null || need+=(npm)
-	if [ ${#need[@]} -gt 0 ]; then
-		log "installing ${need[*]} from Debian's packages (the browser test needs them)"
-		as_root apt-get update -qq ||
-			die "apt-get update failed (no network or no Debian mirror?): cannot install ${need[*]} for the browser test (make test-ui, part of make test)"
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null ||
-			die "apt-get install ${need[*]} failed: the browser test (make test-ui, part of make test) cannot run"
-	fi
-	if [ ! -d scripts/ui/node_modules/puppeteer-core ] ||
-		[ scripts/ui/package-lock.json -nt scripts/ui/node_modules/.package-lock.json ]; then
-		log "installing scripts/ui's npm packages (npm ci)"
-		(cd scripts/ui && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) ||
-			die "npm ci in scripts/ui failed (no network or no npm registry?): the browser test (make test-ui, part of make test) cannot run"
-	fi
+	npm_setup scripts/ui puppeteer-core "the browser test (make test-ui, part of make test)" chromium
 }
 
 run() {

@@ -12,11 +12,7 @@ import (
 
 	"github.com/cartwright-dev/cartwright/audit"
 	"github.com/cartwright-dev/cartwright/client/codec"
-	"github.com/cartwright-dev/cartwright/evidence"
-	"github.com/cartwright-dev/cartwright/evidence/archive"
 	"github.com/cartwright-dev/cartwright/internal/config"
-	"github.com/cartwright-dev/cartwright/internal/db"
-	"github.com/cartwright-dev/cartwright/support"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
@@ -155,30 +151,15 @@ func (a *app) auditDeps(ctx context.Context, needTemporal bool) (audit.Deps, fun
 	if err != nil {
 		return audit.Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "%v", err)
 	}
-	pool, err := db.Open(ctx, cfg.PostgresDSN)
+	deps, closeStores, err := audit.OpenStores(ctx, cfg, zap.NewNop())
 	if err != nil {
-		return audit.Deps{}, nil, toolkit.Errorf(toolkit.UpstreamError, "evidence database: %v", err)
+		return audit.Deps{}, nil, err
 	}
-	closers := []func(){pool.Close}
+	closers := []func(){closeStores}
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			closers[i]()
 		}
-	}
-	store, err := evidence.NewStoreFromConfig(pool, cfg, zap.NewNop())
-	if err != nil {
-		closeAll()
-		return audit.Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "evidence store: %v", err)
-	}
-	sealer, err := evidence.NewAESGCMFromBase64(cfg.EvidenceKeyID, cfg.EvidenceKey)
-	if err != nil {
-		closeAll()
-		return audit.Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "history archive key: %v", err)
-	}
-	arch, err := archive.NewStore(pool, sealer)
-	if err != nil {
-		closeAll()
-		return audit.Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "history archive: %v", err)
 	}
 	// The replayer decodes with the workers' payload codec: a history
 	// exported without one (`temporal workflow show --output json`) holds
@@ -188,13 +169,7 @@ func (a *app) auditDeps(ctx context.Context, needTemporal bool) (audit.Deps, fun
 		closeAll()
 		return audit.Deps{}, nil, toolkit.Errorf(toolkit.InvalidArgument, "payload codec: %v", err)
 	}
-	deps := audit.Deps{Evidence: store, Archive: arch, Reader: "starter-audit", DataConverter: pc.DataConverter(),
-		Specs: wiring.ToolSpecs()}
-	// Seals of recorded decisions are checked with CARTWRIGHT_SEAL_KEYS;
-	// without it they are reported unverifiable, the rest is audited.
-	if seals, err := support.SealRingFromConfig(cfg); err == nil {
-		deps.Seals = seals
-	}
+	deps.Reader, deps.DataConverter, deps.Specs = "starter-audit", pc.DataConverter(), wiring.ToolSpecs()
 	if needTemporal {
 		c, err := a.connect(ctx)
 		if err != nil {

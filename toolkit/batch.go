@@ -91,16 +91,6 @@ func StagedSnapshot(ctx context.Context, id string) (Snapshot, bool) {
 	return s, ok
 }
 
-// Len is the number of snapshots staged and not yet committed.
-func (b *Batch) Len() int {
-	if b == nil {
-		return 0
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.steps)
-}
-
 // CommitBatch writes every staged snapshot in one round trip and one
 // transaction (docs/evidence.md#staged-batches). If any staged step already
 // has a snapshot (a local activity run again after a lost workflow task), it

@@ -206,3 +206,13 @@ func TestCommitBatchFailures(t *testing.T) {
 		}
 	}
 }
+
+// Len is the number of snapshots staged and not yet committed.
+func (b *Batch) Len() int {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.steps)
+}

@@ -31,10 +31,6 @@ func NewCallers(flows []string, owners map[string][]string) *Callers {
 	return c
 }
 
-// Owners are the workflow types that own tool (nil: any registered type
-// may call it).
-func (c *Callers) Owners(tool string) []string { return c.owners[tool] }
-
 // Refusal is why a run of workflowType may not call spec's tool, nil when
 // it may: FORBIDDEN with details.reason workflow_unregistered for a type
 // this worker does not register (a worker of someone else's scheduling on

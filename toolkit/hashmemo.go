@@ -56,9 +56,3 @@ func (m *hashMemo) put(raw []byte, h string) {
 	m.next = (m.next + 1) % hashMemoSize
 	m.byBytes[key] = h
 }
-
-func (m *hashMemo) len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.byBytes)
-}

@@ -34,3 +34,9 @@ func TestOutputHashIsCanonicalHash(t *testing.T) {
 		t.Fatalf("the memo holds %d outputs, at most %d", n, hashMemoSize)
 	}
 }
+
+func (m *hashMemo) len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.byBytes)
+}

@@ -36,7 +36,7 @@ type Registry struct {
 func NewRegistry(schemas fs.FS) *Registry {
 	r := &Registry{schemas: schemaSetFor(schemas), tools: map[string]*Tool{}, disabled: map[string]bool{}}
 	if _, err := fs.Stat(schemas, envelopeSchema); err == nil {
-		env, err := r.compile(envelopeSchema)
+		env, err := r.schemas.Schema(envelopeSchema)
 		if err != nil {
 			panic(fmt.Sprintf("%s does not compile: %v", envelopeSchema, err)) // a build defect, caught by every test
 		}
@@ -57,11 +57,11 @@ func (r *Registry) Register(spec Spec, h Handler) error {
 	if err := spec.check(); err != nil {
 		return err
 	}
-	in, err := r.compile(spec.InputSchema)
+	in, err := r.schemas.Schema(spec.InputSchema)
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", spec.Name, err)
 	}
-	out, err := r.compile(spec.OutputSchema)
+	out, err := r.schemas.Schema(spec.OutputSchema)
 	if err != nil {
 		return fmt.Errorf("tool %s: output schema: %w", spec.Name, err)
 	}
@@ -79,10 +79,6 @@ func (r *Registry) MustRegister(spec Spec, h Handler) {
 	if err := r.Register(spec, h); err != nil {
 		panic(err)
 	}
-}
-
-func (r *Registry) compile(name string) (*gojsonschema.Schema, error) {
-	return r.schemas.Schema(name)
 }
 
 // SetEnabled turns a registered tool on or off; a disabled tool is refused

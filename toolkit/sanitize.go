@@ -23,7 +23,7 @@ const (
 )
 
 var (
-	// Keys whose value is a credential whatever it looks like (isSecretKey).
+	// Keys whose value is a credential whatever it looks like (IsSecretField).
 	secretKey = regexp.MustCompile(`(?i)^(` + strings.Join(secretKeys, "|") + `)$`)
 	// Query parameters that make a URL a bearer credential (signed URLs,
 	// OAuth redirects, cloud signatures).
@@ -64,10 +64,6 @@ type sanitizer struct {
 
 // SecretMask is what a masked secret reads as.
 const SecretMask = maskSecret
-
-// IsSecretField reports whether a field of this name holds a credential
-// whose value is masked whole (password, token, authorization …).
-func IsSecretField(name string) bool { return isSecretKey(name) }
 
 // Sanitize masks secrets, redacts PII, truncates long text and flags
 // instruction-like text in a decoded JSON value (maps, slices, strings,
@@ -125,7 +121,7 @@ func (s *sanitizer) value(key string, v any) (any, bool) {
 		}
 		return out, true
 	case string:
-		if x != "" && isSecretKey(key) {
+		if x != "" && IsSecretField(key) {
 			s.flag(WarnSecretMasked)
 			return maskSecret, true
 		}

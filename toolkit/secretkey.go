@@ -12,12 +12,14 @@ var secretKeys = []string{
 	"api_key", "apikey", "authorization", "signature", "sig", "private_key", "webhook_secret", "cookie", "set-cookie",
 }
 
-// isSecretKey is secretKey.MatchString, asked of every string in a tool's
-// data and of every log field. An ASCII name is compared with the list
+// IsSecretField reports whether a field of this name holds a credential
+// whose value is masked whole (password, token, authorization …): it is
+// secretKey.MatchString, asked of every string in a tool's data and of
+// every log field. An ASCII name is compared with the list
 // directly (a key of another length cannot match); only a name with other
 // runes goes to the regexp, whose case folding also matches 'ſ' for 's'
 // and the Kelvin sign for 'k'.
-func isSecretKey(name string) bool {
+func IsSecretField(name string) bool {
 	for i := 0; i < len(name); i++ {
 		if name[i] >= utf8.RuneSelf {
 			return secretKey.MatchString(name)

@@ -137,11 +137,11 @@ func TestIsSecretKeyMatchesTheRegexp(t *testing.T) {
 		names = append(names, k, strings.ToUpper(k), strings.ReplaceAll(k, "s", "ſ"), strings.ReplaceAll(k, "k", "\u212a"), k+"x", k[1:])
 	}
 	for _, n := range names {
-		if got, want := isSecretKey(n), secretKey.MatchString(n); got != want {
-			t.Errorf("isSecretKey(%q) = %v, the regexp says %v", n, got, want)
+		if got, want := IsSecretField(n), secretKey.MatchString(n); got != want {
+			t.Errorf("IsSecretField(%q) = %v, the regexp says %v", n, got, want)
 		}
 	}
-	if !isSecretKey("to\u212aen") || !isSecretKey("paſſword") || isSecretKey("tokens") {
+	if !IsSecretField("to\u212aen") || !IsSecretField("paſſword") || IsSecretField("tokens") {
 		t.Fatal("the table above no longer covers case folding")
 	}
 }

@@ -36,9 +36,6 @@ var _ converter.PayloadCodec = (*Codec)(nil)
 // New makes the codec of ring.
 func New(ring *KeyRing) *Codec { return &Codec{ring: ring} }
 
-// Ring is the codec's key ring.
-func (c *Codec) Ring() *KeyRing { return c.ring }
-
 // Encode encrypts each payload (its whole protobuf, metadata included, so
 // the encoding and the message type are hidden too) under the current key.
 // A payload that is already encrypted is kept as it is: encoding twice

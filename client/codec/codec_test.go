@@ -25,11 +25,12 @@ var planted = order{Name: "Erika Mustermann", Line1: "Invalidenstrasse 116"}
 
 func ring(t *testing.T, current string, ids ...string) *codec.KeyRing {
 	t.Helper()
-	keys := map[string][]byte{}
+	// The ring as a process reads it (CARTWRIGHT_PAYLOAD_KEYS).
+	var spec []string
 	for _, id := range ids {
-		keys[id] = codectest.Key(id)
+		spec = append(spec, id+":"+base64.StdEncoding.EncodeToString(codectest.Key(id)))
 	}
-	r, err := codec.NewKeyRing(current, keys)
+	r, err := codec.ParseKeyRing(strings.Join(spec, ","), current)
 	if err != nil {
 		t.Fatal(err)
 	}

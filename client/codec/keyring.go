@@ -37,16 +37,6 @@ func ParseKeyRing(spec, currentID string) (*KeyRing, error) {
 	return withCiphers(r)
 }
 
-// NewKeyRing builds a ring from raw keys by id; current names the key that
-// encrypts. For tests and embedding; processes use ParseKeyRing.
-func NewKeyRing(current string, keys map[string][]byte) (*KeyRing, error) {
-	r, err := payloadKeys.New(current, keys)
-	if err != nil {
-		return nil, err
-	}
-	return withCiphers(r)
-}
-
 // withCiphers makes each key's AES-GCM once, when the ring is read.
 func withCiphers(r *keyring.Ring) (*KeyRing, error) {
 	kr := &KeyRing{ring: r, keys: map[string]cipher.AEAD{}}

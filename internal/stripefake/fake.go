@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -274,6 +273,3 @@ func token() string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
-
-// String describes the fake for test logs.
-func (s *Server) String() string { return fmt.Sprintf("stripefake(%s)", s.URL) }

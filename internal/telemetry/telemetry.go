@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
-	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -102,9 +101,6 @@ func New(ctx context.Context, opts Options) (*Telemetry, error) {
 	}
 	return t, nil
 }
-
-// Meter is the meter of cartwright's own instruments.
-func (t *Telemetry) Meter() metric.Meter { return t.Meters.Meter("cartwright") }
 
 // Install makes t the process's global providers and W3C trace context
 // (with baggage) its propagator, so libraries that use the globals

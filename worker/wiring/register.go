@@ -18,13 +18,10 @@ import (
 // the server deletes it.
 const archiveEvery = 15 * time.Minute
 
-// Register puts every workflow and activity a cartwright worker serves on r:
-// the one registration list. Workflows take their activity options from the
-// specs in d.Registry, so Register runs after Build.
-func (d *Deps) Register(r worker.Registry) { d.RegisterRoles(r, AllRoles) }
-
-// RegisterRoles registers what roles say this process serves: the
-// workflows, the activities, or both. A workflow worker runs the draft
+// RegisterRoles puts what roles say this process serves on r, the
+// workflows, the activities, or both: the one registration list. Workflows
+// take their activity options from the specs in d.Registry, so it runs
+// after BuildFor. A workflow worker runs the draft
 // order's read-only tools as local activities (Tools.CallTool in its own
 // process), so it registers the tool activity even without the activities
 // role; WorkerOptions keeps it from polling activity tasks.

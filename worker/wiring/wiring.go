@@ -53,7 +53,7 @@ type Base struct {
 	// Temporal client is instrumented with it where it is dialled
 	// (Connect, or the test's own client).
 	Telemetry *telemetry.Telemetry
-	// writer is whose key signs the rows: the worker's (Build) or the MCP
+	// writer is whose key signs the rows: the worker's (BuildFor) or the MCP
 	// gateway's (BuildTools), docs/evidence.md#row-signatures.
 	writer string
 }
@@ -119,10 +119,6 @@ func Connect(ctx context.Context, cfg config.Config, logger *zap.Logger) (Base, 
 		func() { tc.Close(); pool.Close() }, nil
 }
 
-// Build makes the Deps of b: every tool registered into one registry, in
-// one place. It is BuildFor every role.
-func Build(ctx context.Context, b Base) (*Deps, error) { return BuildFor(ctx, b, AllRoles) }
-
 // BuildFor makes what a worker of roles r serves, and reads only the keys
 // those roles hold (docs/operators.md#keys-and-grants-per-process): the
 // tools (evidence key, both seal rings, Stripe) for a worker that polls
@@ -132,7 +128,7 @@ func Build(ctx context.Context, b Base) (*Deps, error) { return BuildFor(ctx, b,
 // schedules worker never builds a tool, so it needs none of their keys.
 func BuildFor(ctx context.Context, b Base, r Roles) (*Deps, error) {
 	if b.Pool == nil || b.Temporal == nil {
-		return nil, errors.New("wiring: Build needs a database pool and a Temporal client")
+		return nil, errors.New("wiring: BuildFor needs a database pool and a Temporal client")
 	}
 	if b.Logger == nil {
 		b.Logger = zap.NewNop()

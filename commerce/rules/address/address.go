@@ -1,7 +1,6 @@
 package address
 
 import (
-	"errors"
 	"sort"
 	"strings"
 	"unicode"
@@ -124,60 +123,6 @@ func Validate(a Address) []Problem {
 		return v.out[i].Code < v.out[j].Code
 	})
 	return v.out
-}
-
-// Valid reports whether a has no error-severity problem.
-func Valid(a Address) bool { return Check(a) == nil }
-
-// Error is returned by Check: the error-severity problems of an address.
-// Tool handlers map it to ADDRESS_INVALID with Problems as details.
-type Error struct {
-	Problems []Problem
-}
-
-// Error lists the fields and codes, never the values.
-func (e *Error) Error() string {
-	parts := make([]string, 0, len(e.Problems))
-	for _, p := range e.Problems {
-		parts = append(parts, p.Field+": "+p.Code)
-	}
-	return "address invalid: " + strings.Join(parts, ", ")
-}
-
-// Fields returns the distinct fields with errors, sorted.
-func (e *Error) Fields() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, p := range e.Problems {
-		if !seen[p.Field] {
-			seen[p.Field] = true
-			out = append(out, p.Field)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Check returns nil when a is valid, else an *Error holding the
-// error-severity problems (warnings alone never fail an address).
-func Check(a Address) error {
-	var errs []Problem
-	for _, p := range Validate(a) {
-		if p.Severity == SeverityError {
-			errs = append(errs, p)
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return &Error{Problems: errs}
-}
-
-// AsError extracts an *Error from err's chain.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
 }
 
 type validator struct{ out []Problem }

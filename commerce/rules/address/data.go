@@ -119,25 +119,6 @@ func firstExample(s string) string {
 	return first
 }
 
-// RulesetVersion is the version of the address rules, e.g.
-// "address-2026.11.2".
-func RulesetVersion() string {
-	t, err := rules()
-	if err != nil {
-		return ""
-	}
-	return t.version
-}
-
-// Sources lists the public references of the address rules.
-func Sources() []string {
-	t, err := rules()
-	if err != nil {
-		return nil
-	}
-	return append([]string(nil), t.sources...)
-}
-
 // canonical upper-cases the code, collapses inner white space and applies
 // the layout or split rule when the code's characters fit it. A code that
 // does not fit is returned upper-cased, to fail the pattern check.

@@ -2,8 +2,8 @@
 // required fields, the country's postal-code format, and the state or
 // province where the country's tax or carriers need one (US, CA, AU).
 //
-// Validate returns field-level problems; Check turns the errors among them
-// into one *Error that a tool handler maps to ADDRESS_INVALID. Resolve
+// Validate returns field-level problems (the errors among them are what a
+// tool maps to ADDRESS_INVALID). Resolve
 // normalises, derives a missing region from the postal code when exactly
 // one region matches, and validates. Where the region decides the tax (US,
 // CA) a region the postal code contradicts is an error on both fields;

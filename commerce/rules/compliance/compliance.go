@@ -138,11 +138,6 @@ type Result struct {
 	RulesetVersion string       `json:"ruleset_version"`
 }
 
-// NeedsApproval reports whether the result must go to support staff.
-func (r Result) NeedsApproval() bool {
-	return r.Verdict == Uncertain || (r.Verdict == Allow && r.Confidence < ApprovalThreshold)
-}
-
 // Stable reason codes the engine itself emits (the data adds its own).
 const (
 	ReasonUnknownCategory = "UNKNOWN_CATEGORY"
@@ -359,37 +354,4 @@ func (rs *rules) classify(it Item) (string, string, []Reason) {
 		}
 	}
 	return "", "unknown", append(unknown, Reason{Code: ReasonUnknownHSCode, Verdict: Uncertain, Confidence: 0.5, Message: "the HS chapter has no compliance rule here; needs classification", SKU: it.SKU})
-}
-
-// Categories lists the known category ids, sorted.
-func Categories() []string {
-	rs, err := ruleset()
-	if err != nil {
-		return nil
-	}
-	out := make([]string, 0, len(rs.categories))
-	for c := range rs.categories {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// RulesetVersion is the version of the compliance rules, e.g.
-// "compliance-2026.11.3".
-func RulesetVersion() string {
-	rs, err := ruleset()
-	if err != nil {
-		return ""
-	}
-	return rs.version
-}
-
-// Sources lists the public references of the rules.
-func Sources() []string {
-	rs, err := ruleset()
-	if err != nil {
-		return nil
-	}
-	return append([]string(nil), rs.sources...)
 }

@@ -5,20 +5,10 @@ import (
 	"math/big"
 )
 
-// Convert converts amount (minor units of from) into minor units of to at
-// rate, the number of units of to per one unit of from, given as an exact
-// decimal string ("1.1602", "162.35"). The result is rounded half-up once,
-// at the end, so converting JPY 1 into KWD or KWD 1 into JPY both round
-// correctly whatever the two exponents.
-func Convert(amount int64, from, to, rate string) (int64, error) {
-	r, ok := new(big.Rat).SetString(rate)
-	if !ok || r.Sign() <= 0 {
-		return 0, fmt.Errorf("money: bad exchange rate %q", rate)
-	}
-	return ConvertRat(amount, from, to, r)
-}
-
-// ConvertRat is Convert with the rate as a rational.
+// ConvertRat converts amount (minor units of from) into minor units of to at
+// rate, the number of units of to per one unit of from. The result is
+// rounded half-up once, at the end, so converting JPY 1 into KWD or KWD 1
+// into JPY both round correctly whatever the two exponents.
 func ConvertRat(amount int64, from, to string, rate *big.Rat) (int64, error) {
 	ef, err := Exponent(from)
 	if err != nil {

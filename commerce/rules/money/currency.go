@@ -4,7 +4,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -84,15 +83,6 @@ func RulesetVersion() string {
 	return t.version
 }
 
-// Sources lists the public references the currency table comes from.
-func Sources() []string {
-	t, err := load()
-	if err != nil {
-		return nil
-	}
-	return append([]string(nil), t.sources...)
-}
-
 // Exponent returns the number of decimals of the currency's minor unit
 // (JPY 0, EUR 2, KWD 3). The code must be upper-case ISO 4217.
 func Exponent(currency string) (int, error) {
@@ -111,20 +101,6 @@ func Exponent(currency string) (int, error) {
 func Known(currency string) bool {
 	_, err := Exponent(currency)
 	return err == nil
-}
-
-// Currencies lists the known codes, sorted.
-func Currencies() []string {
-	t, err := load()
-	if err != nil {
-		return nil
-	}
-	out := make([]string, 0, len(t.exponent))
-	for c := range t.exponent {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Withdrawn returns the date (YYYY-MM-DD) a currency stopped being legal

@@ -2,6 +2,7 @@ package money
 
 import (
 	"math"
+	"math/big"
 	"testing"
 )
 
@@ -24,8 +25,8 @@ func TestExponentsPinnedToISO4217(t *testing.T) {
 	if v := RulesetVersion(); v != "money-2026.11.1" {
 		t.Errorf("RulesetVersion = %q", v)
 	}
-	if len(Sources()) == 0 {
-		t.Error("no sources")
+	if tb, err := load(); err != nil || len(tb.sources) == 0 {
+		t.Errorf("no sources: %v", err)
 	}
 }
 
@@ -70,8 +71,8 @@ func TestRateParseAndApply(t *testing.T) {
 	}
 	for _, c := range cases {
 		r, err := ParseRate(c.s)
-		if err != nil || r.PPM() != c.ppm || r.BPS() != c.bps || r.String() != c.text {
-			t.Errorf("ParseRate(%q) = %d (%d bps, %q), %v", c.s, r.PPM(), r.BPS(), r.String(), err)
+		if err != nil || int64(r) != c.ppm || r.BPS() != c.bps || r.String() != c.text {
+			t.Errorf("ParseRate(%q) = %d (%d bps, %q), %v", c.s, int64(r), r.BPS(), r.String(), err)
 		}
 	}
 	for _, bad := range []string{"", "-1", "+1", "1.23456", "abc", "1.+2", "1e2", "1_0"} {
@@ -95,10 +96,10 @@ func TestRateParseAndApply(t *testing.T) {
 
 func TestRateJSON(t *testing.T) {
 	var r Rate
-	if err := r.UnmarshalJSON([]byte(`9.975`)); err != nil || r.PPM() != 99_750 {
+	if err := r.UnmarshalJSON([]byte(`9.975`)); err != nil || int64(r) != 99_750 {
 		t.Fatalf("number: %d %v", r, err)
 	}
-	if err := r.UnmarshalJSON([]byte(`"25.5"`)); err != nil || r.PPM() != 255_000 {
+	if err := r.UnmarshalJSON([]byte(`"25.5"`)); err != nil || int64(r) != 255_000 {
 		t.Fatalf("string: %d %v", r, err)
 	}
 	b, _ := r.MarshalJSON()
@@ -139,18 +140,18 @@ func TestParseFormatMajor(t *testing.T) {
 
 func TestConvertAcrossExponents(t *testing.T) {
 	// 100.00 EUR at 162.35 JPY/EUR = ¥16,235.
-	if v, err := Convert(10000, "EUR", "JPY", "162.35"); err != nil || v != 16235 {
+	if v, err := ConvertRat(10000, "EUR", "JPY", big.NewRat(16235, 100)); err != nil || v != 16235 {
 		t.Errorf("EUR→JPY = %d, %v", v, err)
 	}
 	// ¥1,000 at 0.0061596 EUR/JPY = 6.1596 EUR → 6.16.
-	if v, err := Convert(1000, "JPY", "EUR", "0.0061596"); err != nil || v != 616 {
+	if v, err := ConvertRat(1000, "JPY", "EUR", big.NewRat(61596, 10_000_000)); err != nil || v != 616 {
 		t.Errorf("JPY→EUR = %d, %v", v, err)
 	}
 	// 10.00 EUR at 0.3569 KWD/EUR = 3.569 KWD = 3569 fils.
-	if v, err := Convert(1000, "EUR", "KWD", "0.3569"); err != nil || v != 3569 {
+	if v, err := ConvertRat(1000, "EUR", "KWD", big.NewRat(3569, 10000)); err != nil || v != 3569 {
 		t.Errorf("EUR→KWD = %d, %v", v, err)
 	}
-	if _, err := Convert(1, "EUR", "USD", "-1"); err == nil {
+	if _, err := ConvertRat(1, "EUR", "USD", big.NewRat(-1, 1)); err == nil {
 		t.Error("negative rate accepted")
 	}
 }

@@ -50,9 +50,6 @@ func MustRate(s string) Rate {
 	return r
 }
 
-// PPM returns the rate in parts per million.
-func (r Rate) PPM() int64 { return int64(r) }
-
 // BPS returns the rate in basis points rounded half-up (9.975% → 998):
 // for display only; compute with Apply.
 func (r Rate) BPS() int64 {
@@ -71,9 +68,6 @@ func (r Rate) String() string {
 func (r Rate) Apply(amount int64) (int64, error) {
 	return MulDiv(amount, int64(r), 100*PPMPerPercent)
 }
-
-// Add returns r+o.
-func (r Rate) Add(o Rate) Rate { return r + o }
 
 // MarshalJSON writes the rate as a JSON string percentage ("9.975") so
 // data files and evidence stay human-readable and exact.

@@ -107,13 +107,6 @@ const (
 
 var countryRE = regexp.MustCompile(`^[A-Z]{2}$`)
 
-// DimensionalWeightGrams returns the volumetric weight of a box of the
-// given outer dimensions in millimetres: L×W×H cm / 5000 kg, which is
-// mm³ / 5000 grams, rounded up to the gram.
-func DimensionalWeightGrams(lengthMM, widthMM, heightMM int64) int64 {
-	return ceilDiv(lengthMM*widthMM*heightMM, dimDivisorMM3PerGram)
-}
-
 // dimDivisorMM3PerGram: 5000 cm³/kg = 5,000,000 mm³ / 1000 g.
 const dimDivisorMM3PerGram = 5000
 
@@ -237,23 +230,6 @@ func containsMode(ms []Mode, m Mode) bool {
 	return false
 }
 
-// ZoneOf returns the zone code of a destination country ("DE", "EU1",
-// "EU2", "EUR3", "NA", "APAC", "ROW"), or ErrNotServed.
-func ZoneOf(country string) (string, error) {
-	rc, err := rateCard()
-	if err != nil {
-		return "", err
-	}
-	country = strings.ToUpper(strings.TrimSpace(country))
-	if !countryRE.MatchString(country) {
-		return "", fmt.Errorf("%w: %q", ErrUnknownDestination, country)
-	}
-	if why, ok := rc.NotServed[country]; ok {
-		return "", fmt.Errorf("%w: %s: %s", ErrNotServed, country, why)
-	}
-	return rc.zoneOf(country), nil
-}
-
 // Origins lists the warehouse countries with a rate card, sorted.
 func Origins() []string {
 	cards, err := rateCards()
@@ -268,15 +244,6 @@ func Origins() []string {
 	return out
 }
 
-// Origin is the ISO country of the default warehouse ("DE").
-func Origin() string {
-	rc, err := rateCard()
-	if err != nil {
-		return ""
-	}
-	return rc.Origin.Country
-}
-
 // RulesetVersion is the rate card's version, e.g. "shipping-2026.11.2".
 func RulesetVersion() string {
 	rc, err := rateCard()
@@ -284,19 +251,6 @@ func RulesetVersion() string {
 		return ""
 	}
 	return rc.RulesetVersion
-}
-
-// Sources lists the public price lists the rate cards were calibrated on.
-func Sources() []string {
-	cards, err := rateCards()
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, o := range Origins() {
-		out = append(out, cards[o].Sources...)
-	}
-	return out
 }
 
 // Services lists the service codes of the rate card (economy, standard,

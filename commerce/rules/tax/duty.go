@@ -1,7 +1,6 @@
 package tax
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -128,22 +127,4 @@ func (r *rules) sameSide(id, origin, shipFrom string) bool {
 		}
 	}
 	return false
-}
-
-// DutyRate returns the representative duty rate for an HS code imported
-// into a destination from an origin at a date, and the agreement that
-// zeroed it if any. It is the per-line rate Estimate uses above the de
-// minimis, for goods shipped directly from their origin.
-func DutyRate(dest, hsCode, origin string, at time.Time) (money.Rate, string, error) {
-	r, err := load()
-	if err != nil {
-		return 0, "", err
-	}
-	ch := chapterOf(normHS(hsCode))
-	if ch == "" {
-		return 0, "", fmt.Errorf("%w: HS code %q", ErrInvalidInput, hsCode)
-	}
-	o := strings.ToUpper(origin)
-	l, err := r.lookupDuty(strings.ToUpper(dest), o, o, ch, at)
-	return l.rate, l.preference, err
 }

@@ -92,8 +92,8 @@ func TestAllEUMembersAndTaxDestinationsCovered(t *testing.T) {
 	if len(r.eu) != 27 {
 		t.Errorf("%d EU members", len(r.eu))
 	}
-	if RulesetVersion() != "tax-2026.11.5" || len(Sources()) < 10 {
-		t.Errorf("version %q, %d sources", RulesetVersion(), len(Sources()))
+	if r.version != "tax-2026.11.5" || len(r.sources) < 10 {
+		t.Errorf("version %q, %d sources", r.version, len(r.sources))
 	}
 }
 

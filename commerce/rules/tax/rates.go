@@ -126,41 +126,6 @@ func (r *rules) rateSetFor(country, region, postal string, at time.Time) (rateSe
 	return s, nil
 }
 
-// StandardRate returns the combined standard consumption-tax rate of a
-// destination at a date: DE → 19, GB → 20, CA-ON → 13 (HST), CA-BC → 12
-// (GST 5 + PST 7), US-CA → 7.25 (state rate only). Region is required for
-// US and CA.
-func StandardRate(country, region string, at time.Time) (money.Rate, error) {
-	r, err := load()
-	if err != nil {
-		return 0, err
-	}
-	s, err := r.rateSetFor(strings.ToUpper(country), region, "", at)
-	if err != nil {
-		return 0, err
-	}
-	return s.total(), nil
-}
-
-// BooksRate returns the VAT/GST rate of printed books (HS 4901) for a
-// destination without regions, or its standard rate when no book rate is
-// recorded.
-func BooksRate(country string, at time.Time) (money.Rate, error) {
-	r, err := load()
-	if err != nil {
-		return 0, err
-	}
-	s, err := r.rateSetFor(strings.ToUpper(country), "", "", at)
-	if err != nil {
-		return 0, err
-	}
-	var t money.Rate
-	for i := range s.comps {
-		t += s.rateFor(i, "4901")
-	}
-	return t, nil
-}
-
 // SupportedDestinations lists the countries Estimate accepts, sorted.
 func SupportedDestinations() []string {
 	r, err := load()
@@ -192,25 +157,6 @@ func Schemes() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// RulesetVersion is the version shared by the tax data files, e.g.
-// "tax-2026.11.5"; it goes into evidence with every estimate.
-func RulesetVersion() string {
-	r, err := load()
-	if err != nil {
-		return ""
-	}
-	return r.version
-}
-
-// Sources lists the public references of the tax data.
-func Sources() []string {
-	r, err := load()
-	if err != nil {
-		return nil
-	}
-	return append([]string(nil), r.sources...)
 }
 
 // Currency returns the currency of a destination ("" when the destination

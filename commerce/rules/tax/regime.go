@@ -3,7 +3,6 @@ package tax
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cartwright-dev/cartwright/commerce/rules/money"
@@ -49,22 +48,6 @@ type Threshold struct {
 	excluded []string
 	period   *regimePeriod
 	reg      *regime
-}
-
-// DeMinimis returns the import regime of a destination at a date for a
-// parcel shipped from shipFrom ("" = DefaultShipFrom) through channel
-// ("" = not known: no channel-bound override applies): e.g. EU €150 duty
-// relief, GB £135, AU AUD 1000, CA CAD 20 (CAD 150/40 by courier from US
-// or MX), US USD 800 before 2025-08-29 and 0 after.
-func DeMinimis(country, shipFrom string, channel Channel, at time.Time) (Threshold, error) {
-	r, err := load()
-	if err != nil {
-		return Threshold{}, err
-	}
-	if shipFrom == "" {
-		shipFrom = DefaultShipFrom
-	}
-	return r.threshold(strings.ToUpper(country), strings.ToUpper(shipFrom), channel, at)
 }
 
 func (r *rules) threshold(country, shipFrom string, channel Channel, at time.Time) (Threshold, error) {

@@ -135,13 +135,13 @@ func (s *Stack) startWorker(t testing.TB, opts Options, tq string) (string, *wir
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	deps, err := wiring.Build(ctx, wiring.Base{Config: cfg, Logger: logger, Pool: s.Pool, Temporal: tc, Clock: opts.Clock,
-		Telemetry: opts.Telemetry})
+	deps, err := wiring.BuildFor(ctx, wiring.Base{Config: cfg, Logger: logger, Pool: s.Pool, Temporal: tc, Clock: opts.Clock,
+		Telemetry: opts.Telemetry}, wiring.AllRoles)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := worker.New(tc, cfg.TaskQueue, opts.Worker)
-	deps.Register(w)
+	deps.RegisterRoles(w, wiring.AllRoles)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
