@@ -49,7 +49,10 @@ func TestChartValuesReachTheCluster(t *testing.T) {
 			t.Fatalf("the rendered worker has no %s: %v", k, env)
 		}
 	}
-	mounted := map[string]string{"/etc/temporal-tls/tls.crt": "client.crt", "/etc/temporal-tls/tls.key": "client.key", "/etc/temporal-tls/ca.crt": "ca.crt"}
+	mounted := map[string]string{"/etc/temporal-tls/tls.crt": "client.crt", "/etc/temporal-tls/tls.key": "client.key", "/etc/temporal-tls/ca.crt": "ca.crt",
+		// make cluster's provider has a certificate of the cluster's CA,
+		// which the example values mount as temporal.oidc.caSecret.
+		"/etc/cartwright-oidc-ca/ca.crt": "ca.crt"}
 	for k, v := range env {
 		if f, ok := mounted[v]; ok {
 			env[k] = filepath.Join(c.tlsDir, f)
@@ -59,14 +62,12 @@ func TestChartValuesReachTheCluster(t *testing.T) {
 	// The worker's own client at the provider (docs/operators.md#sign-in-on-the-cluster):
 	// its id, and its secret alone where the chart mounts it.
 	if iss := c.env["CARTWRIGHT_OIDC_ISSUER"]; iss != "" {
-		if env["CARTWRIGHT_OIDC_CLIENT_ID"] != "cartwright-worker" || env["CARTWRIGHT_OIDC_CLIENT_SECRET_FILE"] == "" {
-			t.Fatalf("the rendered worker does not name its own provider client: %v", env)
+		if env["CARTWRIGHT_OIDC_CLIENT_ID"] != "cartwright-worker" || env["CARTWRIGHT_OIDC_CLIENT_SECRET_FILE"] == "" ||
+			env["CARTWRIGHT_OIDC_CA_FILE"] != filepath.Join(c.tlsDir, "ca.crt") {
+			t.Fatalf("the rendered worker does not name its own provider client and the provider's CA: %v", env)
 		}
 		env["CARTWRIGHT_OIDC_TOKEN_URL"] = iss + "/oauth2/token"
 		env["CARTWRIGHT_OIDC_CLIENT_SECRET_FILE"] = filepath.Join(c.dir, "idp", "cartwright-worker.secret")
-		// make cluster's provider has a certificate of the cluster's CA
-		// (an organisation's provider one of a public CA).
-		env["CARTWRIGHT_OIDC_CA_FILE"] = filepath.Join(c.tlsDir, "ca.crt")
 	}
 
 	dial := func(env map[string]string) error {

@@ -147,9 +147,9 @@ func checkRequest(req toolkit.Request) error {
 	return nil
 }
 
-// checkFirstToolInputs validates what the quote round sends pricing,
-// shipping and compliance against those tools' input schemas (the same
-// compiled schemas the invoker uses), naming the draft order's fields.
+// checkFirstToolInputs validates what the quote step sends the origin
+// choice, pricing and compliance against those tools' input schemas (the
+// same compiled schemas the invoker uses), naming the draft order's fields.
 func checkFirstToolInputs(in Input) error {
 	set := toolkit.BuiltinSchemas()
 	asOrder := func(f string) string {
@@ -159,12 +159,11 @@ func checkFirstToolInputs(in Input) error {
 		}
 		return f
 	}
-	if err := set.CheckToolInput(commerce.ToolGetQuote,
-		commerce.GetQuoteArgs{Items: in.Items, Currency: in.Currency}, asOrder); err != nil {
+	if err := set.CheckToolInput(commerce.ToolChooseOrigins, in.OriginsArgs(), asOrder); err != nil {
 		return err
 	}
-	if err := set.CheckToolInput(commerce.ToolQuoteShipping,
-		commerce.QuoteShippingArgs{Items: in.Items, Destination: in.ShipTo, Currency: in.Currency}, asOrder); err != nil {
+	if err := set.CheckToolInput(commerce.ToolGetQuote,
+		commerce.GetQuoteArgs{Items: in.Items, Currency: in.Currency}, asOrder); err != nil {
 		return err
 	}
 	return set.CheckToolInput(commerce.ToolCheckCompliance,

@@ -215,7 +215,9 @@ capabilities:
 {{- end -}}
 
 {{/* The program's own client at the OpenID provider (temporal.oidc): its
-     id and the path of its secret, mounted alone. Called with
+     id and the path of its secret, mounted alone, and the CA of a provider
+     whose certificate a private CA signed (caSecret's ca.crt,
+     CARTWRIGHT_OIDC_CA_FILE). Called with
      (dict "root" $ "clientId" id). */}}
 {{- define "cartwright.oidcEnv" -}}
 {{- if .root.Values.temporal.oidc.tokenURL }}
@@ -225,6 +227,10 @@ capabilities:
   value: {{ .clientId | quote }}
 - name: CARTWRIGHT_OIDC_CLIENT_SECRET_FILE
   value: /etc/cartwright-oidc/client-secret
+{{- if .root.Values.temporal.oidc.caSecret }}
+- name: CARTWRIGHT_OIDC_CA_FILE
+  value: /etc/cartwright-oidc-ca/ca.crt
+{{- end }}
 {{- end }}
 {{- end -}}
 
@@ -236,6 +242,14 @@ capabilities:
     items:
       - key: {{ .clientId }}
         path: client-secret
+{{- if .root.Values.temporal.oidc.caSecret }}
+- name: oidc-ca
+  secret:
+    secretName: {{ .root.Values.temporal.oidc.caSecret }}
+    items:
+      - key: ca.crt
+        path: ca.crt
+{{- end }}
 {{- end }}
 {{- end -}}
 
@@ -244,5 +258,10 @@ capabilities:
 - name: oidc-client
   mountPath: /etc/cartwright-oidc
   readOnly: true
+{{- if .root.Values.temporal.oidc.caSecret }}
+- name: oidc-ca
+  mountPath: /etc/cartwright-oidc-ca
+  readOnly: true
+{{- end }}
 {{- end }}
 {{- end -}}
