@@ -20,11 +20,11 @@ type RatesInUseResult struct {
 	Unavailable *toolkit.Error `json:"unavailable,omitempty"`
 }
 
-// RatesInUse answers the Go client's start check (and, in the quote's
-// local activity, the draft order's: refuseCurrency)
-// (docs/tools.md#exchange-rates): the rates the tools price with at this
-// moment, from the same source and clock, and their currencies. Unusable
-// rates are an answer, not a failure.
+// RatesInUse answers the Go client's start check, and the draft order's
+// inside its first quote (refuseCurrency; docs/tools.md#exchange-rates):
+// the rates the tools price with at this moment, from the same source and
+// clock, and their currencies. Unusable rates are an answer, not a failure
+// (its error is always nil).
 func (a *Tools) RatesInUse(ctx context.Context, _ RatesInUseInput) (RatesInUseResult, error) {
 	now := time.Now
 	if a.Clock != nil {
