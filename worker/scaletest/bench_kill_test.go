@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -47,13 +48,17 @@ func auditorStore(t *testing.T, b *benchStack) *evidence.Store {
 // auditRun audits every draft order of the bench's task queue (a written
 // draft's run still holds it: running histories are audited too),
 // as `starter audit --query` does, and requires each CLEAN and at least
-// least of them.
-func auditRun(ctx context.Context, t *testing.T, b *benchStack, least int) (int, time.Duration) {
+// least of them. It says how many it audited, how long that took, and the
+// CPU per history (ms) of this process (the auditor) and of each server.
+func auditRun(ctx context.Context, t *testing.T, b *benchStack, least int) (int, time.Duration, map[string]float64) {
 	t.Helper()
 	query := fmt.Sprintf(`WorkflowType = "DraftOrder" AND TaskQueue = %q`, b.tq)
+	by, self := serverCPUBy(), procCPU(os.Getpid())
 	began := time.Now()
 	m, err := audit.AuditMany(ctx, auditDeps(t, b), query)
 	took := time.Since(began)
+	cpu := perOrderBy(by, serverCPUBy(), m.Audited)
+	cpu["auditor"] = perOrder(procCPU(os.Getpid())-self, m.Audited)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +74,7 @@ func auditRun(ctx context.Context, t *testing.T, b *benchStack, least int) (int,
 		t.Fatalf("audit of the run: %d audited (want ≥ %d), %d clean, %d with findings, %d failed %v",
 			m.Audited, least, m.Clean, m.WithFindings, m.Failed, m.Errors)
 	}
-	return m.Audited, took
+	return m.Audited, took, cpu
 }
 
 // killDuringLoad drives l.orders draft orders, l.concurrency at a time,

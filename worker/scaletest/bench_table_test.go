@@ -2,6 +2,8 @@ package scaletest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,6 +31,7 @@ type benchResult struct {
 	rssMiB                float64
 	audited               int
 	auditTook             time.Duration
+	auditCPU              map[string]float64 // per history, ms: the auditor and each server
 	loadBefore, loadAfter string
 }
 
@@ -196,11 +199,23 @@ func (r *benchResult) table(levels []int) string {
 	fmt.Fprintf(&b, "| history events per draft order, 1 line / 50 lines | %d / %d%s | same, ≤ 30 | %s |\n",
 		r.events1, r.events50, floorEvents, goal(r.events50 <= r.events1 && r.events1 <= 30))
 	fmt.Fprintf(&b, "| worker peak RSS (VmHWM) | %.0f MiB | ≤ 100 MiB | %s |\n", r.rssMiB, goal(r.rssMiB <= 100))
-	fmt.Fprintf(&b, "| audit (`audit.AuditMany`, as `starter audit --query`) | %d histories in %.1f s = %.0f/s, all CLEAN | ≥ 300/s | %s |\n",
-		r.audited, r.auditTook.Seconds(), rate, goal(rate >= 300))
+	fmt.Fprintf(&b, "| audit (`audit.AuditMany`, as `starter audit --query`) | %d histories in %.1f s = %.0f/s, all CLEAN (CPU per history: %s) | ≥ 300/s | %s |\n",
+		r.audited, r.auditTook.Seconds(), rate, cpuPerHistory(r.auditCPU), goal(rate >= 300))
 	b.WriteString(r.mcpRows())
 	fmt.Fprintf(&b, "\nLoad average (1 5 15 min): %s before, %s after.\n", r.loadBefore, r.loadAfter)
 	return b.String()
+}
+
+// cpuPerHistory names each process's CPU per audited history, the
+// auditor first: what the audit's rate is spent on.
+func cpuPerHistory(cpu map[string]float64) string {
+	parts := []string{fmt.Sprintf("auditor %.2f ms", cpu["auditor"])}
+	for _, n := range slices.Sorted(maps.Keys(cpu)) {
+		if n != "auditor" {
+			parts = append(parts, fmt.Sprintf("%s %.2f ms", n, cpu[n]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // saturation is what each process used of the machine per concurrency

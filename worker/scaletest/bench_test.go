@@ -161,7 +161,7 @@ func TestBenchAgainstFloor(t *testing.T) {
 	benchMCP(ctx, t, b, cfg.mcp, &res)
 
 	// Every draft order of the run so far audits CLEAN.
-	res.audited, res.auditTook = auditRun(ctx, t, b, cfg.audit)
+	res.audited, res.auditTook, res.auditCPU = auditRun(ctx, t, b, cfg.audit)
 	res.loadAfter = loadAverage()
 	table := res.table(cfg.levels)
 	fmt.Print(table)
