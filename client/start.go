@@ -28,7 +28,10 @@ import (
 // The input is checked first with the workflow's own check
 // (draftorder.Input.Check: INVALID_ARGUMENT naming the field) and its
 // currency against the workers' exchange rates in use (checkRates), so a
-// bad input starts nothing and leaves the key free. Empty windows and
+// bad input starts nothing and leaves the key free. The rates are today's,
+// the key's run may be older: a currency they no longer price is no
+// refusal when the key already holds a run the start would attach to
+// (keyKept), whose answer is the retry's. Empty windows and
 // thresholds are filled from the client's Defaults, so the values are in
 // the history.
 //
@@ -46,12 +49,12 @@ func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.Input) (Draf
 	if err != nil {
 		return h, err
 	}
-	if err := c.checkRates(withTrace(ctx, in.Request.Trace), in.Currency); err != nil {
-		return h, err
-	}
 	opts, err := draftorder.StartOptions(c.taskQueue, in)
 	if err != nil {
 		return h, errf(toolkit.InvalidArgument, "%v", err)
+	}
+	if err := c.checkRates(withTrace(ctx, in.Request.Trace), in.Currency); err != nil && !c.keyKept(ctx, opts.ID) {
+		return h, err
 	}
 	fp := opts.Memo[workflows.MemoInputFingerprint].(string)
 	h.WorkflowID = opts.ID
@@ -102,6 +105,18 @@ func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.Input) (Draf
 		return h, rerr
 	}
 	return h, err
+}
+
+// keyKept reports whether workflow id holds a run a start attaches to
+// (running, or completed: the reuse policy keeps both,
+// workflows.OnceStartOptions). Anything else, or no answer, is false.
+func (c *Client) keyKept(ctx context.Context, id string) bool {
+	desc, err := c.tc.DescribeWorkflowExecution(ctx, id, "")
+	switch desc.GetWorkflowExecutionInfo().GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return err == nil
+	}
+	return false
 }
 
 // resultStatus is the status of a completed run known only by its result.
