@@ -45,7 +45,6 @@ var (
 	ErrAuditNotFound = errors.New("evidence: no two-phase audit for this correlation id")
 )
 
-var correlationPattern = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 var payloadSHAPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // AuditEntry is one audit event to write. UserID is hashed before it is
@@ -67,7 +66,7 @@ type AuditEntry struct {
 
 func (e AuditEntry) check() error {
 	switch {
-	case !correlationPattern.MatchString(e.CorrelationID):
+	case !toolkit.ValidCorrelationID(e.CorrelationID):
 		return toolkit.Errorf(toolkit.InvalidArgument, "audit: correlation id %q is not corr-{16 hex}", e.CorrelationID)
 	case e.Tool == "":
 		return toolkit.Errorf(toolkit.InvalidArgument, "audit: tool is required")

@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
@@ -48,7 +47,7 @@ func BenchmarkMCPToolsCall(b *testing.B) {
 			input, _ := json.Marshal(args)
 			roundTrips(b, clients, func(ctx context.Context, _ int) error {
 				env, _, err := s.client.CallTool(ctx, toolkit.ToolCall{Tool: "knowledge.cite", Input: input,
-					Request: toolkit.Request{RequestID: "req-" + wire.NewCorrelationID()[5:], UserID: "bench_user",
+					Request: toolkit.Request{RequestID: "req-" + toolkit.NewCorrelationID()[5:], UserID: "bench_user",
 						Actor: toolkit.Actor{Type: toolkit.ActorAgent, ID: "bench-agent"}}}, time.Now().Add(time.Minute))
 				if err == nil && !env.OK {
 					err = fmt.Errorf("not ok: %+v", env.Error)

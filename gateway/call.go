@@ -62,7 +62,7 @@ func (g *Gateway) call(ctx context.Context, actor Actor, corr string, spec toolk
 			// A fresh request id: a caller may send the same
 			// X-Correlation-ID twice, and only an idempotency key may
 			// bring back an earlier answer.
-			RequestID: "req-" + strings.TrimPrefix(wire.NewCorrelationID(), "corr-"),
+			RequestID: "req-" + strings.TrimPrefix(toolkit.NewCorrelationID(), "corr-"),
 			Actor:     actor.envelopeActor(), UserID: actor.UserID(), Tenant: actor.Tenant,
 			DryRun: dryRun, CorrelationID: corr,
 		},

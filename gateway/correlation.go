@@ -3,7 +3,7 @@ package gateway
 import (
 	"context"
 
-	"github.com/cartwright-dev/cartwright/gateway/wire"
+	"github.com/cartwright-dev/cartwright/toolkit"
 )
 
 type corrKey struct{}
@@ -18,5 +18,5 @@ func correlationOf(ctx context.Context) string {
 	if c, ok := ctx.Value(corrKey{}).(string); ok && c != "" {
 		return c
 	}
-	return wire.NewCorrelationID()
+	return toolkit.NewCorrelationID()
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/cartwright-dev/cartwright/commerce"
 	"github.com/cartwright-dev/cartwright/evidence"
 	"github.com/cartwright-dev/cartwright/gateway"
-	"github.com/cartwright-dev/cartwright/gateway/wire"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring"
 )
@@ -118,7 +117,7 @@ func TestMCPCallsEveryTool(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: evidence %s: %v", tool, env.SnapshotID(), err)
 		}
-		if corr := corrOf(res); !wire.ValidCorrelationID(corr) || rec.CorrelationID != corr {
+		if corr := corrOf(res); !toolkit.ValidCorrelationID(corr) || rec.CorrelationID != corr {
 			t.Fatalf("%s: evidence correlation %q, gateway's %q", tool, rec.CorrelationID, corr)
 		}
 		spec, _ := s.Deps.Registry.Spec(tool)
@@ -305,13 +304,13 @@ func TestMCPDraftOrderByAgent(t *testing.T) {
 	// for the two-phase audit) is found by it.
 	startCorr := corrOf(startRes)
 	snaps, err := s.Store.SnapshotsForWorkflow(ctx, id)
-	if err != nil || len(snaps) < 5 || !wire.ValidCorrelationID(startCorr) {
+	if err != nil || len(snaps) < 5 || !toolkit.ValidCorrelationID(startCorr) {
 		t.Fatalf("evidence of %s: %d %v (start %q)", id, len(snaps), err, startCorr)
 	}
 	tools := map[string]bool{}
 	for _, sn := range snaps {
 		tools[sn.Tool] = true
-		if sn.RequestID != startCorr || !wire.ValidCorrelationID(sn.CorrelationID) {
+		if sn.RequestID != startCorr || !toolkit.ValidCorrelationID(sn.CorrelationID) {
 			t.Fatalf("snapshot %s of %s: request %q correlation %q, start's correlation %q", sn.SnapshotID, sn.Tool, sn.RequestID, sn.CorrelationID, startCorr)
 		}
 	}

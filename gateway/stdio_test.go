@@ -121,7 +121,7 @@ func TestMCPCallBudget(t *testing.T) {
 func reasonOf(t *testing.T, je *jsonrpc.Error) wire.Reason {
 	t.Helper()
 	var d wire.ErrorData
-	if err := json.Unmarshal(je.Data, &d); err != nil || !wire.ValidCorrelationID(d.CorrelationID) {
+	if err := json.Unmarshal(je.Data, &d); err != nil || !toolkit.ValidCorrelationID(d.CorrelationID) {
 		t.Fatalf("error.data %s: %v", je.Data, err)
 	}
 	return d.Reason

@@ -76,7 +76,7 @@ func TestMCPOfficialTypeScriptClient(t *testing.T) {
 	}
 	u := out.UnknownTool
 	if u.Kind != "jsonrpc" || string(u.Code) != "-32602" || u.Data == nil || u.Data.Reason != wire.ReasonUnknownTool ||
-		u.Data.Category != wire.CategoryValidation || !wire.ValidCorrelationID(u.Data.CorrelationID) {
+		u.Data.Category != wire.CategoryValidation || !toolkit.ValidCorrelationID(u.Data.CorrelationID) {
 		t.Fatalf("unknown tool as read by the TypeScript client: %+v (data %+v)", u, u.Data)
 	}
 	if out.Cite.IsError || !out.Cite.OK {

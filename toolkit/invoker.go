@@ -3,9 +3,6 @@ package toolkit
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -520,19 +517,6 @@ func WithCall(ctx context.Context, c CallContext) context.Context {
 func CallFrom(ctx context.Context) CallContext {
 	c, _ := ctx.Value(callKey{}).(CallContext)
 	return c
-}
-
-// correlationID is `corr-{16 hex}` (docs/evidence.md#correlation-id). Inside an
-// activity it is derived from the workflow and activity ids, so every retry of
-// one call shares it and its two-phase audit row.
-func correlationID(call CallContext) string {
-	if call.WorkflowID != "" {
-		sum := sha256.Sum256([]byte(call.WorkflowID + "/" + call.ActivityID))
-		return "corr-" + hex.EncodeToString(sum[:8])
-	}
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return "corr-" + hex.EncodeToString(b)
 }
 
 // String renders a request for debugging without its PII-bearing fields.

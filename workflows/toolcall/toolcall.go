@@ -3,7 +3,6 @@ package toolcall
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -25,10 +24,6 @@ const (
 	ListToolsWorkflowName = "ListTools"
 	IDPrefix              = "tool-call/"
 )
-
-// callerCorrelation is the shape of a correlation id a caller may bring
-// (docs/mcp.md#mcp-invariants, MCP-INV-05).
-var callerCorrelation = regexp.MustCompile(`^corr-[0-9a-f]{16}$`)
 
 // Input is one call of one tool.
 type Input struct {
@@ -122,7 +117,7 @@ func keyOrRelease(res Result) (Result, error) {
 func toolRequest(ctx workflow.Context, call toolkit.ToolCall) toolkit.Request {
 	given := call.Request.CorrelationID
 	req := flow.Envelope(ctx, call.Request, "tool/"+call.Tool)
-	if callerCorrelation.MatchString(given) {
+	if toolkit.ValidCorrelationID(given) {
 		req.CorrelationID = given
 	}
 	return req
