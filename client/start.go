@@ -111,7 +111,7 @@ func (c *Client) StartDraftOrder(ctx context.Context, in draftorder.Input) (Draf
 // (running, or completed: the reuse policy keeps both,
 // workflows.OnceStartOptions). Anything else, or no answer, is false.
 func (c *Client) keyKept(ctx context.Context, id string) bool {
-	desc, err := c.tc.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := c.describe(ctx, Handle{WorkflowID: id})
 	switch desc.GetWorkflowExecutionInfo().GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		return err == nil

@@ -2,24 +2,15 @@ package wiring_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
-	sdkclient "go.temporal.io/sdk/client"
-
-	cwclient "github.com/cartwright-dev/cartwright/client"
-	"github.com/cartwright-dev/cartwright/client/codec"
-	"github.com/cartwright-dev/cartwright/client/codec/codectest"
 	"github.com/cartwright-dev/cartwright/commerce"
-	"github.com/cartwright-dev/cartwright/internal/config"
 	"github.com/cartwright-dev/cartwright/internal/testenv"
 	"github.com/cartwright-dev/cartwright/toolkit"
 	"github.com/cartwright-dev/cartwright/worker/wiring/wiringtest"
 	"github.com/cartwright-dev/cartwright/workflows"
 	"github.com/cartwright-dev/cartwright/workflows/draftorder"
-	"github.com/cartwright-dev/cartwright/workflows/maintenance"
 )
 
 // The idempotency key is the order (docs/backend.md#the-go-client): a
@@ -31,39 +22,11 @@ import (
 // with a stored feed day that lacks NOK (lateFeedXML); the workers keep
 // their rates 30 s, which a test should not wait for.
 func TestRetryAttachesWhenTheRatesNoLongerPriceTheCurrency(t *testing.T) {
-	day := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/xml")
-		_, _ = w.Write([]byte(lateFeedXML(day)))
-	}))
-	defer srv.Close()
-	s := wiringtest.StartWith(t, wiringtest.Options{Configure: func(c *config.Config) {
-		c.FXFeedURL = srv.URL + "/stats/eurofxref/eurofxref-daily.xml"
-	}})
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
-	fetch, err := s.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: "test-fx-retry-" + s.TaskQueue, TaskQueue: s.TaskQueue},
-		maintenance.FetchFXRatesWorkflowName, maintenance.FetchFXRatesInput{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fetched maintenance.FetchFXRatesResult
-	if err := fetch.Get(ctx, &fetched); err != nil || fetched.Outcome != maintenance.FXRatesStored {
-		t.Fatalf("fetch: %+v %v", fetched, err)
-	}
+	s, _ := startWithLateFeed(ctx, t)
 	shippedTQ, _ := s.AddWorker(t, wiringtest.Options{})
-
-	dial := func(taskQueue string) *cwclient.Client {
-		so := sdkclient.Options{HostPort: testenv.TemporalAddress(), Namespace: "default"}
-		codec.Apply(&so, codectest.Codec())
-		c, err := cwclient.New(ctx, cwclient.Options{Temporal: so, TaskQueue: taskQueue})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
-	before, after := dial(shippedTQ), dial(s.TaskQueue)
+	before, after := dialClient(ctx, t, shippedTQ), dialClient(ctx, t, s.TaskQueue)
 	oslo := commerce.Address{Name: "Ola Nordmann", Line1: "Karl Johans gate 1", City: "Oslo", PostalCode: "0154", Country: "NO"}
 	order := func(key string) draftorder.Input {
 		return draftorder.Input{

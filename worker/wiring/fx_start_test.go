@@ -52,6 +52,46 @@ func lateFeedXML(day string) string {
 	return b.String()
 }
 
+// startWithLateFeed starts a stack whose worker reads the ECB feed from
+// lateFeedXML, and stores the feed's day (returned) through FetchFXRates,
+// so the rates in use are that day's.
+func startWithLateFeed(ctx context.Context, t *testing.T) (*wiringtest.Stack, string) {
+	t.Helper()
+	day := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/xml")
+		_, _ = w.Write([]byte(lateFeedXML(day)))
+	}))
+	t.Cleanup(srv.Close)
+	s := wiringtest.StartWith(t, wiringtest.Options{Configure: func(c *config.Config) {
+		c.FXFeedURL = srv.URL + "/stats/eurofxref/eurofxref-daily.xml"
+	}})
+	fetch, err := s.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: "test-fx-" + s.TaskQueue, TaskQueue: s.TaskQueue},
+		maintenance.FetchFXRatesWorkflowName, maintenance.FetchFXRatesInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fetched maintenance.FetchFXRatesResult
+	if err := fetch.Get(ctx, &fetched); err != nil || fetched.Outcome != maintenance.FXRatesStored || fetched.Stored.Latest != day {
+		t.Fatalf("fetch: %+v %v", fetched, err)
+	}
+	return s, day
+}
+
+// dialClient is a cartwright Go client on taskQueue with the test codec,
+// closed at cleanup.
+func dialClient(ctx context.Context, t *testing.T, taskQueue string) *cwclient.Client {
+	t.Helper()
+	so := sdkclient.Options{HostPort: testenv.TemporalAddress(), Namespace: "default"}
+	codec.Apply(&so, codectest.Codec())
+	c, err := cwclient.New(ctx, cwclient.Options{Temporal: so, TaskQueue: taskQueue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
 // A draft order's currency is checked at its start against the exchange
 // rates the worker prices with — the feed's stored day, not the shipped
 // table (docs/tools.md#exchange-rates): NOK, which the shipped table
@@ -64,34 +104,10 @@ func lateFeedXML(day string) string {
 // currency (NOK) the feed lacks, is not refused for the caller's currency:
 // it gets its total.
 func TestStartChecksTheCurrencyAgainstTheRatesInUse(t *testing.T) {
-	day := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/xml")
-		_, _ = w.Write([]byte(lateFeedXML(day)))
-	}))
-	defer srv.Close()
-	s := wiringtest.StartWith(t, wiringtest.Options{Configure: func(c *config.Config) {
-		c.FXFeedURL = srv.URL + "/stats/eurofxref/eurofxref-daily.xml"
-	}})
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Deadline(2*time.Minute))
 	defer cancel()
-	fetch, err := s.Temporal.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{ID: "test-fx-start-" + s.TaskQueue, TaskQueue: s.TaskQueue},
-		maintenance.FetchFXRatesWorkflowName, maintenance.FetchFXRatesInput{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fetched maintenance.FetchFXRatesResult
-	if err := fetch.Get(ctx, &fetched); err != nil || fetched.Outcome != maintenance.FXRatesStored || fetched.Stored.Latest != day {
-		t.Fatalf("fetch: %+v %v", fetched, err)
-	}
-
-	so := sdkclient.Options{HostPort: testenv.TemporalAddress(), Namespace: "default"}
-	codec.Apply(&so, codectest.Codec())
-	c, err := cwclient.New(ctx, cwclient.Options{Temporal: so, TaskQueue: s.TaskQueue})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	s, day := startWithLateFeed(ctx, t)
+	c := dialClient(ctx, t, s.TaskQueue)
 	berlin := commerce.Address{Name: "Erika Muster", Line1: "Unter den Linden 1", City: "Berlin", PostalCode: "10117", Country: "DE"}
 	order := func(key, currency string, to commerce.Address) draftorder.Input {
 		return draftorder.Input{
@@ -116,7 +132,7 @@ func TestStartChecksTheCurrencyAgainstTheRatesInUse(t *testing.T) {
 
 	// The Go client: refused before anything starts.
 	nok := order("fx-nok-"+s.TaskQueue, "NOK", berlin)
-	_, err = c.StartDraftOrder(ctx, nok)
+	_, err := c.StartDraftOrder(ctx, nok)
 	refusedForCurrency("NOK from the Go client", err)
 	id, _ := workflows.DraftOrderID(nok.Request.UserID, nok.Request.IdempotencyKey)
 	var notFound *serviceerror.NotFound

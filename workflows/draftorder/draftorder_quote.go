@@ -17,8 +17,9 @@ var quoteTools = []string{commerce.ToolChooseOrigins, commerce.ToolGetQuote, com
 
 // quote runs one quote of the order (activities.Tools.Quote: on the
 // run's first, the order's currency against the rates in use
-// (draftorder_rates.go); then the origin choice, pricing where it ships from, compliance for its transport mode
-// and, when no person must decide first, the total) and keeps what it
+// (draftorder_rates.go); then the origin choice, pricing where it ships
+// from, compliance for its transport mode and, when no person must
+// decide first, the total) and keeps what it
 // answered. expected is the price hash the user saw, on a re-quote. It
 // ends the order on a refusal (out of stock, blocked, an unknown SKU …).
 func (d *draftOrder) quote(ctx workflow.Context, expected string) (*Result, error) {
